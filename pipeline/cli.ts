@@ -1,0 +1,240 @@
+/**
+ * The command line. Thin: parse options, call the session functions, report. Only this
+ * file decides exit codes: 0 ok, 1 a step failed, 2 bad usage or analysis failures.
+ */
+import { Command, InvalidArgumentError, Option } from "commander";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { findProjectRoot } from "./engine/sources.ts";
+import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
+import type { EventSink } from "./engine/events.ts";
+import type { TargetRegistry } from "./engine/targets.ts";
+import { buildTargets } from "./definitions/index.ts";
+import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
+import { plainReporter } from "./reporters/plain.ts";
+import { jsonReporter } from "./reporters/json.ts";
+import { ttyReporter } from "./reporters/tty.ts";
+import type { ExecutorChoice } from "./executors/index.ts";
+import type { FailureMode } from "./engine/engine.ts";
+
+export interface CliIO {
+  readonly stdout: NodeJS.WriteStream;
+  readonly stderr: NodeJS.WriteStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+}
+
+export function humanBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let u = 0;
+  let v = n;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
+}
+
+async function loadTargets(env: CliIO["env"]): Promise<TargetRegistry> {
+  // Tests (and users with their own workflows) may point at another definitions module.
+  const mod = env.CSPIPE_DEFINITIONS;
+  if (!mod) return buildTargets();
+  const loaded = (await import(pathToFileURL(resolve(mod)).href)) as { buildTargets?: () => TargetRegistry };
+  if (!loaded.buildTargets) throw new Error(`${mod} does not export buildTargets()`);
+  return loaded.buildTargets();
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const out = (line: string) => io.stdout.write(`${line}\n`);
+  const err = (line: string) => io.stderr.write(`${line}\n`);
+  const failed = (failures: readonly AnalysisFailure[]) => {
+    for (const f of failures) err(`error: ${describeFailure(f)}`);
+    exitCode = 2;
+  };
+
+  const program = new Command("cspipe")
+    .description("Reproduce 'Saving Dense Retriever from Shortcut Dependency in Conversational Search' as a cached DAG of steps.")
+    .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  const project = async (): Promise<Project> => {
+    const opts = program.opts<{ store?: string }>();
+    const root = findProjectRoot();
+    return new Project({ root, ...(opts.store ? { store: opts.store } : {}), targets: await loadTargets(io.env), env: io.env });
+  };
+
+  const reporter = (json: boolean, verbose: boolean): EventSink =>
+    json ? jsonReporter(out) : io.stdout.isTTY ? ttyReporter(io.stdout) : plainReporter(out, { verbose });
+
+  interface RunFlags {
+    force: string[];
+    only?: string;
+    concurrency: number;
+    failureMode: FailureMode;
+    json: boolean;
+    executor: ExecutorChoice;
+    verify: boolean;
+    verbose: boolean;
+    dataDir?: string;
+    allowCpu: boolean;
+  }
+  const runAction = async (targets: string[], flags: RunFlags) => {
+    const p = await project();
+    const settings: { dataDir?: string; allowCpu?: boolean } = { allowCpu: flags.allowCpu };
+    if (flags.dataDir) settings.dataDir = resolve(flags.dataDir);
+    const r = await runTargets(p, {
+      targets,
+      force: flags.force,
+      ...(flags.only !== undefined ? { only: flags.only } : {}),
+      concurrency: flags.concurrency,
+      failureMode: flags.failureMode,
+      verify: flags.verify,
+      executor: flags.executor,
+      settings,
+      emit: reporter(flags.json, flags.verbose),
+    });
+    if (r.analysis.length > 0) exitCode = 2;
+    else if (!r.ok) exitCode = 1;
+  };
+
+  const addRunOptions = (c: Command) =>
+    c
+      .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option("--only <step>", "run just this step from cached inputs (error if an input is not cached)")
+      .option("--concurrency <n>", "steps executed at once", positiveInt, 2)
+      .addOption(new Option("--failure-mode <mode>", "after a failure: stop starting new steps, continue independent ones, or kill running ones").choices(["stop", "continue", "kill"]).default("stop"))
+      .option("--json", "JSON event lines on stdout", false)
+      .addOption(new Option("--executor <name>", "where container steps run").choices(["local", "dagger", "auto"]).default("auto"))
+      .option("--verify", "re-hash cached outputs before trusting them; recompute tampered entries", false)
+      .option("--verbose", "print cache hits and step logs", false)
+      .option("--data-dir <dir>", "directory holding dataset files placed by hand (verified by sha256)")
+      .option("--allow-cpu", "let steps that request a GPU run on CPU", false);
+
+  addRunOptions(program.command("run").description("run targets (default target when none given)").argument("[targets...]", "target names")).action(runAction);
+
+  program
+    .command("plan")
+    .description("what a run would do: cached, run, or pending on a step that runs (nothing executes)")
+    .argument("[targets...]")
+    .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--json", "JSON output", false)
+    .action(async (targets: string[], flags: { force: string[]; json: boolean }) => {
+      const p = await project();
+      const r = await planTargets(p, targets, flags.force);
+      if (!r.ok) return failed(r.failures);
+      if (flags.json) out(JSON.stringify(r.rows.map(({ step, stepId, status, key }) => ({ step, stepId, status, key }))));
+      else {
+        for (const row of r.rows) out(`${row.status.padEnd(8)} ${row.step}${row.key ? ` ${row.key.slice(0, 12)}` : ""}`);
+        const count = (s: string) => r.rows.filter((x) => x.status === s).length;
+        out(`${r.rows.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} pending on upstream`);
+      }
+    });
+
+  program
+    .command("explain")
+    .description("why a step would rerun: the first differing component of its fingerprint")
+    .argument("<step>")
+    .option("--target <name>", "look the step up in this target (default: the default target, then all)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--all", "list every differing component, not just the first", false)
+    .action(async (step: string, flags: { target: string[]; all: boolean }) => {
+      const p = await project();
+      const r = await explainStep(p, step, flags.target);
+      if (!r.ok) return failed(r.failures);
+      const e = r.explanation;
+      out(`${e.step}: ${e.status}${e.key ? ` (key ${e.key.slice(0, 12)}${e.previousKey ? `, last run ${e.previousKey.slice(0, 12)}` : ""})` : ""}`);
+      for (const reason of flags.all ? e.reasons : e.reasons.slice(0, 1)) out(`  ${reason}`);
+      if (!flags.all && e.reasons.length > 1) out(`  (+${e.reasons.length - 1} more; --all lists them)`);
+    });
+
+  program
+    .command("ls")
+    .description("cached entries with sizes, times and provenance")
+    .option("--json", "JSON output", false)
+    .action(async (flags: { json: boolean }) => {
+      const p = await project();
+      const rows = await listEntries(p);
+      if (flags.json) {
+        out(JSON.stringify(rows));
+        return;
+      }
+      for (const r of rows) out(`${r.key.slice(0, 12)}  ${humanBytes(r.bytes).padStart(10)}  ${r.created}  ${r.seconds.toFixed(1).padStart(7)} s  ${r.executor.padEnd(10)} ${r.name}`);
+      out(`${rows.length} entries, ${humanBytes(rows.reduce((a, r) => a + r.bytes, 0))}`);
+    });
+
+  program
+    .command("show")
+    .description("manifest and fingerprint of an entry, by key prefix or step name")
+    .argument("<step-or-key>")
+    .action(async (query: string) => {
+      const p = await project();
+      const entries = await showEntry(p, query);
+      if (entries.length === 0) {
+        err(`error: no cached entry matches '${query}' (try 'ls')`);
+        exitCode = 2;
+        return;
+      }
+      for (const e of entries) {
+        out(JSON.stringify({ dir: e.dir, manifest: e.manifest, fingerprint: await p.store.fingerprint(e) }, null, 2));
+      }
+    });
+
+  program
+    .command("gc")
+    .description("remove entries not reachable from pinned or recent targets; report bytes freed")
+    .option("--keep-runs <n>", "recent runs whose entries are kept", positiveInt, 5)
+    .option("--dry-run", "only report", false)
+    .action(async (flags: { keepRuns: number; dryRun: boolean }) => {
+      const p = await project();
+      const r = await collectGarbage(p, { keepRuns: flags.keepRuns, dryRun: flags.dryRun });
+      for (const e of r.removed) out(`${flags.dryRun ? "would remove" : "removed"} ${e.key.slice(0, 12)} ${e.manifest.step.name}`);
+      out(`${flags.dryRun ? "would free" : "freed"} ${humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs); kept ${r.kept} keys`);
+    });
+
+  program
+    .command("pin")
+    .description("keep a target's current entries through gc under a name")
+    .argument("<name>")
+    .argument("<target>")
+    .action(async (name: string, target: string) => {
+      const p = await project();
+      const r = await pinTarget(p, name, target);
+      if (!r.ok) {
+        if (r.missing) {
+          err(`error: target '${target}' is not fully cached (${r.missing.length} steps would run: ${r.missing.slice(0, 5).join(", ")}); run it first`);
+          exitCode = 2;
+        } else failed(r.failures);
+        return;
+      }
+      out(`pinned ${name} -> ${target} (${r.pin.keys.length} entries)`);
+    });
+
+  program
+    .command("targets")
+    .description("list targets")
+    .action(async () => {
+      const p = await project();
+      for (const t of p.targets.list()) out(`${t.name === p.targets.default ? "*" : " "} ${t.name.padEnd(24)} ${t.description}`);
+    });
+
+  // No subcommand: run the default target.
+  addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));
+
+  try {
+    await program.parseAsync(["node", "cspipe", ...argv]);
+  } catch (e) {
+    const ce = e as { code?: string; exitCode?: number };
+    if (ce.code === "commander.helpDisplayed" || ce.code === "commander.version" || ce.code === "commander.help") return 0;
+    if (ce.code?.startsWith("commander.")) return 2;
+    err(`error: ${(e as Error).message}`);
+    return 2;
+  }
+  return exitCode;
+}

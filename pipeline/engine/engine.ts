@@ -1,0 +1,271 @@
+/**
+ * Scheduling: every step starts as soon as its producers have entries, up to
+ * `concurrency` executions at once. Identical steps (same key) run once per process
+ * (in-flight map) and once per store (leases). A cache hit costs a manifest read.
+ */
+import type { AnyStep, RunSettings } from "./step.ts";
+import type { Graph } from "./graph.ts";
+import { producerOf } from "./graph.ts";
+import type { Entry, Store } from "./store.ts";
+import type { Executor } from "./executor.ts";
+import type { EventSink, StepStatus } from "./events.ts";
+import type { AnalysisFailure, RunFailure } from "./failures.ts";
+import { cacheKey, type Fingerprint } from "./fingerprint.ts";
+import { fingerprintOf, type KeyContext } from "./keys.ts";
+import { executeStep } from "./execute.ts";
+
+export type FailureMode = "stop" | "continue" | "kill";
+
+export interface RunOptions {
+  readonly store: Store;
+  readonly executor: Executor;
+  readonly keys: KeyContext;
+  readonly sourceRoot: string;
+  readonly settings: RunSettings;
+  readonly emit: EventSink;
+  readonly concurrency: number;
+  readonly failureMode: FailureMode;
+  /** Step names to rerun even when cached. */
+  readonly force: ReadonlySet<string>;
+  /** When set, only these steps may execute; every other step must be a cache hit. */
+  readonly only?: ReadonlySet<string>;
+  /** Re-hash cached outputs before trusting them. */
+  readonly verify: boolean;
+  readonly targets: readonly string[];
+  readonly tools: Readonly<Record<string, string>>;
+  /** Record the run (for gc and explain); default true. */
+  readonly record?: boolean;
+}
+
+export interface StepResult {
+  readonly step: string;
+  readonly status: "cached" | "executed" | "failed" | "skipped";
+  readonly key?: string;
+  readonly entry?: Entry;
+}
+
+export interface RunResult {
+  readonly ok: boolean;
+  readonly results: ReadonlyMap<string, StepResult>;
+  readonly failures: readonly RunFailure[];
+  readonly analysisFailures: readonly AnalysisFailure[];
+  readonly executed: number;
+  readonly cached: number;
+}
+
+class Semaphore {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((r) => this.queue.push(r));
+  }
+  release(): void {
+    const next = this.queue.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+type Outcome = { ok: true; entry: Entry } | { ok: false; upstream: string };
+
+export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
+  const t0 = performance.now();
+  const sem = new Semaphore(Math.max(1, opts.concurrency));
+  const abort = new AbortController();
+  const outcomes = new Map<AnyStep, Promise<Outcome>>();
+  const inflight = new Map<string, Promise<Entry | RunFailure>>();
+  const results = new Map<string, StepResult>();
+  const failures: RunFailure[] = [];
+  const analysisFailures: AnalysisFailure[] = [];
+  let stopping = false;
+  let executed = 0;
+  let cached = 0;
+
+  const onFailure = (f: RunFailure) => {
+    failures.push(f);
+    opts.emit({ type: "failed", failure: f });
+    if (opts.failureMode !== "continue") stopping = true;
+    if (opts.failureMode === "kill") abort.abort();
+  };
+
+  const resolveStep = async (step: AnyStep): Promise<Outcome> => {
+    const inputs: Record<string, { entry: Entry; output: string }> = {};
+    for (const input of Object.keys(step.def.inputs).sort()) {
+      const producer = producerOf(graph, step, input);
+      const o = await outcomes.get(producer)!;
+      if (!o.ok) {
+        results.set(step.name, { step: step.name, status: "skipped" });
+        return { ok: false, upstream: o.upstream };
+      }
+      inputs[input] = { entry: o.entry, output: step.inputs[input]!.output };
+    }
+    const params = graph.params.get(step);
+    const fp = fingerprintOf(step, params, (i) => inputs[i]?.entry, opts.keys)!;
+    const key = cacheKey(fp);
+    const forced = opts.force.has(step.name);
+    const mayRun = opts.only === undefined || opts.only.has(step.name);
+
+    const hit = forced ? undefined : await lookupVerified(step, key, opts);
+    if (hit) {
+      cached++;
+      opts.emit({ type: "cache-hit", step: step.name, key });
+      results.set(step.name, { step: step.name, status: "cached", key, entry: hit });
+      return { ok: true, entry: hit };
+    }
+    if (!mayRun) {
+      const f: AnalysisFailure = { reason: "input-not-cached", step: [...(opts.only ?? [])].join(","), input: step.name, producer: step.name };
+      analysisFailures.push(f);
+      stopping = true;
+      results.set(step.name, { step: step.name, status: "failed", key });
+      return { ok: false, upstream: step.name };
+    }
+    if (stopping) {
+      const f: RunFailure = { reason: "cancelled", step: step.name };
+      failures.push(f);
+      results.set(step.name, { step: step.name, status: "skipped", key });
+      return { ok: false, upstream: step.name };
+    }
+
+    // One execution per key in this process...
+    let pending = inflight.get(key);
+    const owner = pending === undefined;
+    if (!pending) {
+      pending = computeWithLease(step, key, fp, params, inputs, forced);
+      inflight.set(key, pending);
+    }
+    const r = await pending;
+    if ("reason" in r) {
+      if (owner) onFailure(r);
+      results.set(step.name, { step: step.name, status: "failed", key });
+      return { ok: false, upstream: step.name };
+    }
+    results.set(step.name, { step: step.name, status: owner ? "executed" : "cached", key, entry: r });
+    return { ok: true, entry: r };
+  };
+
+  // ...and one per store: the lease, then a second look (another process may have finished it).
+  const computeWithLease = async (
+    step: AnyStep,
+    key: string,
+    fp: Fingerprint,
+    params: unknown,
+    inputs: Record<string, { entry: Entry; output: string }>,
+    forced: boolean,
+  ): Promise<Entry | RunFailure> => {
+    await sem.acquire();
+    try {
+      if (stopping) return { reason: "cancelled", step: step.name };
+      const lease = await opts.store.lease(key, {
+        signal: abort.signal,
+        onWait: (h) => {
+          const ev: { type: "waiting"; step: string; key: string; holder?: string } = { type: "waiting", step: step.name, key };
+          if (h) ev.holder = `pid ${h.pid} on ${h.host}`;
+          opts.emit(ev);
+        },
+      });
+      try {
+        if (!forced) {
+          const other = await opts.store.lookup(step.def.id, key);
+          if (other) {
+            cached++;
+            opts.emit({ type: "succeeded", step: step.name, key, seconds: 0, reused: true });
+            return other;
+          }
+        }
+        const r = await executeStep(step, params, fp, inputs, {
+          store: opts.store,
+          executor: opts.executor,
+          lock: opts.keys.lock,
+          sourceRoot: opts.sourceRoot,
+          settings: opts.settings,
+          env: opts.keys.env,
+          tools: opts.tools,
+          emit: opts.emit,
+          signal: abort.signal,
+        });
+        if (!r.ok) return r.failure;
+        executed++;
+        opts.emit({ type: "succeeded", step: step.name, key, seconds: r.seconds, reused: false });
+        return r.entry;
+      } finally {
+        await lease.release();
+      }
+    } catch (e) {
+      if (abort.signal.aborted) return { reason: "cancelled", step: step.name };
+      throw e;
+    } finally {
+      sem.release();
+    }
+  };
+
+  for (const step of graph.order) outcomes.set(step, resolveStep(step));
+  await Promise.all(outcomes.values());
+
+  if (opts.record !== false) {
+    const steps: Record<string, { stepId: string; key: string }> = {};
+    for (const s of graph.order) {
+      const r = results.get(s.name);
+      if (r?.key && r.status !== "skipped") steps[s.name] = { stepId: s.def.id, key: r.key };
+    }
+    const keys = [...new Set(Object.values(steps).map((s) => s.key))].sort();
+    await opts.store.recordRun({ time: new Date().toISOString(), targets: opts.targets, keys, steps });
+  }
+  const ok = failures.length === 0 && analysisFailures.length === 0;
+  if (analysisFailures.length > 0) opts.emit({ type: "analysis-failed", failures: analysisFailures });
+  opts.emit({
+    type: "finished",
+    ok,
+    executed,
+    cached,
+    failed: failures.filter((f) => f.reason !== "cancelled" && f.reason !== "upstream-failed").length,
+    seconds: (performance.now() - t0) / 1000,
+  });
+  return { ok, results, failures, analysisFailures, executed, cached };
+}
+
+async function lookupVerified(step: AnyStep, key: string, opts: Pick<RunOptions, "store" | "verify" | "emit">): Promise<Entry | undefined> {
+  const hit = await opts.store.lookup(step.def.id, key);
+  if (!hit || !opts.verify) return hit;
+  const bad = await opts.store.verify(hit);
+  if (bad.length === 0) return hit;
+  opts.emit({ type: "tampered", step: step.name, key, outputs: bad });
+  await opts.store.discard(hit);
+  return undefined;
+}
+
+export interface PlanRow {
+  readonly step: string;
+  readonly stepId: string;
+  readonly status: StepStatus;
+  readonly key?: string;
+  readonly fingerprint?: Fingerprint;
+  readonly entry?: Entry;
+}
+
+/** What a run would do, without running anything: cached, run (key known), or pending (waits on a step that runs). */
+export async function planGraph(graph: Graph, opts: Pick<RunOptions, "store" | "keys" | "force">): Promise<PlanRow[]> {
+  const rows = new Map<AnyStep, PlanRow>();
+  for (const step of graph.order) {
+    const entries: Record<string, Entry> = {};
+    let known = true;
+    for (const input of Object.keys(step.def.inputs)) {
+      const p = rows.get(producerOf(graph, step, input));
+      if (p?.status === "cached" && p.entry) entries[input] = p.entry;
+      else known = false;
+    }
+    if (!known) {
+      rows.set(step, { step: step.name, stepId: step.def.id, status: "pending" });
+      continue;
+    }
+    const fp = fingerprintOf(step, graph.params.get(step), (i) => entries[i], opts.keys)!;
+    const key = cacheKey(fp);
+    const entry = opts.force.has(step.name) ? undefined : await opts.store.lookup(step.def.id, key);
+    rows.set(step, entry ? { step: step.name, stepId: step.def.id, status: "cached", key, fingerprint: fp, entry } : { step: step.name, stepId: step.def.id, status: "run", key, fingerprint: fp });
+  }
+  return graph.order.map((s) => rows.get(s)!);
+}

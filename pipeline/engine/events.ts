@@ -1,0 +1,26 @@
+/** Events emitted by the scheduler; reporters (TTY bars, plain lines, JSON lines) consume them. */
+import type { AnalysisFailure, RunFailure } from "./failures.ts";
+
+export type StepStatus = "cached" | "run" | "pending";
+
+export type EngineEvent =
+  | { readonly type: "plan"; readonly steps: readonly { readonly step: string; readonly status: StepStatus; readonly key?: string }[] }
+  | { readonly type: "analysis-failed"; readonly failures: readonly AnalysisFailure[] }
+  | { readonly type: "cache-hit"; readonly step: string; readonly key: string }
+  | { readonly type: "waiting"; readonly step: string; readonly key: string; readonly holder?: string }
+  | { readonly type: "started"; readonly step: string; readonly key: string; readonly log: string }
+  | { readonly type: "progress"; readonly step: string; readonly done: number; readonly total?: number; readonly label?: string }
+  | { readonly type: "log"; readonly step: string; readonly line: string }
+  | { readonly type: "tampered"; readonly step: string; readonly key: string; readonly outputs: readonly string[] }
+  | { readonly type: "succeeded"; readonly step: string; readonly key: string; readonly seconds: number; readonly reused: boolean }
+  | { readonly type: "failed"; readonly failure: RunFailure }
+  | {
+      readonly type: "finished";
+      readonly ok: boolean;
+      readonly executed: number;
+      readonly cached: number;
+      readonly failed: number;
+      readonly seconds: number;
+    };
+
+export type EventSink = (event: EngineEvent) => void;

@@ -1,0 +1,99 @@
+/**
+ * Failures are values. Analysis failures are collected for the whole graph before
+ * anything runs; run failures carry what a person needs to act (argv, exit status, log).
+ * Only the CLI turns them into an exit code.
+ */
+export type AnalysisFailure =
+  | { readonly reason: "unknown-target"; readonly target: string; readonly known: readonly string[] }
+  | { readonly reason: "unknown-step"; readonly step: string; readonly known: readonly string[] }
+  | { readonly reason: "cycle"; readonly steps: readonly string[] }
+  | { readonly reason: "duplicate-step-name"; readonly step: string }
+  | { readonly reason: "missing-input"; readonly step: string; readonly input: string }
+  | { readonly reason: "unknown-output"; readonly step: string; readonly input: string; readonly producer: string; readonly output: string }
+  | { readonly reason: "kind-mismatch"; readonly step: string; readonly input: string; readonly expected: string; readonly actual: string }
+  | { readonly reason: "invalid-params"; readonly step: string; readonly issues: readonly string[] }
+  | { readonly reason: "dataset-not-locked"; readonly step: string; readonly dataset: string }
+  | { readonly reason: "image-not-pinned"; readonly step: string; readonly image: string }
+  | { readonly reason: "input-not-cached"; readonly step: string; readonly input: string; readonly producer: string }
+  | { readonly reason: "digest-mismatch"; readonly step: string; readonly outputs: readonly string[]; readonly key: string }
+  | { readonly reason: "gpu-unavailable"; readonly step: string; readonly detail: string }
+  | { readonly reason: "executor-unavailable"; readonly executor: string; readonly detail: string }
+  | { readonly reason: "invalid-source"; readonly step: string; readonly detail: string };
+
+export type RunFailure =
+  | { readonly reason: "step-threw"; readonly step: string; readonly message: string; readonly log: string }
+  | {
+      readonly reason: "bad-input";
+      readonly step: string;
+      readonly message: string;
+      readonly file?: string;
+      readonly line?: number;
+      readonly field?: string;
+      readonly fix?: string;
+      readonly log: string;
+    }
+  | {
+      readonly reason: "exit-nonzero";
+      readonly step: string;
+      readonly argv: readonly string[];
+      readonly exitStatus: number | null;
+      readonly signal: string | null;
+      readonly log: string;
+      readonly tail: readonly string[];
+    }
+  | { readonly reason: "interpreter-missing"; readonly step: string; readonly message: string; readonly log: string }
+  | { readonly reason: "missing-output"; readonly step: string; readonly output: string; readonly expected: string; readonly log: string }
+  | { readonly reason: "upstream-failed"; readonly step: string; readonly upstream: string }
+  | { readonly reason: "cancelled"; readonly step: string };
+
+export type Failure = AnalysisFailure | RunFailure;
+
+/** One line (or a few) a person can act on. */
+export function describeFailure(f: Failure): string {
+  switch (f.reason) {
+    case "unknown-target":
+      return `unknown target '${f.target}'. Known targets: ${f.known.join(", ")}`;
+    case "unknown-step":
+      return `unknown step '${f.step}'. Steps in this graph: ${f.known.slice(0, 30).join(", ")}${f.known.length > 30 ? ", ..." : ""}`;
+    case "cycle":
+      return `cycle: ${f.steps.join(" -> ")}`;
+    case "duplicate-step-name":
+      return `two different steps are both named '${f.step}': give one a distinct name`;
+    case "missing-input":
+      return `${f.step}: input '${f.input}' is not wired`;
+    case "unknown-output":
+      return `${f.step}: input '${f.input}' refers to output '${f.output}' which step '${f.producer}' does not declare`;
+    case "kind-mismatch":
+      return `${f.step}: input '${f.input}' expects kind ${f.expected} but is wired to ${f.actual}`;
+    case "invalid-params":
+      return `${f.step}: invalid params: ${f.issues.join("; ")}`;
+    case "dataset-not-locked":
+      return `${f.step}: dataset '${f.dataset}' has no entry in datasets.lock`;
+    case "image-not-pinned":
+      return `${f.step}: container image '${f.image}' is not pinned by digest (use name@sha256:<digest>)`;
+    case "input-not-cached":
+      return `${f.step}: --only needs input '${f.input}' from step '${f.producer}' in the cache; run '${f.producer}' first`;
+    case "digest-mismatch":
+      return `${f.step}: cached entry ${f.key.slice(0, 12)} fails verification (outputs ${f.outputs.join(", ")} changed on disk)`;
+    case "gpu-unavailable":
+      return `${f.step}: requests a GPU but ${f.detail}. Run on a GPU machine, or pass --allow-cpu to run it on CPU`;
+    case "executor-unavailable":
+      return `executor ${f.executor} is unavailable: ${f.detail}`;
+    case "invalid-source":
+      return `${f.step}: ${f.detail}`;
+    case "step-threw":
+      return `${f.step} failed: ${f.message} (log: ${f.log})`;
+    case "bad-input":
+      return `${f.step}: ${f.message} (log: ${f.log})`;
+    case "exit-nonzero":
+      return `${f.step}: command exited with ${f.exitStatus ?? f.signal}: ${f.argv.join(" ")}\n  log: ${f.log}${f.tail.length ? `\n  last lines:\n    ${f.tail.join("\n    ")}` : ""}`;
+    case "interpreter-missing":
+      return `${f.step}: ${f.message}`;
+    case "missing-output":
+      return `${f.step}: did not produce output '${f.output}' (expected ${f.expected}); log: ${f.log}`;
+    case "upstream-failed":
+      return `${f.step}: not run because '${f.upstream}' failed`;
+    case "cancelled":
+      return `${f.step}: cancelled`;
+  }
+}

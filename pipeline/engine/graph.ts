@@ -1,0 +1,144 @@
+/**
+ * Analysis: collect the graph reachable from the requested steps, validate it, and return
+ * either a topologically ordered graph or every failure found. Nothing runs here.
+ */
+import type { AnyStep } from "./step.ts";
+import type { AnalysisFailure } from "./failures.ts";
+import type { LockFile } from "./datasets-lock.ts";
+import { argvPlaceholders } from "./executor.ts";
+import { canonicalJson } from "./canonical.ts";
+
+export interface Graph {
+  /** Topological order; ties broken by name so the order is stable. */
+  readonly order: readonly AnyStep[];
+  readonly byName: ReadonlyMap<string, AnyStep>;
+  /** Validated params (defaults filled in) by step. */
+  readonly params: ReadonlyMap<AnyStep, unknown>;
+  /** Steps that consume each step's outputs. */
+  readonly consumers: ReadonlyMap<AnyStep, readonly AnyStep[]>;
+}
+
+export type AnalysisResult = { ok: true; graph: Graph } | { ok: false; failures: AnalysisFailure[] };
+
+const PINNED_IMAGE = /@sha256:[0-9a-f]{64}$/;
+
+function producers(step: AnyStep): AnyStep[] {
+  return Object.keys(step.def.inputs)
+    .sort()
+    .map((name) => step.inputs[name]?.step)
+    .filter((s): s is AnyStep => s !== undefined);
+}
+
+/** Structural identity of a step (def object + params + wiring), to merge duplicates built twice. */
+function identity(step: AnyStep, ids: Map<AnyStep, string>): string {
+  const inputs: Record<string, string> = {};
+  for (const [name, ref] of Object.entries(step.inputs)) if (ref) inputs[name] = `${ids.get(ref.step) ?? ref.step.name}:${ref.output}`;
+  return canonicalJson({ def: step.def.id, v: step.def.version, params: step.params, inputs });
+}
+
+export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResult {
+  const failures: AnalysisFailure[] = [];
+  // Collect reachable steps (DFS over inputs), detect cycles with colours.
+  const colour = new Map<AnyStep, "grey" | "black">();
+  const post: AnyStep[] = [];
+  const stack: AnyStep[] = [];
+  const visit = (s: AnyStep): void => {
+    const c = colour.get(s);
+    if (c === "black") return;
+    if (c === "grey") {
+      const i = stack.indexOf(s);
+      failures.push({ reason: "cycle", steps: [...stack.slice(i), s].map((x) => x.name) });
+      return;
+    }
+    colour.set(s, "grey");
+    stack.push(s);
+    for (const p of producers(s)) visit(p);
+    stack.pop();
+    colour.set(s, "black");
+    post.push(s);
+  };
+  for (const r of [...roots].sort((a, b) => a.name.localeCompare(b.name))) visit(r);
+
+  // Merge structurally identical steps built twice under one name; reject different ones.
+  const byName = new Map<string, AnyStep>();
+  const canonical = new Map<AnyStep, AnyStep>();
+  const ids = new Map<AnyStep, string>();
+  for (const s of post) {
+    const id = identity(s, ids);
+    ids.set(s, id);
+    const prev = byName.get(s.name);
+    if (!prev) {
+      byName.set(s.name, s);
+      canonical.set(s, s);
+    } else if (ids.get(prev) === id && prev.def === s.def) {
+      canonical.set(s, prev);
+    } else {
+      failures.push({ reason: "duplicate-step-name", step: s.name });
+    }
+  }
+  const unique = post.filter((s) => canonical.get(s) === s);
+
+  const params = new Map<AnyStep, unknown>();
+  for (const s of unique) {
+    const def = s.def;
+    // Wiring (the compiler checks kinds; this catches casts and JS callers).
+    for (const [input, kind] of Object.entries(def.inputs).sort()) {
+      const ref = s.inputs[input];
+      if (!ref) {
+        failures.push({ reason: "missing-input", step: s.name, input });
+        continue;
+      }
+      const decl = ref.step.def.outputs[ref.output];
+      if (!decl) failures.push({ reason: "unknown-output", step: s.name, input, producer: ref.step.name, output: ref.output });
+      else if (decl.kind !== kind) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
+    }
+    const parsed = def.params.safeParse(s.params);
+    if (parsed.success) params.set(s, parsed.data);
+    else {
+      failures.push({
+        reason: "invalid-params",
+        step: s.name,
+        issues: parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(params)"}: ${i.message}`),
+      });
+    }
+    for (const d of def.datasets ?? []) if (!lock.entries[d]) failures.push({ reason: "dataset-not-locked", step: s.name, dataset: d });
+    if (def.runtime.type === "container") {
+      if (!PINNED_IMAGE.test(def.runtime.image)) failures.push({ reason: "image-not-pinned", step: s.name, image: def.runtime.image });
+      const used = argvPlaceholders(def.runtime.argv);
+      for (const i of used.inputs) if (!(i in def.inputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}} but the step has no input '${i}'` });
+      for (const o of used.outputs) if (!(o in def.outputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {out:${o}} but the step has no output '${o}'` });
+    }
+  }
+  if (failures.length > 0) return { ok: false, failures };
+
+  // Post-order DFS is already topological; make it stable by name with Kahn's algorithm.
+  const consumers = new Map<AnyStep, AnyStep[]>();
+  const indegree = new Map<AnyStep, number>();
+  for (const s of unique) {
+    const deps = new Set(producers(s).map((p) => canonical.get(p)!));
+    indegree.set(s, deps.size);
+    for (const d of deps) consumers.set(d, [...(consumers.get(d) ?? []), s]);
+  }
+  const ready = unique.filter((s) => indegree.get(s) === 0).sort((a, b) => a.name.localeCompare(b.name));
+  const order: AnyStep[] = [];
+  while (ready.length > 0) {
+    const s = ready.shift()!;
+    order.push(s);
+    for (const c of consumers.get(s) ?? []) {
+      const n = indegree.get(c)! - 1;
+      indegree.set(c, n);
+      if (n === 0) {
+        ready.push(c);
+        ready.sort((a, b) => a.name.localeCompare(b.name));
+      }
+    }
+  }
+  return { ok: true, graph: { order, byName, params, consumers } };
+}
+
+/** Resolve a step input's producer to the graph's canonical instance. */
+export function producerOf(graph: Graph, step: AnyStep, input: string): AnyStep {
+  const ref = step.inputs[input];
+  if (!ref) throw new Error(`${step.name}: input ${input} not wired`);
+  return graph.byName.get(ref.step.name) ?? ref.step;
+}

@@ -1,0 +1,66 @@
+/** Building a step's fingerprint from the graph and the entries of its producers. */
+import type { AnyStep } from "./step.ts";
+import type { LockFile } from "./datasets-lock.ts";
+import { lockEntryDigest } from "./datasets-lock.ts";
+import { FINGERPRINT_SCHEMA, type Fingerprint } from "./fingerprint.ts";
+import type { SourceScanner } from "./sources.ts";
+import type { Entry } from "./store.ts";
+import type { Json } from "./canonical.ts";
+
+export interface KeyContext {
+  readonly scanner: SourceScanner;
+  readonly lock: LockFile;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Name of the executor that runs container steps (enters keys of executor-sensitive steps only). */
+  readonly executor: string;
+}
+
+export function runtimeFingerprint(step: AnyStep, executor: string): Json {
+  const rt = step.def.runtime;
+  if (rt.type === "in-process") return { type: "in-process" };
+  return {
+    type: "container",
+    image: rt.image,
+    argv: [...rt.argv],
+    pip: [...(rt.pip ?? [])],
+    gpu: rt.gpu ? { count: rt.gpu.count, required: rt.gpu.required } : null,
+    executor: rt.executorSensitive ? executor : null,
+  };
+}
+
+/**
+ * The fingerprint of `step`, given the entries of the steps that produce its inputs.
+ * `producerEntry(input)` returns the producing entry or undefined when it is not known yet.
+ */
+export function fingerprintOf(
+  step: AnyStep,
+  params: unknown,
+  producerEntry: (input: string) => Entry | undefined,
+  ctx: KeyContext,
+): Fingerprint | undefined {
+  const inputs: Record<string, { kind: string; digest: string }> = {};
+  for (const [name, kind] of Object.entries(step.def.inputs).sort()) {
+    const entry = producerEntry(name);
+    if (!entry) return undefined;
+    const ref = step.inputs[name]!;
+    const rec = entry.manifest.outputs[ref.output];
+    if (!rec) throw new Error(`${step.name}: producer entry ${entry.key} lacks output ${ref.output}`);
+    inputs[name] = { kind, digest: rec.digest };
+  }
+  const src = ctx.scanner.fingerprint(step.def.source, step.def.extraSources ?? []);
+  const datasets: Record<string, string> = {};
+  for (const d of [...(step.def.datasets ?? [])].sort()) datasets[d] = lockEntryDigest(ctx.lock.entries[d]!);
+  const env: Record<string, string | null> = {};
+  for (const name of [...(step.def.env ?? [])].sort()) env[name] = ctx.env[name] ?? null;
+  return {
+    schema: FINGERPRINT_SCHEMA,
+    step: { id: step.def.id, version: step.def.version },
+    sources: src.files,
+    packages: src.packages,
+    params: params as Json,
+    inputs,
+    datasets,
+    env,
+    runtime: runtimeFingerprint(step, ctx.executor),
+  };
+}

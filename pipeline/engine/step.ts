@@ -1,0 +1,162 @@
+/**
+ * Steps are plain typed values. A `StepDef` is the code (id, version, params schema,
+ * input and output kinds, runtime); a `Step` is one use of it in the graph: a def plus
+ * validated-later params and wired inputs. Two `Step`s with the same def, params and
+ * input bytes share one cache key, so targets and variants that share a prefix run it once.
+ *
+ * Wiring is checked by the compiler: an input declared with kind "parquet:turns" only
+ * accepts an `OutputRef<"parquet:turns">`.
+ */
+import type { z } from "zod";
+
+/** An output of a step: a single file or a directory, with a kind that wiring checks. */
+export interface OutputDecl<K extends string = string> {
+  readonly kind: K;
+  /** Path inside the entry's `outputs/` directory. */
+  readonly path: string;
+  readonly dir: boolean;
+}
+
+export function file<K extends string>(kind: K, path: string): OutputDecl<K> {
+  return { kind, path, dir: false };
+}
+export function dir<K extends string>(kind: K, path: string): OutputDecl<K> {
+  return { kind, path, dir: true };
+}
+
+export type OutputDecls = { readonly [name: string]: OutputDecl };
+export type InputKinds = { readonly [name: string]: string };
+
+/** A reference to one output of one step; `kind` makes mismatched wiring a type error. */
+export interface OutputRef<K extends string = string> {
+  readonly step: AnyStep;
+  readonly output: string;
+  readonly kind: K;
+}
+
+export type OutputRefs<O extends OutputDecls> = { readonly [N in keyof O]: OutputRef<O[N]["kind"]> };
+export type InputRefs<I extends InputKinds> = { readonly [N in keyof I]: OutputRef<I[N]> };
+
+export interface ProgressSink {
+  (done: number, total?: number, label?: string): void;
+}
+
+/** What an in-process step sees while it runs. Paths are absolute. */
+export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
+  readonly params: P;
+  readonly inputs: { readonly [N in keyof I]: string };
+  readonly outputs: { readonly [N in keyof O]: string };
+  /** Scratch directory, deleted after the step. */
+  readonly workDir: string;
+  /** Persistent per-step-def scratch (e.g. partial downloads that survive a crash). Never part of an entry. */
+  readonly scratchDir: string;
+  /** Lock entries this step declared, by name. */
+  readonly datasets: { readonly [name: string]: import("./datasets-lock.ts").LockEntry };
+  /** Run-level settings that never enter a key (e.g. `dataDir`). */
+  readonly settings: RunSettings;
+  readonly signal: AbortSignal;
+  log(line: string): void;
+  progress: ProgressSink;
+}
+
+export interface RunSettings {
+  /** Directory where the user placed downloaded files by hand (`--data-dir`). */
+  readonly dataDir?: string;
+  /** Allow container steps that request a GPU to run on CPU (`--allow-cpu`). */
+  readonly allowCpu?: boolean;
+}
+
+export interface InProcessRuntime<P, I extends InputKinds, O extends OutputDecls> {
+  readonly type: "in-process";
+  run(ctx: StepContext<P, I, O>): Promise<void>;
+}
+
+/**
+ * A container step: a program run with an argv inside a pinned image (Dagger) or on the
+ * host (local executor). The argv is data with placeholders, so it enters the cache key
+ * and the executors map it to their own paths:
+ *   {in:<name>}  path of an input     {out:<name>}  path of an output
+ *   {src}        the project's source root        {params}  a JSON file with the params
+ *   {work}       a scratch directory
+ */
+export interface ContainerRuntime {
+  readonly type: "container";
+  /** Image reference pinned by digest: `name@sha256:<64 hex>`. */
+  readonly image: string;
+  readonly argv: readonly string[];
+  /** Python modules the program imports; the local executor checks them before running. */
+  readonly pythonModules?: readonly string[];
+  /** Pinned pip requirements installed in a cached layer under Dagger (e.g. "numpy==1.26.4"). */
+  readonly pip?: readonly string[];
+  readonly gpu?: { readonly count: number | "all"; readonly required: boolean };
+  readonly resources?: { readonly cpus?: number; readonly memoryGiB?: number };
+  /** Set when the numbers depend on the executor (then its name enters the key). */
+  readonly executorSensitive?: boolean;
+  /** Env vars passed to the program (values enter the key unless listed in `secrets`). */
+  readonly secrets?: readonly string[];
+}
+
+export type Runtime<P, I extends InputKinds, O extends OutputDecls> = InProcessRuntime<P, I, O> | ContainerRuntime;
+
+export type ParamsSchema = z.ZodType;
+
+export interface StepDef<S extends ParamsSchema = ParamsSchema, I extends InputKinds = InputKinds, O extends OutputDecls = OutputDecls> {
+  /** kebab-case verb-object, e.g. `build-bm25-index`; part of the cache key. */
+  readonly id: string;
+  /** Bump to invalidate every entry of this step without touching its source. */
+  readonly version: number;
+  /** `import.meta.url` of the defining module: its import closure enters the key. */
+  readonly source: string;
+  /** Extra files or directories (relative to the project root) that enter the key, e.g. Python programs. */
+  readonly extraSources?: readonly string[];
+  readonly params: S;
+  readonly inputs: I;
+  readonly outputs: O;
+  /** datasets.lock entries read. */
+  readonly datasets?: readonly string[];
+  /** Environment variables whose values enter the key. */
+  readonly env?: readonly string[];
+  readonly runtime: Runtime<z.output<S>, I, O>;
+  readonly description?: string;
+}
+
+export interface Step<S extends ParamsSchema = ParamsSchema, I extends InputKinds = InputKinds, O extends OutputDecls = OutputDecls> {
+  /** Unique name in the graph, used on the command line (`--force`, `explain`). */
+  readonly name: string;
+  readonly def: StepDef<S, I, O>;
+  /** Raw params; validated by the def's schema during analysis. */
+  readonly params: unknown;
+  readonly inputs: InputRefs<I>;
+  readonly out: OutputRefs<O>;
+}
+
+export type AnyStep = Step<ParamsSchema, InputKinds, OutputDecls>;
+
+export function defineStep<S extends ParamsSchema, I extends InputKinds, O extends OutputDecls>(def: StepDef<S, I, O>): StepDef<S, I, O> {
+  return def;
+}
+
+/**
+ * Create a step from a def. Inputs must be wired with refs of matching kinds:
+ *   use(buildIndex, { params: { k1: 0.9 }, inputs: { passages: prep.out.passages } })
+ */
+export function use<S extends ParamsSchema, I extends InputKinds, O extends OutputDecls>(
+  def: StepDef<S, I, O>,
+  options: { readonly name?: string; readonly params?: z.input<S>; readonly inputs: InputRefs<I> },
+): Step<S, I, O> {
+  const name = options.name ?? def.id;
+  const step: { name: string; def: StepDef<S, I, O>; params: unknown; inputs: InputRefs<I>; out: OutputRefs<O> } = {
+    name,
+    def,
+    params: options.params ?? {},
+    inputs: options.inputs,
+    out: {} as OutputRefs<O>,
+  };
+  const out: Record<string, OutputRef> = {};
+  for (const [outName, decl] of Object.entries(def.outputs)) {
+    out[outName] = Object.freeze({ step, output: outName, kind: decl.kind });
+  }
+  step.out = Object.freeze(out) as OutputRefs<O>;
+  return Object.freeze(step);
+}
+

@@ -1,0 +1,38 @@
+/** Executor registry and `--executor auto` selection. */
+import type { Executor } from "../engine/executor.ts";
+import type { AnalysisFailure } from "../engine/failures.ts";
+import { LocalExecutor } from "./local.ts";
+
+export type ExecutorChoice = "local" | "dagger" | "auto";
+
+export function inDaggerSession(env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.DAGGER_SESSION_PORT && env.DAGGER_SESSION_TOKEN);
+}
+
+type Factory = (env: Readonly<Record<string, string | undefined>>) => Promise<Executor | AnalysisFailure>;
+
+const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
+  local: async (env) => new LocalExecutor({ env }),
+  dagger: async (env) => {
+    if (!inDaggerSession(env)) {
+      return {
+        reason: "executor-unavailable",
+        executor: "dagger",
+        detail:
+          "not inside a Dagger session (DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN are unset). " +
+          "Start one with 'dagger run npx tsx pipeline/main.ts ...', or use --executor local.",
+      };
+    }
+    const spec = "./dagger.ts"; // added by the Dagger executor; absent until then
+    const mod = (await import(spec).catch(() => undefined)) as { createDaggerExecutor?: Factory } | undefined;
+    if (!mod?.createDaggerExecutor) {
+      return { reason: "executor-unavailable", executor: "dagger", detail: "the Dagger executor is not part of this build yet; use --executor local" };
+    }
+    return mod.createDaggerExecutor(env);
+  },
+};
+
+export async function createExecutor(choice: ExecutorChoice, env: Readonly<Record<string, string | undefined>>): Promise<Executor | AnalysisFailure> {
+  const name = choice === "auto" ? (inDaggerSession(env) ? "dagger" : "local") : choice;
+  return registry[name](env);
+}

@@ -1,0 +1,49 @@
+/** Plain lines, for CI logs and pipes. */
+import type { EngineEvent } from "../engine/events.ts";
+import { describeFailure } from "../engine/failures.ts";
+
+export function plainReporter(write: (line: string) => void, options: { verbose?: boolean } = {}): (e: EngineEvent) => void {
+  const lastPct = new Map<string, number>();
+  return (e) => {
+    switch (e.type) {
+      case "cache-hit":
+        if (options.verbose) write(`cached    ${e.step} ${e.key.slice(0, 12)}`);
+        break;
+      case "waiting":
+        write(`waiting   ${e.step}: another run holds its lease${e.holder ? ` (${e.holder})` : ""}`);
+        break;
+      case "started":
+        write(`run       ${e.step} ${e.key.slice(0, 12)}`);
+        break;
+      case "progress": {
+        if (e.total === undefined || e.total === 0) break;
+        const pct = Math.floor((100 * e.done) / e.total / 25) * 25;
+        if (pct > (lastPct.get(e.step) ?? -1) && pct > 0) {
+          lastPct.set(e.step, pct);
+          write(`progress  ${e.step} ${pct}% (${e.done}/${e.total}${e.label ? ` ${e.label}` : ""})`);
+        }
+        break;
+      }
+      case "log":
+        if (options.verbose) write(`  ${e.step} | ${e.line}`);
+        break;
+      case "tampered":
+        write(`tampered  ${e.step} ${e.key.slice(0, 12)}: outputs ${e.outputs.join(", ")} changed on disk; recomputing`);
+        break;
+      case "succeeded":
+        write(`${e.reused ? "reused " : "done   "}   ${e.step} ${e.key.slice(0, 12)}${e.reused ? " (computed by another run)" : ` in ${e.seconds.toFixed(1)} s`}`);
+        break;
+      case "failed":
+        if (e.failure.reason !== "cancelled") write(`FAILED    ${describeFailure(e.failure)}`);
+        break;
+      case "analysis-failed":
+        for (const f of e.failures) write(`error: ${describeFailure(f)}`);
+        break;
+      case "finished":
+        write(`${e.ok ? "ok" : "FAILED"}: ${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`);
+        break;
+      case "plan":
+        break;
+    }
+  };
+}

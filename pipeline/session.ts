@@ -1,0 +1,293 @@
+/**
+ * The operations behind the CLI, as functions over a project (root, store, lock,
+ * targets). Nothing here prints or exits: results and failures are values.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { hostname } from "node:os";
+import type { AnyStep, RunSettings } from "./engine/step.ts";
+import type { TargetRegistry } from "./engine/targets.ts";
+import { analyze, producerOf, type Graph } from "./engine/graph.ts";
+import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
+import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
+import { SourceScanner } from "./engine/sources.ts";
+import { planGraph, runGraph, type FailureMode, type PlanRow, type RunResult } from "./engine/engine.ts";
+import type { EventSink } from "./engine/events.ts";
+import type { AnalysisFailure } from "./engine/failures.ts";
+import { diffFingerprints } from "./engine/fingerprint.ts";
+import type { KeyContext } from "./engine/keys.ts";
+import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
+
+export interface ProjectOptions {
+  readonly root: string;
+  readonly store?: string;
+  readonly lockPath?: string;
+  readonly targets: TargetRegistry;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+export class Project {
+  readonly root: string;
+  readonly store: Store;
+  readonly lock: LockFile;
+  readonly targets: TargetRegistry;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly scanner: SourceScanner;
+
+  constructor(options: ProjectOptions) {
+    this.root = options.root;
+    this.env = options.env ?? process.env;
+    const storeDir = options.store ?? this.env.CSPIPE_STORE ?? join(this.root, "artifacts");
+    this.store = new Store(resolve(storeDir));
+    this.lock = readLockFile(options.lockPath ?? join(this.root, "datasets.lock"));
+    this.targets = options.targets;
+    this.scanner = new SourceScanner(this.root);
+  }
+
+  keyContext(executor: string): KeyContext {
+    return { scanner: this.scanner, lock: this.lock, env: this.env, executor };
+  }
+
+  tools(): Record<string, string> {
+    let version = "unknown";
+    try {
+      version = (JSON.parse(readFileSync(join(this.root, "package.json"), "utf8")) as { version: string }).version;
+    } catch {
+      /* keep unknown */
+    }
+    return { node: process.version, cspipe: version };
+  }
+
+  /** Resolve target names to their sink steps (unknown names are failures). */
+  sinks(targetNames: readonly string[]): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[] } {
+    const names = targetNames.length > 0 ? [...targetNames] : this.targets.default ? [this.targets.default] : [];
+    const failures: AnalysisFailure[] = [];
+    const steps: AnyStep[] = [];
+    for (const n of names) {
+      const t = this.targets.get(n);
+      if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
+      else steps.push(...t.steps());
+    }
+    if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
+    return { steps, failures, names };
+  }
+
+  graph(targetNames: readonly string[]): { ok: true; graph: Graph; names: string[] } | { ok: false; failures: AnalysisFailure[] } {
+    const s = this.sinks(targetNames);
+    if (s.failures.length > 0) return { ok: false, failures: s.failures };
+    const a = analyze(s.steps, this.lock);
+    if (!a.ok) return a;
+    return { ok: true, graph: a.graph, names: s.names };
+  }
+}
+
+export interface RunRequest {
+  readonly targets: readonly string[];
+  readonly force?: readonly string[];
+  readonly only?: string;
+  readonly concurrency?: number;
+  readonly failureMode?: FailureMode;
+  readonly verify?: boolean;
+  readonly executor?: ExecutorChoice;
+  readonly settings?: RunSettings;
+  readonly emit: EventSink;
+}
+
+export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult };
+
+/** Steps upstream of (and including) `step`. */
+function upstreamOf(graph: Graph, step: AnyStep): Set<AnyStep> {
+  const seen = new Set<AnyStep>();
+  const stack = [step];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const input of Object.keys(s.def.inputs)) stack.push(producerOf(graph, s, input));
+  }
+  return seen;
+}
+
+function subgraph(graph: Graph, keep: Set<AnyStep>): Graph {
+  const order = graph.order.filter((s) => keep.has(s));
+  return {
+    order,
+    byName: new Map(order.map((s) => [s.name, s])),
+    params: graph.params,
+    consumers: graph.consumers,
+  };
+}
+
+export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
+  const g = project.graph(req.targets);
+  if (!g.ok) {
+    req.emit({ type: "analysis-failed", failures: g.failures });
+    return { ok: false, analysis: g.failures };
+  }
+  let graph = g.graph;
+  const failures: AnalysisFailure[] = [];
+  for (const f of req.force ?? []) if (!graph.byName.has(f)) failures.push({ reason: "unknown-step", step: f, known: [...graph.byName.keys()].sort() });
+  let only: Set<string> | undefined;
+  if (req.only !== undefined) {
+    const step = graph.byName.get(req.only);
+    if (!step) failures.push({ reason: "unknown-step", step: req.only, known: [...graph.byName.keys()].sort() });
+    else {
+      graph = subgraph(graph, upstreamOf(graph, step));
+      only = new Set([req.only]);
+    }
+  }
+  const exec = await createExecutor(req.executor ?? "local", project.env);
+  if ("reason" in exec) failures.push(exec);
+  const settings = req.settings ?? {};
+  if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
+  if (only && failures.length === 0) {
+    // --only: every producer of the step must already be cached (checked before anything runs).
+    const rows = await planGraph(graph, { store: project.store, keys: project.keyContext(exec && !("reason" in exec) ? exec.name : "local"), force: new Set() });
+    const step = graph.byName.get(req.only!)!;
+    for (const input of Object.keys(step.def.inputs).sort()) {
+      const p = producerOf(graph, step, input);
+      const row = rows.find((r) => r.step === p.name);
+      if (row?.status !== "cached") failures.push({ reason: "input-not-cached", step: step.name, input, producer: p.name });
+    }
+  }
+  if (failures.length > 0 || "reason" in exec) {
+    req.emit({ type: "analysis-failed", failures });
+    return { ok: false, analysis: failures };
+  }
+  try {
+    const result = await runGraph(graph, {
+      store: project.store,
+      executor: exec,
+      keys: project.keyContext(exec.name),
+      sourceRoot: project.root,
+      settings,
+      emit: req.emit,
+      concurrency: req.concurrency ?? 2,
+      failureMode: req.failureMode ?? "stop",
+      force: new Set(req.force ?? []),
+      ...(only ? { only } : {}),
+      verify: req.verify ?? false,
+      targets: g.names,
+      tools: project.tools(),
+    });
+    return { ok: result.ok, analysis: [], result };
+  } finally {
+    await exec.close?.();
+  }
+}
+
+export async function planTargets(project: Project, targets: readonly string[], force: readonly string[] = []): Promise<{ ok: true; rows: PlanRow[] } | { ok: false; failures: AnalysisFailure[] }> {
+  const g = project.graph(targets);
+  if (!g.ok) return g;
+  return { ok: true, rows: await planGraph(g.graph, { store: project.store, keys: project.keyContext("local"), force: new Set(force) }) };
+}
+
+export interface Explanation {
+  readonly step: string;
+  readonly status: "cached" | "would-run" | "pending";
+  readonly key?: string;
+  readonly previousKey?: string;
+  readonly reasons: readonly string[];
+}
+
+/** Why would `stepName` rerun? Compares its current fingerprint with the one of its last recorded run. */
+export async function explainStep(project: Project, stepName: string, targets: readonly string[]): Promise<{ ok: true; explanation: Explanation } | { ok: false; failures: AnalysisFailure[] }> {
+  let g = project.graph(targets);
+  if (g.ok && !g.graph.byName.has(stepName) && targets.length === 0) {
+    // Not in the default target: look through every target.
+    const all = project.graph(project.targets.names());
+    if (all.ok) g = all;
+  }
+  if (!g.ok) return g;
+  const step = g.graph.byName.get(stepName);
+  if (!step) return { ok: false, failures: [{ reason: "unknown-step", step: stepName, known: [...g.graph.byName.keys()].sort() }] };
+  const rows = await planGraph(subgraph(g.graph, upstreamOf(g.graph, step)), { store: project.store, keys: project.keyContext("local"), force: new Set() });
+  const row = rows.find((r) => r.step === stepName)!;
+  const runs = await project.store.runs();
+  let previous: { key: string; stepId: string } | undefined;
+  for (let i = runs.length - 1; i >= 0 && !previous; i--) previous = runs[i]!.steps[stepName];
+  if (row.status === "cached") return { ok: true, explanation: { step: stepName, status: "cached", key: row.key!, reasons: ["cached: every component of the fingerprint matches an entry in the store"] } };
+  if (row.status === "pending") {
+    const reasons: string[] = [];
+    for (const input of Object.keys(step.def.inputs).sort()) {
+      const p = producerOf(g.graph, step, input);
+      const pr = rows.find((r) => r.step === p.name)!;
+      if (pr.status !== "cached") reasons.push(`input ${input}: upstream step ${p.name} is not cached (${pr.status === "run" ? "it would run" : "it waits on its own inputs"}), so this step's key is not known yet`);
+    }
+    return { ok: true, explanation: { step: stepName, status: "pending", reasons } };
+  }
+  if (!previous) return { ok: true, explanation: { step: stepName, status: "would-run", key: row.key!, reasons: ["never run in this store"] } };
+  const prevEntry = await project.store.lookup(previous.stepId, previous.key);
+  if (!prevEntry) return { ok: true, explanation: { step: stepName, status: "would-run", key: row.key!, previousKey: previous.key, reasons: [`its last entry ${previous.key.slice(0, 12)} was removed from the store (gc or tampering)`] } };
+  const reasons = diffFingerprints(await project.store.fingerprint(prevEntry), row.fingerprint!);
+  return {
+    ok: true,
+    explanation: { step: stepName, status: "would-run", key: row.key!, previousKey: previous.key, reasons: reasons.length ? reasons : ["the fingerprint is unchanged but its entry is missing"] },
+  };
+}
+
+export interface EntrySummary {
+  readonly stepId: string;
+  readonly name: string;
+  readonly key: string;
+  readonly bytes: number;
+  readonly created: string;
+  readonly seconds: number;
+  readonly executor: string;
+}
+
+export async function listEntries(project: Project): Promise<EntrySummary[]> {
+  const out: EntrySummary[] = [];
+  for (const e of await project.store.entries()) out.push(summarize(e, await dirSize(e.dir)));
+  return out;
+}
+
+function summarize(e: Entry, bytes: number): EntrySummary {
+  return {
+    stepId: e.stepId,
+    name: e.manifest.step.name,
+    key: e.key,
+    bytes,
+    created: e.manifest.timings.finished,
+    seconds: e.manifest.timings.seconds,
+    executor: e.manifest.executor,
+  };
+}
+
+/** Entries matching a key prefix, or the entry a step name last resolved to. */
+export async function showEntry(project: Project, query: string): Promise<Entry[]> {
+  if (/^[0-9a-f]{4,64}$/.test(query)) {
+    const byKey = await project.store.findByKeyPrefix(query);
+    if (byKey.length > 0) return byKey;
+  }
+  const runs = await project.store.runs();
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const ref = runs[i]!.steps[query];
+    if (ref) {
+      const e = await project.store.lookup(ref.stepId, ref.key);
+      return e ? [e] : [];
+    }
+  }
+  return (await project.store.entries()).filter((e) => e.stepId === query || e.manifest.step.name === query);
+}
+
+export async function pinTarget(project: Project, name: string, target: string): Promise<{ ok: true; pin: Pin } | { ok: false; failures: AnalysisFailure[]; missing?: string[] }> {
+  const plan = await planTargets(project, [target]);
+  if (!plan.ok) return plan;
+  const missing = plan.rows.filter((r) => r.status !== "cached").map((r) => r.step);
+  if (missing.length > 0) return { ok: false, failures: [], missing };
+  const pin: Pin = { name, target, time: new Date().toISOString(), keys: plan.rows.map((r) => r.key!).sort() };
+  await project.store.setPin(pin);
+  return { ok: true, pin };
+}
+
+export async function collectGarbage(project: Project, options: { keepRuns?: number; dryRun?: boolean } = {}) {
+  const keep = new Set<string>();
+  for (const p of await project.store.pins()) for (const k of p.keys) keep.add(k);
+  const runs = await project.store.runs();
+  for (const r of runs.slice(-(options.keepRuns ?? 5))) for (const k of r.keys) keep.add(k);
+  const opts: { dryRun?: boolean } = {};
+  if (options.dryRun !== undefined) opts.dryRun = options.dryRun;
+  const res = await project.store.gc(keep, opts);
+  return { ...res, kept: keep.size, host: hostname() };
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts file through node:test with tsx.
+// Node 20's `--test <dir>` does not expand TypeScript files, so the files are listed here.
+// Usage: node scripts/run-tests.mjs [substring filters...]
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const root = new URL("..", import.meta.url).pathname;
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (name.endsWith(".test.ts")) out.push(relative(root, p));
+  }
+  return out;
+}
+const filters = process.argv.slice(2);
+const files = walk(join(root, "test")).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+if (files.length === 0) {
+  console.error("run-tests: no test files matched");
+  process.exit(1);
+}
+const concurrency = process.env.CSPIPE_TEST_CONCURRENCY ?? "2";
+const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files], {
+  cwd: root,
+  stdio: "inherit",
+});
+process.exit(r.status ?? 1);
