@@ -61,14 +61,17 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   const program = new Command("cspipe")
     .description("Reproduce 'Saving Dense Retriever from Shortcut Dependency in Conversational Search' as a cached DAG of steps.")
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
+    .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
+  // `--store` is accepted before and after the subcommand.
+  let subStore: string | undefined;
   const project = async (): Promise<Project> => {
-    const opts = program.opts<{ store?: string }>();
+    const store = subStore ?? program.opts<{ store?: string }>().store;
     const root = findProjectRoot();
-    return new Project({ root, ...(opts.store ? { store: opts.store } : {}), targets: await loadTargets(io.env), env: io.env });
+    return new Project({ root, ...(store ? { store } : {}), targets: await loadTargets(io.env), env: io.env });
   };
 
   const reporter = (json: boolean, verbose: boolean): EventSink =>
@@ -223,6 +226,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const p = await project();
       for (const t of p.targets.list()) out(`${t.name === p.targets.default ? "*" : " "} ${t.name.padEnd(24)} ${t.description}`);
     });
+
+  for (const c of program.commands) {
+    c.option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)");
+    c.hook("preAction", (_parent, action) => {
+      subStore = action.opts<{ store?: string }>().store;
+    });
+  }
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));

@@ -8,6 +8,7 @@
  * accepts an `OutputRef<"parquet:turns">`.
  */
 import type { z } from "zod";
+import type { LockEntry } from "./datasets-lock.ts";
 
 /** An output of a step: a single file or a directory, with a kind that wiring checks. */
 export interface OutputDecl<K extends string = string> {
@@ -51,7 +52,7 @@ export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
   /** Persistent per-step-def scratch (e.g. partial downloads that survive a crash). Never part of an entry. */
   readonly scratchDir: string;
   /** Lock entries this step declared, by name. */
-  readonly datasets: { readonly [name: string]: import("./datasets-lock.ts").LockEntry };
+  readonly datasets: { readonly [name: string]: LockEntry };
   /** Run-level settings that never enter a key (e.g. `dataDir`). */
   readonly settings: RunSettings;
   readonly signal: AbortSignal;
@@ -132,7 +133,7 @@ export interface Step<S extends ParamsSchema = ParamsSchema, I extends InputKind
 
 export type AnyStep = Step<ParamsSchema, InputKinds, OutputDecls>;
 
-export function defineStep<S extends ParamsSchema, I extends InputKinds, O extends OutputDecls>(def: StepDef<S, I, O>): StepDef<S, I, O> {
+export function defineStep<S extends ParamsSchema, const I extends InputKinds, O extends OutputDecls>(def: StepDef<S, I, O>): StepDef<S, I, O> {
   return def;
 }
 
@@ -142,7 +143,7 @@ export function defineStep<S extends ParamsSchema, I extends InputKinds, O exten
  */
 export function use<S extends ParamsSchema, I extends InputKinds, O extends OutputDecls>(
   def: StepDef<S, I, O>,
-  options: { readonly name?: string; readonly params?: z.input<S>; readonly inputs: InputRefs<I> },
+  options: { readonly name?: string; readonly params?: NoInfer<z.input<S>>; readonly inputs: NoInfer<InputRefs<I>> },
 ): Step<S, I, O> {
   const name = options.name ?? def.id;
   const step: { name: string; def: StepDef<S, I, O>; params: unknown; inputs: InputRefs<I>; out: OutputRefs<O> } = {

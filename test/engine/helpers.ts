@@ -1,0 +1,37 @@
+/** Shared helpers for engine tests: temp stores, inline targets, event capture. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TargetRegistry } from "../../pipeline/engine/targets.ts";
+import type { AnyStep } from "../../pipeline/engine/step.ts";
+import type { EngineEvent } from "../../pipeline/engine/events.ts";
+import { Project, runTargets, type RunRequest } from "../../pipeline/session.ts";
+import { findProjectRoot } from "../../pipeline/engine/sources.ts";
+import { serializeLockFile, type LockFile } from "../../pipeline/engine/datasets-lock.ts";
+
+export const ROOT = findProjectRoot();
+
+export function tempDir(prefix = "cspipe-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function registry(targets: Record<string, () => readonly AnyStep[]>): TargetRegistry {
+  const r = new TargetRegistry();
+  for (const [name, steps] of Object.entries(targets)) r.register({ name, description: name, steps });
+  return r;
+}
+
+export function project(targets: TargetRegistry, options: { store?: string; lock?: LockFile; env?: Record<string, string | undefined> } = {}): Project {
+  const dir = tempDir();
+  const lockPath = join(dir, "datasets.lock");
+  writeFileSync(lockPath, serializeLockFile(options.lock ?? { version: 1, entries: {} }));
+  return new Project({ root: ROOT, store: options.store ?? join(dir, "store"), lockPath, targets, env: options.env ?? {} });
+}
+
+export async function run(p: Project, targets: string[], extra: Partial<Omit<RunRequest, "emit" | "targets">> = {}) {
+  const events: EngineEvent[] = [];
+  const outcome = await runTargets(p, { targets, executor: "local", ...extra, emit: (e) => events.push(e) });
+  const executed = events.filter((e) => e.type === "started").map((e) => (e as { step: string }).step).sort();
+  const hits = events.filter((e) => e.type === "cache-hit").map((e) => (e as { step: string }).step).sort();
+  return { outcome, events, executed, hits };
+}

@@ -1,0 +1,90 @@
+/**
+ * Type tests: wrong wiring must not compile. `tsc --noEmit` (npm run typecheck, run in CI)
+ * fails if any `@ts-expect-error` below stops being an error, so these cannot pass vacuously.
+ * The runtime test checks that the correctly wired graph analyses cleanly.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
+import { analyze } from "../../pipeline/engine/graph.ts";
+
+const noop = { type: "in-process" as const, async run() {} };
+
+const preprocess = defineStep({
+  id: "preprocess",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({ dataset: z.string() }),
+  inputs: {},
+  outputs: { turns: file("parquet:turns", "turns.parquet"), passages: file("parquet:passages", "passages.parquet") },
+  runtime: noop,
+});
+
+const buildIndex = defineStep({
+  id: "build-bm25-index",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({ k1: z.number().default(0.9) }),
+  inputs: { passages: "parquet:passages" },
+  outputs: { index: dir("bm25-index", "index") },
+  runtime: noop,
+});
+
+const search = defineStep({
+  id: "search-bm25",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({ k: z.number().int() }),
+  inputs: { index: "bm25-index", turns: "parquet:turns" },
+  outputs: { run: file("parquet:run", "run.parquet") },
+  runtime: noop,
+});
+
+test("correct wiring compiles and analyses cleanly", () => {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  const index = use(buildIndex, { params: {}, inputs: { passages: prep.out.passages } });
+  const s = use(search, { params: { k: 100 }, inputs: { index: index.out.index, turns: prep.out.turns } });
+  const r = analyze([s], { version: 1, entries: {} });
+  assert.ok(r.ok);
+  assert.deepEqual(r.graph.order.map((x) => x.name), ["preprocess", "build-bm25-index", "search-bm25"]);
+});
+
+export function wrongWiringDoesNotCompile(): void {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  const index = use(buildIndex, { params: {}, inputs: { passages: prep.out.passages } });
+
+  // A parquet:turns output cannot feed an input that expects a bm25-index.
+  // @ts-expect-error kind mismatch
+  use(search, { params: { k: 1 }, inputs: { index: prep.out.turns, turns: prep.out.turns } });
+
+  // Every declared input must be wired.
+  // @ts-expect-error missing input 'turns'
+  use(search, { params: { k: 1 }, inputs: { index: index.out.index } });
+
+  // Outputs that a step does not declare do not exist on `.out`.
+  // @ts-expect-error unknown output
+  use(search, { params: { k: 1 }, inputs: { index: index.out.nothing, turns: prep.out.turns } });
+
+  // Params are typed by the step's schema input type.
+  // @ts-expect-error k must be a number
+  use(search, { params: { k: "100" }, inputs: { index: index.out.index, turns: prep.out.turns } });
+
+  defineStep({
+    id: "bad-runtime",
+    version: 1,
+    source: import.meta.url,
+    params: z.object({ n: z.number() }),
+    inputs: { turns: "parquet:turns" },
+    outputs: { out: file("json:x", "x.json") },
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        // @ts-expect-error inputs are keyed by the declared names
+        void ctx.inputs.passages;
+        // @ts-expect-error params are typed: n is a number
+        ctx.params.n.toUpperCase();
+      },
+    },
+  });
+}
