@@ -1,0 +1,61 @@
+/**
+ * DPR training throughput on CPU: the tiny BERT (2 layers, hidden 128, 2 heads, intermediate
+ * 512, vocab 30522) at batch 32 with 1 hard negative (32 queries x 64 tokens, 64 passages x
+ * 128 tokens per step), torch at 1 thread vs 2 threads, measured in the same run.
+ *
+ *   npx tsx bench/training/train-steps.ts [epochs=3]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeNpy } from "../../steps/lib/npy.ts";
+import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+
+const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
+const epochs = Number(process.argv[2] ?? 3);
+const NQ = 256, NP = 512, LQ = 64, LP = 128, K = 10;
+const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-train-"));
+const inputs = join(dir, "in");
+let seed = 12345;
+const rand = (n: number): number => {
+  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+  return seed % n;
+};
+const ids = (rows: number, len: number): Int32Array => {
+  const a = new Int32Array(rows * len);
+  for (let r = 0; r < rows; r++) {
+    const l = Math.floor(len / 2) + rand(Math.floor(len / 2));
+    a[r * len] = 101;
+    for (let c = 1; c < l; c++) a[r * len + c] = 1000 + rand(29000);
+  }
+  return a;
+};
+mkdirSync(inputs, { recursive: true });
+writeNpy(join(inputs, "train_query_ids.npy"), { dtype: "int32", shape: [NQ, LQ], data: ids(NQ, LQ) });
+writeNpy(join(inputs, "passage_ids.npy"), { dtype: "int32", shape: [NP, LP], data: ids(NP, LP) });
+writeNpy(join(inputs, "train_pos.npy"), { dtype: "int32", shape: [NQ], data: Int32Array.from({ length: NQ }, (_, i) => i) });
+writeNpy(join(inputs, "train_neg.npy"), { dtype: "int32", shape: [NQ, K], data: Int32Array.from({ length: NQ * K }, () => rand(NP)) });
+writeNpy(join(inputs, "dev_query_ids.npy"), { dtype: "int32", shape: [32, LQ], data: ids(32, LQ) });
+writeNpy(join(inputs, "dev_passage_ids.npy"), { dtype: "int32", shape: [64, LP], data: ids(64, LP) });
+writeNpy(join(inputs, "dev_gold.npy"), { dtype: "int32", shape: [32, 1], data: Int32Array.from({ length: 32 }, (_, i) => i) });
+
+function measure(threads: number): number {
+  const cfgPath = join(dir, `cfg-${threads}.json`);
+  const out = join(dir, `out-${threads}`);
+  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
+  const r = spawnSync(PYTHON, trainerArgv(cfgPath, inputs, out, threads), { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`trainer failed: ${r.stderr}`);
+  const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
+  const stepsPerEpoch = Math.ceil(NQ / 32);
+  // skip the first epoch (warm-up: allocator, first-touch); best of the rest
+  const rates = rows.slice(rows.length > 1 ? 1 : 0).map((m) => stepsPerEpoch / m.train_seconds);
+  return Math.max(...rates);
+}
+
+const one = measure(1);
+const two = measure(2);
+console.log(`tiny BERT bi-encoder, batch 32 (+32 hard negatives), Lq ${LQ}, Lp ${LP}, ${epochs} epochs of ${Math.ceil(NQ / 32)} steps`);
+console.log(`torch threads=1: ${one.toFixed(2)} steps/s`);
+console.log(`torch threads=2: ${two.toFixed(2)} steps/s`);
+console.log(`ratio threads2/threads1: ${(two / one).toFixed(2)}`);

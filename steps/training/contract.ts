@@ -1,0 +1,189 @@
+/**
+ * The contract between the pipeline and the Python DPR trainer (steps/training/dpr/train.py):
+ * the config JSON it reads, the input .npy files, the argv, the stdout protocol and the
+ * result.json it writes. Pure (no I/O) except `readTrainingResult`.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { InputError } from "../../pipeline/engine/errors.ts";
+
+/** HF BertConfig fields the compact BERT understands (others in a config.json are ignored). */
+export interface BertConfig {
+  vocab_size?: number;
+  hidden_size?: number;
+  num_hidden_layers?: number;
+  num_attention_heads?: number;
+  intermediate_size?: number;
+  max_position_embeddings?: number;
+  type_vocab_size?: number;
+  layer_norm_eps?: number;
+  hidden_dropout_prob?: number;
+  attention_probs_dropout_prob?: number;
+  initializer_range?: number;
+  add_pooling_layer?: boolean;
+}
+
+/** The mini benchmark's θ0 model: 2 layers, hidden 128, 2 heads, intermediate 512 (vocab 30522). */
+export const TINY_BERT: Readonly<BertConfig> = Object.freeze({
+  hidden_size: 128,
+  num_hidden_layers: 2,
+  num_attention_heads: 2,
+  intermediate_size: 512,
+});
+
+/** Relative paths in `init` are resolved against the config file's directory. */
+export type TrainingInit =
+  | { kind: "random"; bert_config?: BertConfig }
+  | { kind: "checkpoint"; query_path: string; passage_path: string; bert_config?: BertConfig; query_prefix?: string; passage_prefix?: string }
+  | { kind: "hf-dpr"; question_encoder_path: string; ctx_encoder_path: string; bert_config?: BertConfig };
+
+export interface TrainingConfig {
+  lr: number;
+  weight_decay: number;
+  warmup_ratio: number;
+  clip: number;
+  adam_eps: number;
+  epochs: number;
+  batch_size: number;
+  n_hard_negatives: number;
+  seed: number;
+  device: "auto" | "cpu" | "cuda";
+  amp: "fp16" | "bf16" | "none";
+  /** CPU threads; null: --threads flag, then env CSPIPE_TORCH_THREADS, then 1. */
+  threads: number | null;
+  eval_batch_size: number;
+  eval_before_training: boolean;
+  recall_k: number;
+  mask_false_negatives: boolean;
+  progress_every: number;
+  save_checkpoint: boolean;
+  export_onnx: boolean;
+  onnx_opset: number;
+  parity_check_transformers: boolean;
+  allow_pickle: boolean;
+  init: TrainingInit;
+}
+
+/** The paper's hyperparameters (Kim & Kim 2022, DPR): lr 3e-5, wd 0.1, 10% warm-up, clip 2.0, fp16, seed 42. */
+export const TRAINING_DEFAULTS: Readonly<Omit<TrainingConfig, "init">> = Object.freeze({
+  lr: 3e-5,
+  weight_decay: 0.1,
+  warmup_ratio: 0.1,
+  clip: 2.0,
+  adam_eps: 1e-8,
+  epochs: 10,
+  batch_size: 128,
+  n_hard_negatives: 1,
+  seed: 42,
+  device: "auto",
+  amp: "fp16",
+  threads: null,
+  eval_batch_size: 128,
+  eval_before_training: true,
+  recall_k: 5,
+  mask_false_negatives: true,
+  progress_every: 10,
+  save_checkpoint: true,
+  export_onnx: true,
+  onnx_opset: 14,
+  parity_check_transformers: true,
+  allow_pickle: false,
+});
+
+/** A full config from overrides (the Python side re-validates everything). */
+export function trainingConfig(overrides: Partial<TrainingConfig> & { init: TrainingInit }): TrainingConfig {
+  const cfg: TrainingConfig = { ...TRAINING_DEFAULTS, ...overrides };
+  for (const k of ["epochs", "batch_size", "eval_batch_size", "recall_k", "progress_every"] as const) {
+    if (!Number.isInteger(cfg[k]) || cfg[k] < 1) throw new InputError(`must be an integer >= 1, got ${cfg[k]}`, { field: k });
+  }
+  if (!Number.isInteger(cfg.n_hard_negatives) || cfg.n_hard_negatives < 0) {
+    throw new InputError(`must be an integer >= 0, got ${cfg.n_hard_negatives}`, { field: "n_hard_negatives" });
+  }
+  if (!(cfg.lr > 0)) throw new InputError(`must be > 0, got ${cfg.lr}`, { field: "lr" });
+  return cfg;
+}
+
+/** Input directory files: name -> [expected content, required]. Token ids: pad 0, attention mask = ids != 0. */
+export const TRAINING_INPUT_FILES: Readonly<Record<string, readonly [string, boolean]>> = Object.freeze({
+  "train_query_ids.npy": ["int32 [Nq, Lq] token ids, pad 0", true],
+  "passage_ids.npy": ["int32 [Np, Lp] token ids, pad 0", true],
+  "passage_type_ids.npy": ["int8 [Np, Lp] token types (title 0 / text 1)", false],
+  "train_pos.npy": ["int32 [Nq] row in passage_ids", true],
+  "train_neg.npy": ["int32 [Nq, k] mined negatives, rank order, -1 padded (needed when n_hard_negatives > 0)", false],
+  "train_gold.npy": ["int32 [Nq, g] every gold passage of the turn, -1 padded (never sampled as negatives)", false],
+  "dev_query_ids.npy": ["int32 [Nd, Lq] token ids", true],
+  "dev_passage_ids.npy": ["int32 [Ndp, Lp] token ids", true],
+  "dev_passage_type_ids.npy": ["int8 [Ndp, Lp] token types", false],
+  "dev_gold.npy": ["int32 [Nd, g] rows in dev_passage_ids, -1 padded", true],
+});
+
+/** Files the trainer writes into --out. */
+export const TRAINING_OUTPUT_FILES = Object.freeze({
+  queryWeights: "query_encoder.safetensors",
+  passageWeights: "passage_encoder.safetensors",
+  config: "config.json",
+  queryOnnx: "query_encoder.onnx",
+  passageOnnx: "passage_encoder.onnx",
+  parityDir: "parity",
+  metrics: "metrics.jsonl",
+  result: "result.json",
+});
+
+export const TRAINER_SCRIPT = "steps/training/dpr/train.py";
+
+/** argv after the interpreter (CSPIPE_PYTHON, default /usr/bin/python3 here). */
+export function trainerArgv(configPath: string, inputsDir: string, outDir: string, threads?: number): string[] {
+  const argv = [TRAINER_SCRIPT, "--config", configPath, "--inputs", inputsDir, "--out", outDir];
+  if (threads !== undefined) argv.push("--threads", String(threads));
+  return argv;
+}
+
+export interface EpochMetrics {
+  epoch: number;
+  selectable: boolean;
+  dev_queries: number;
+  [metric: string]: number | boolean;
+}
+
+export type TrainerLine =
+  | { kind: "progress"; done: number; total: number }
+  | { kind: "epoch"; metrics: EpochMetrics }
+  | { kind: "result"; value: unknown };
+
+/** One stdout line of the trainer; null for anything else (logs go to stderr). */
+export function parseTrainerLine(line: string): TrainerLine | null {
+  const progress = /^PROGRESS (\d+) (\d+)$/.exec(line.trim());
+  if (progress) return { kind: "progress", done: Number(progress[1]), total: Number(progress[2]) };
+  if (line.startsWith("EPOCH ")) return { kind: "epoch", metrics: JSON.parse(line.slice(6)) as EpochMetrics };
+  if (line.startsWith("RESULT ")) return { kind: "result", value: JSON.parse(line.slice(7)) as unknown };
+  return null;
+}
+
+export interface TrainingResult {
+  best_epoch: number;
+  dev_recall_per_epoch: Record<string, number>;
+  steps: number;
+  examples: number;
+  train_queries: number;
+  fallback_negatives: number;
+  seconds: number;
+  torch_version: string;
+  device: string;
+  threads: number;
+  amp: string;
+  outputs: string[];
+  [key: string]: unknown;
+}
+
+/** Reads and checks `<outDir>/result.json`. */
+export function readTrainingResult(outDir: string): TrainingResult {
+  const file = join(outDir, TRAINING_OUTPUT_FILES.result);
+  const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  for (const [key, type] of [["best_epoch", "number"], ["steps", "number"], ["seconds", "number"], ["torch_version", "string"], ["device", "string"]] as const) {
+    if (typeof raw[key] !== type) throw new InputError(`expected a ${type}`, { file, field: key, fix: "rerun the trainer; the file is incomplete" });
+  }
+  if (typeof raw.dev_recall_per_epoch !== "object" || raw.dev_recall_per_epoch === null) {
+    throw new InputError("expected an object of per-epoch recalls", { file, field: "dev_recall_per_epoch" });
+  }
+  return raw as TrainingResult;
+}

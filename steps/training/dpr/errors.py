@@ -1,0 +1,10 @@
+"""The one error type for bad input: train.py prints its message on one line and exits 2."""
+
+
+class TrainingInputError(Exception):
+    def __init__(self, message, file=None, field=None, fix=None):
+        where = ": ".join(x for x in (file, f"field '{field}'" if field else None) if x)
+        text = f"{where}: {message}" if where else message
+        if fix:
+            text += f" Fix: {fix}"
+        super().__init__(text)

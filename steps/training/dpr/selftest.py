@@ -1,0 +1,99 @@
+"""Small checks the Node tests drive: JSON on stdin, one `RESULT <json>` line on stdout.
+
+    loss        {q, p, pids?, gold?}                -> {loss, scores}
+    negatives   {rows, pos, gold?, n, n_passages, seed, draws} -> {samples, fallbacks}
+    roundtrip   {prefix, dtype: F32|F16|BF16, seed} -> {max_abs_diff, prefix, loaded, ignored, unexpected}
+    decode      {dtype, bits: [uint16...]}          -> {values}
+    load-error  {layers_in_file, layers_in_model}   -> {error}
+"""
+import json
+import os
+import tempfile
+
+import numpy as np
+import torch
+
+from bert_model import BertConfig, build_random
+from checkpoint import load_encoder, read_state_dict
+from errors import TrainingInputError
+from losses import false_negative_mask, in_batch_nll
+from negatives import gold_set, sample_negatives
+from safetensors_np import decode_tensor, write_safetensors
+
+TINY_TEST = {"vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+             "intermediate_size": 32, "max_position_embeddings": 32}
+
+
+def _loss(a):
+    q = torch.tensor(a["q"], dtype=torch.float32)
+    p = torch.tensor(a["p"], dtype=torch.float32)
+    mask = false_negative_mask(a["pids"], [set(g) for g in a["gold"]]) if "pids" in a else None
+    loss, scores = in_batch_nll(q, p, mask)
+    # -inf (masked) becomes null: JSON has no infinities
+    return {"loss": float(loss), "scores": [[x if np.isfinite(x) else None for x in r] for r in scores.tolist()]}
+
+
+def _negatives(a):
+    rng = np.random.default_rng(a["seed"])
+    samples, fallbacks = [], 0
+    for _ in range(a["draws"]):
+        for i, row in enumerate(a["rows"]):
+            g = gold_set(a["pos"][i], a["gold"][i] if "gold" in a else None)
+            ns, fb = sample_negatives(rng, row, g, a["n"], a["n_passages"])
+            samples.append(ns)
+            fallbacks += fb
+    return {"samples": samples, "fallbacks": fallbacks}
+
+
+def _cast(arr, dtype):
+    if dtype == "F16":
+        return arr.astype(np.float16)
+    return arr
+
+
+def _roundtrip(a):
+    c = BertConfig.from_dict({**TINY_TEST, "add_pooling_layer": True})
+    src = build_random(c, a["seed"]).eval()
+    other = build_random(c, a["seed"] + 1)
+    prefix = a["prefix"]
+    tensors = {prefix + k: _cast(v.numpy(), a["dtype"]) for k, v in src.state_dict().items()}
+    tensors.update({"ctx_encoder.bert_model." + k: v.numpy() for k, v in other.state_dict().items()})
+    tensors[prefix + "embeddings.position_ids"] = np.arange(c.max_position_embeddings, dtype=np.int64)[None]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "model.safetensors")
+        write_safetensors(path, tensors)
+        state = read_state_dict(d)
+    dst = build_random(BertConfig.from_dict(TINY_TEST), a["seed"] + 7).eval()
+    rep = load_encoder(dst, state, "query", source=path)
+    ids = torch.tensor([[2, 5, 7, 9, 0, 0], [3, 4, 0, 0, 0, 0]])
+    types = torch.tensor([[0, 0, 1, 1, 0, 0], [0, 1, 0, 0, 0, 0]])
+    with torch.no_grad():
+        diff = float((src(ids, (ids != 0).long(), types) - dst(ids, (ids != 0).long(), types)).abs().max())
+    return {"max_abs_diff": diff, "prefix": rep["prefix"], "loaded": rep["loaded"], "ignored": rep["ignored"],
+            "unexpected": rep["unexpected"]}
+
+
+def _decode(a):
+    bits = np.asarray(a["bits"], dtype=np.uint16)
+    return {"values": decode_tensor(a["dtype"], bits.astype("<u2").tobytes(), [len(bits)]).tolist()}
+
+
+def _load_error(a):
+    src = build_random(BertConfig.from_dict({**TINY_TEST, "num_hidden_layers": a["layers_in_file"]}), 0)
+    dst = build_random(BertConfig.from_dict({**TINY_TEST, "num_hidden_layers": a["layers_in_model"]}), 0)
+    state = {"question_model." + k: v.numpy() for k, v in src.state_dict().items()}
+    try:
+        load_encoder(dst, state, "query", source="ckpt.bin")
+    except TrainingInputError as e:
+        return {"error": str(e)}
+    return {"error": None}
+
+
+SELFTESTS = {"loss": _loss, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error}
+
+
+def run_selftest(name, stdin_text, emit):
+    if name not in SELFTESTS:
+        raise TrainingInputError(f"unknown selftest {name!r}", fix=f"one of {', '.join(SELFTESTS)}")
+    emit("RESULT " + json.dumps(SELFTESTS[name](json.loads(stdin_text or "{}"))))
+    return 0

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""DPR bi-encoder training (torch + numpy only).
+
+    python3 steps/training/dpr/train.py --config cfg.json --inputs DIR --out DIR [--threads N]
+    python3 steps/training/dpr/train.py --selftest <name>   (see selftest.py)
+
+stdout carries only machine-readable lines: `PROGRESS <done> <total>` and `EPOCH <json>`;
+logs go to stderr. Bad input exits 2 with one line `error: <file>: <what>. Fix: <how>`.
+The input contract is in steps/training/README.md.
+"""
+import argparse
+import os
+import sys
+
+
+def _require_torch():
+    missing = []
+    for mod in ("numpy", "torch"):
+        try:
+            __import__(mod)
+        except ImportError:
+            missing.append(mod)
+    if missing:
+        sys.stderr.write(f"error: Python module(s) {', '.join(missing)} not importable by {sys.executable}. "
+                         "Fix: apt-get install -y python3-torch python3-numpy (Debian), or pip install torch numpy; "
+                         "or point CSPIPE_PYTHON at an interpreter that has them.\n")
+        sys.exit(3)
+
+
+def _threads(flag, cfg_threads):
+    """CPU threads: --threads, else config `threads`, else env CSPIPE_TORCH_THREADS, else 1.
+
+    1 is the default because on the 2-core reference machine 1 thread trained the tiny
+    model faster than 2 (bench/training/train-steps.ts measures it).
+    """
+    if flag is not None:
+        return flag
+    if cfg_threads is not None:
+        return cfg_threads
+    env = os.environ.get("CSPIPE_TORCH_THREADS")
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            pass
+    return 1
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="train.py", description="DPR bi-encoder training")
+    ap.add_argument("--config")
+    ap.add_argument("--inputs")
+    ap.add_argument("--out")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--selftest")
+    args = ap.parse_args(argv)
+    _require_torch()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch  # noqa: PLC0415 - after the availability check
+
+    from errors import TrainingInputError  # noqa: PLC0415
+
+    def log(msg):
+        sys.stderr.write(msg + "\n")
+        sys.stderr.flush()
+
+    def emit(line):
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    try:
+        if args.selftest:
+            from selftest import run_selftest  # noqa: PLC0415
+            return run_selftest(args.selftest, sys.stdin.read(), emit)
+        if not (args.config and args.inputs and args.out):
+            raise TrainingInputError("--config, --inputs and --out are required",
+                                     fix="python3 steps/training/dpr/train.py --config cfg.json --inputs DIR --out DIR")
+        from config import load_config  # noqa: PLC0415
+        from inputs import load_inputs  # noqa: PLC0415
+        from trainer import train  # noqa: PLC0415
+        cfg = load_config(args.config)
+        threads = _threads(args.threads, cfg["threads"])
+        torch.set_num_threads(threads)
+        log(f"torch {torch.__version__}, {threads} CPU thread(s)")
+        inputs = load_inputs(args.inputs)
+        result = train(cfg, inputs, args.out, log, emit)
+        log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
+            f"{result['dev_recall_at_' + str(cfg['recall_k'])]:.4f}, {result['seconds']} s")
+        return 0
+    except TrainingInputError as e:
+        sys.stderr.write(f"error: {' '.join(str(e).split())}\n")
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
