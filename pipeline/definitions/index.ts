@@ -1,9 +1,11 @@
 /** Every target the CLI knows. The default is what `npx tsx pipeline/main.ts` runs. */
 import { TargetRegistry } from "../engine/targets.ts";
 import { demoTarget } from "./demo.ts";
+import { dataTarget } from "./datasets.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
   targets.register(demoTarget, { default: true });
+  targets.register(dataTarget);
   return targets;
 }

@@ -1,0 +1,103 @@
+/**
+ * Data steps: generate a mini dataset in its native format, preprocess a native dataset
+ * directory into the normalized Parquet tables. One def per dataset (from a registry of
+ * factories), so wiring is typed: `raw:qrecc` only feeds `preprocess-qrecc`.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
+import { writeMiniDataset } from "./mini/index.ts";
+import type { MiniDatasetName } from "./mini/index.ts";
+import { preprocessorFor } from "./preprocess/registry.ts";
+import { locateDataset } from "./layout.ts";
+import type { DatasetName } from "./schemas.ts";
+import { canonicalJson } from "../../pipeline/engine/canonical.ts";
+
+export const DATASETS = ["qrecc", "topiocqa", "orquac"] as const satisfies readonly DatasetName[];
+
+const miniOverrides = z
+  .object({
+    seed: z.number().int().optional(),
+    entities: z.number().int().positive().optional(),
+    scale: z.number().int().nonnegative().optional(),
+    trainTurns: z.number().int().nonnegative().optional(),
+    devTurns: z.number().int().nonnegative().optional(),
+    testTurns: z.number().int().nonnegative().optional(),
+    standaloneTrain: z.number().int().nonnegative().optional(),
+    standaloneDev: z.number().int().nonnegative().optional(),
+  })
+  .strict();
+
+function generateMiniDef<K extends string>(dataset: MiniDatasetName, kind: K) {
+  return defineStep({
+    id: `generate-${dataset}`,
+    version: 1,
+    source: import.meta.url,
+    description: `Write the seeded ${dataset} benchmark in its native format.`,
+    params: miniOverrides,
+    inputs: {},
+    outputs: { raw: dir(kind, "raw") },
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        const overrides = Object.fromEntries(Object.entries(ctx.params).filter(([, v]) => v !== undefined));
+        const r = await writeMiniDataset(dataset, overrides, ctx.outputs.raw, { onProgress: ctx.progress });
+        ctx.log(`wrote ${r.files.length} files`);
+      },
+    },
+  });
+}
+
+export const generateMini = {
+  qrecc: generateMiniDef("mini-qrecc", "raw:qrecc"),
+  topiocqa: generateMiniDef("mini-topiocqa", "raw:topiocqa"),
+  orquac: generateMiniDef("mini-orquac", "raw:orquac"),
+  nq: generateMiniDef("mini-nq", "raw:nq"),
+} as const;
+
+const preprocessParams = z
+  .object({
+    strict: z.boolean().default(false),
+    rowGroupRows: z.number().int().positive().default(65_536),
+    devConversations: z.number().int().nonnegative().default(2000),
+    devSeed: z.number().int().default(42),
+    devMaxFraction: z.number().positive().max(1).default(0.2),
+    trainGoldOnly: z.boolean().default(true),
+    labelsMode: z.enum(["override", "compare"]).default("compare"),
+  })
+  .strict();
+
+function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
+  return defineStep({
+    id: `preprocess-${dataset}`,
+    version: 1,
+    source: import.meta.url,
+    description: `Parse native ${dataset} files into turns/passages/qrels Parquet tables.`,
+    params: preprocessParams,
+    inputs: { raw: kind },
+    outputs: {
+      turns: file("parquet:turns", "turns.parquet"),
+      passages: file("parquet:passages", "passages.parquet"),
+      qrels: file("parquet:qrels", "qrels.parquet"),
+      report: file("json:preprocess-report", "report.json"),
+    },
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        const located = locateDataset(dataset, ctx.inputs.raw);
+        const outDir = join(ctx.outputs.turns, "..");
+        const result = await preprocessorFor(dataset)({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
+        for (const w of result.warnings) ctx.log(`warning ${w.code} x${w.count}: ${w.message} (e.g. ${w.examples.join("; ")})`);
+        const report = { dataset, counts: result.counts, warnings: result.warnings, agreement: result.agreement ?? null };
+        await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
+      },
+    },
+  });
+}
+
+export const preprocess = {
+  qrecc: preprocessDef("qrecc", "raw:qrecc"),
+  topiocqa: preprocessDef("topiocqa", "raw:topiocqa"),
+  orquac: preprocessDef("orquac", "raw:orquac"),
+} as const;
