@@ -2,6 +2,7 @@
 import type { Executor } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import { LocalExecutor } from "./local.ts";
+import { createDaggerExecutor } from "./dagger.ts";
 
 export type ExecutorChoice = "local" | "dagger" | "auto";
 
@@ -23,12 +24,7 @@ const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
           "Start one with 'dagger run npx tsx pipeline/main.ts ...', or use --executor local.",
       };
     }
-    const spec = "./dagger.ts"; // added by the Dagger executor; absent until then
-    const mod = (await import(spec).catch(() => undefined)) as { createDaggerExecutor?: Factory } | undefined;
-    if (!mod?.createDaggerExecutor) {
-      return { reason: "executor-unavailable", executor: "dagger", detail: "the Dagger executor is not part of this build yet; use --executor local" };
-    }
-    return mod.createDaggerExecutor(env);
+    return createDaggerExecutor(env);
   },
 };
 

@@ -1,0 +1,95 @@
+/**
+ * The Dagger executor inside the real engine, with a fake engine connection whose export
+ * is a tar made here: the engine hashes what was unpacked into staging and publishes an
+ * entry whose key is the same as under the local executor.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineStep, file, use } from "../../pipeline/engine/step.ts";
+import { analyze } from "../../pipeline/engine/graph.ts";
+import { planGraph, runGraph } from "../../pipeline/engine/engine.ts";
+import type { EngineEvent } from "../../pipeline/engine/events.ts";
+import { DaggerExecutor } from "../../pipeline/executors/dagger.ts";
+import type { ContainerBuilder } from "../../pipeline/executors/dagger/run.ts";
+import { project, registry } from "../engine/helpers.ts";
+
+const trainDef = defineStep({
+  id: "train-tiny-model",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({ seed: z.number() }),
+  inputs: {},
+  outputs: { model: file("checkpoint", "model/model.bin") },
+  runtime: { type: "container", image: `python:3.11-slim@sha256:${"b".repeat(64)}`, argv: ["python3", "-c", "print('PROGRESS 1 1')", "{out:model}"], pip: ["numpy==1.26.4"] },
+});
+
+/** A container that "ran" and left /cspipe/out/model.bin = `bytes`. */
+function fakeContainer(calls: string[], bytes: string): ContainerBuilder {
+  const self: ContainerBuilder = {
+    from: (i) => (calls.push(`from ${i}`), self),
+    withMountedCache: () => self,
+    withMountedDirectory: () => self,
+    withMountedFile: () => self,
+    withEnvVariable: () => self,
+    withSecretVariable: () => self,
+    withGpus: () => self,
+    withWorkdir: () => self,
+    withExec: (argv) => (calls.push(`exec ${argv.join(" ")}`), self),
+    combinedOutput: async () => "PROGRESS 1 1\ntrained\n",
+    exportFile: async (_path, hostPath) => {
+      const out = mkdtempSync(join(tmpdir(), "cspipe-dagger-out-"));
+      writeFileSync(join(out, "model.bin"), bytes);
+      assert.equal(spawnSync("tar", ["-C", out, "-cf", hostPath, "."]).status, 0);
+    },
+  };
+  return self;
+}
+
+test("engine + Dagger executor: the unpacked archive is hashed and published; the key does not depend on the executor", async () => {
+  const step = use(trainDef, { params: { seed: 1 }, inputs: {} });
+  const p = project(registry({ tiny: () => [step] }));
+  const g = analyze([step], p.lock);
+  assert.ok(g.ok);
+  const calls: string[] = [];
+  const ex = new DaggerExecutor({ env: {}, connect: async () => ({ backend: { container: () => fakeContainer(calls, "WEIGHTS") }, close: async () => {} }) });
+  const events: EngineEvent[] = [];
+  const r = await runGraph(g.graph, {
+    store: p.store,
+    executor: ex,
+    keys: p.keyContext(ex.name),
+    sourceRoot: p.root,
+    settings: {},
+    emit: (e) => events.push(e),
+    concurrency: 1,
+    failureMode: "stop",
+    force: new Set(),
+    verify: false,
+    targets: ["tiny"],
+    tools: p.tools(),
+  });
+  assert.equal(r.ok, true, JSON.stringify(r.failures));
+  const entry = r.results.get(step.name)!.entry!;
+  assert.equal(readFileSync(p.store.outputPath(entry, "model"), "utf8"), "WEIGHTS");
+  assert.equal(entry.manifest.executor, "dagger");
+  assert.equal(entry.manifest.outputs.model!.size, 7);
+  assert.equal(entry.manifest.tools["container-image"], trainDef.runtime.type === "container" ? trainDef.runtime.image : "");
+  assert.deepEqual(calls, [
+    `from python:3.11-slim@sha256:${"b".repeat(64)}`,
+    "exec python3 -m pip install numpy==1.26.4",
+    "exec mkdir -p /cspipe/out /cspipe/work",
+    "exec python3 -c print('PROGRESS 1 1') /cspipe/out/model.bin",
+    "exec tar -C /cspipe/out -cf /cspipe/outputs.tar .",
+  ]);
+  // PROGRESS lines became progress events, other lines log events.
+  assert.ok(events.some((e) => e.type === "progress" && e.step === step.name && e.done === 1 && e.total === 1));
+  assert.ok(events.some((e) => e.type === "log" && e.step === step.name && e.line === "trained"));
+  // Same key as a local run would use: the local plan sees the Dagger-made entry as cached.
+  const rows = await planGraph(g.graph, { store: p.store, keys: p.keyContext("local"), force: new Set() });
+  assert.equal(rows[0]!.status, "cached");
+  assert.equal(rows[0]!.key, entry.key);
+});

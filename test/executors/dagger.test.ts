@@ -1,0 +1,559 @@
+/**
+ * The Dagger executor without an engine: the plan built for a representative job, the
+ * call chain a recording fake receives, the export/unpack path with a real tar, error
+ * mapping, session detection, GPU policy and secret hygiene.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import type { ContainerJob, JobOutcome } from "../../pipeline/engine/executor.ts";
+import type { ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { defineStep, file, use } from "../../pipeline/engine/step.ts";
+import { describeFailure } from "../../pipeline/engine/failures.ts";
+import { createDaggerExecutor, DaggerExecutor, type DaggerConnection } from "../../pipeline/executors/dagger.ts";
+import { createExecutor } from "../../pipeline/executors/index.ts";
+import { planDaggerJob, outputsRoot, runtimeProblems } from "../../pipeline/executors/dagger/plan.ts";
+import type { ContainerBuilder } from "../../pipeline/executors/dagger/run.ts";
+import { outcomeOfError, signalOfExitCode } from "../../pipeline/executors/dagger/run.ts";
+import { daggerGpuVerdict } from "../../pipeline/executors/dagger/gpu.ts";
+import { daggerSessionProblem } from "../../pipeline/executors/dagger/session.ts";
+
+const IMAGE = `python:3.11-slim@sha256:${"a".repeat(64)}`;
+const SECRET = "hf_s3cr3t-VALUE-42";
+const SESSION = { DAGGER_SESSION_PORT: "41234", DAGGER_SESSION_TOKEN: "tok" };
+
+function tmp(): string {
+  return mkdtempSync(join(tmpdir(), "cspipe-dagger-"));
+}
+
+const runtime: ContainerRuntime = {
+  type: "container",
+  image: IMAGE,
+  argv: ["python3", "{src}/steps/training/train.py", "--passages", "{in:passages}", "--queries={in:queries}", "--run", "{out:run}", "--index", "{out:index}", "--params", "{params}", "--work", "{work}"],
+  pythonModules: ["torch"],
+  pip: ["numpy==1.26.4", "torch==2.2.0"],
+  gpu: { count: 1, required: true },
+  resources: { cpus: 4 },
+  secrets: ["HF_TOKEN"],
+};
+
+/** A representative job; `root` holds store inputs, staging outputs and the work dir. */
+function makeJob(root: string, overrides: Partial<ContainerJob> = {}): ContainerJob & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    step: "train-dpr",
+    stepId: "train-dpr",
+    key: "k".repeat(64),
+    runtime,
+    inputs: {
+      passages: { path: `${root}/store/prep/outputs/passages`, dir: true },
+      queries: { path: `${root}/store/q/outputs/queries.parquet`, dir: false },
+    },
+    outputs: {
+      run: { path: `${root}/staging/outputs/runs/run.trec`, dir: false },
+      index: { path: `${root}/staging/outputs/index`, dir: true },
+    },
+    paramsFile: `${root}/staging/work/params.json`,
+    workDir: `${root}/staging/work`,
+    sourceRoot: "/repo",
+    env: { HF_HUB_OFFLINE: "1" },
+    secrets: { HF_TOKEN: SECRET },
+    settings: {},
+    signal: new AbortController().signal,
+    onLine: (l: string) => lines.push(l),
+    lines,
+    ...overrides,
+  };
+}
+
+const ARGV = (r: string) => {
+  void r;
+  return [
+    "python3",
+    "/cspipe/src/steps/training/train.py",
+    "--passages",
+    "/cspipe/in/passages",
+    "--queries=/cspipe/in/queries/queries.parquet",
+    "--run",
+    "/cspipe/out/runs/run.trec",
+    "--index",
+    "/cspipe/out/index",
+    "--params",
+    "/cspipe/params.json",
+    "--work",
+    "/cspipe/work",
+  ];
+};
+
+test("plan: image, pip layer, skeleton, caches, env, secrets by name, GPU, read-only mounts, mapped argv", () => {
+  const root = "/r";
+  const plan = planDaggerJob(makeJob(root), { gpuAvailable: true });
+  assert.deepEqual(plan.ops, [
+    { op: "from", image: IMAGE },
+    { op: "mount-cache", path: "/root/.cache/pip", volume: "cspipe-pip" },
+    { op: "env", name: "PIP_BREAK_SYSTEM_PACKAGES", value: "1" },
+    { op: "env", name: "PIP_CACHE_DIR", value: "/root/.cache/pip" },
+    { op: "env", name: "PIP_DISABLE_PIP_VERSION_CHECK", value: "1" },
+    { op: "env", name: "PIP_NO_INPUT", value: "1" },
+    { op: "env", name: "PIP_PROGRESS_BAR", value: "off" },
+    { op: "env", name: "PIP_ROOT_USER_ACTION", value: "ignore" },
+    { op: "exec", argv: ["python3", "-m", "pip", "install", "numpy==1.26.4", "torch==2.2.0"] },
+    { op: "exec", argv: ["mkdir", "-p", "/cspipe/out", "/cspipe/out/index", "/cspipe/out/runs", "/cspipe/work"] },
+    { op: "mount-cache", path: "/root/.cache/huggingface", volume: "cspipe-huggingface" },
+    { op: "env", name: "HF_HOME", value: "/root/.cache/huggingface" },
+    { op: "mount-cache", path: "/root/.cache/torch", volume: "cspipe-torch" },
+    { op: "env", name: "TORCH_HOME", value: "/root/.cache/torch" },
+    { op: "env", name: "CSPIPE_DEVICE_HINT", value: "auto" },
+    { op: "env", name: "CSPIPE_THREADS", value: "4" },
+    { op: "env", name: "HF_HUB_OFFLINE", value: "1" },
+    { op: "env", name: "OMP_NUM_THREADS", value: "4" },
+    { op: "env", name: "PYTHONUNBUFFERED", value: "1" },
+    { op: "secret", name: "HF_TOKEN" },
+    { op: "gpus", devices: ["0"] },
+    { op: "mount-dir", path: "/cspipe/in/passages", host: "/r/store/prep/outputs/passages", readOnly: true },
+    { op: "mount-file", path: "/cspipe/in/queries/queries.parquet", host: "/r/store/q/outputs/queries.parquet" },
+    { op: "mount-file", path: "/cspipe/params.json", host: "/r/staging/work/params.json" },
+    { op: "mount-dir", path: "/cspipe/src", host: "/repo", readOnly: true, exclude: ["node_modules/", "artifacts/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] },
+    { op: "workdir", path: "/cspipe/work" },
+    { op: "exec", argv: ARGV(root) },
+  ]);
+  assert.deepEqual(plan.argv, ARGV(root));
+  assert.deepEqual(plan.archive, { argv: ["tar", "-C", "/cspipe/out", "-cf", "/cspipe/outputs.tar", "."], path: "/cspipe/outputs.tar" });
+  assert.deepEqual(plan.outputs, [
+    { name: "index", rel: "index", host: "/r/staging/outputs/index", dir: true },
+    { name: "run", rel: "runs/run.trec", host: "/r/staging/outputs/runs/run.trec", dir: false },
+  ]);
+  assert.equal(plan.gpu, true);
+});
+
+test("plan: no pip layer without pins, no sources mount without {src}, gpu 'all', no GPU when the engine has none", () => {
+  const job = makeJob("/r", { runtime: { type: "container", image: IMAGE, argv: ["cat", "{in:queries}"], gpu: { count: "all", required: false } }, secrets: {} });
+  const withGpu = planDaggerJob(job, { gpuAvailable: true });
+  assert.ok(!withGpu.ops.some((o) => o.op === "exec" && o.argv[0] === "python3"));
+  assert.ok(!withGpu.ops.some((o) => o.op === "mount-dir" && o.path === "/cspipe/src"));
+  assert.deepEqual(withGpu.ops.find((o) => o.op === "gpus"), { op: "gpus", devices: "all" });
+  const noGpu = planDaggerJob(job, { gpuAvailable: false });
+  assert.equal(noGpu.gpu, false);
+  assert.ok(!noGpu.ops.some((o) => o.op === "gpus"));
+  const two = planDaggerJob(makeJob("/r", { runtime: { ...runtime, gpu: { count: 2, required: true } } }), { gpuAvailable: true });
+  assert.deepEqual(two.ops.find((o) => o.op === "gpus"), { op: "gpus", devices: ["0", "1"] });
+});
+
+test("plan: outputs root is the common ancestor; a single file output keeps its name", () => {
+  assert.equal(outputsRoot(["/s/outputs/run.trec"]), "/s/outputs");
+  assert.equal(outputsRoot(["/s/outputs/a/x.bin", "/s/outputs/a/y.bin"]), "/s/outputs/a");
+  assert.equal(outputsRoot(["/s/outputs/a/x.bin", "/s/outputs/b/c/y.bin", "/s/outputs/index"]), "/s/outputs");
+  assert.equal(outputsRoot(["/s/outputs/ab/x", "/s/outputs/a/y"]), "/s/outputs");
+});
+
+test("plan: unpinned pip requirements and bad GPU counts are named; pip options pass", () => {
+  assert.deepEqual(runtimeProblems({ ...runtime, pip: ["numpy==1.26.4", "torch", "transformers>=4", "--extra-index-url=https://download.pytorch.org/whl/cpu", "faiss-cpu[fast]==1.7.4"] }), [
+    "pip requirement 'torch' is not pinned: write it as name==version (e.g. numpy==1.26.4)",
+    "pip requirement 'transformers>=4' is not pinned: write it as name==version (e.g. numpy==1.26.4)",
+  ]);
+  assert.deepEqual(runtimeProblems({ ...runtime, gpu: { count: 0, required: true } }), ['gpu.count must be a positive integer or "all", got 0']);
+});
+
+test("plan: CSPIPE_DAGGER_CACHE=0 adds a nonce so Dagger cannot reuse an earlier exec", () => {
+  const plan = planDaggerJob(makeJob("/r"), { gpuAvailable: true, cacheBuster: "n0nce" });
+  assert.ok(plan.ops.some((o) => o.op === "env" && o.name === "CSPIPE_DAGGER_NONCE" && o.value === "n0nce"));
+});
+
+// ---- a recording fake of the container interface -------------------------------------
+
+type Call = readonly [string, ...unknown[]];
+
+interface FakeBehaviour {
+  /** Output of combinedOutput, or an error to throw. */
+  run?: (calls: readonly Call[]) => string | Error;
+  /** Make the exported file (default: a tar of `exportFrom`). */
+  exportFrom?: string;
+  exportError?: Error;
+  /** Called instead of answering: the engine never answers combinedOutput. */
+  hang?: () => void;
+}
+
+class FakeContainer implements ContainerBuilder {
+  constructor(
+    readonly calls: readonly Call[],
+    private readonly world: FakeWorld,
+  ) {}
+  private add(...call: Call): FakeContainer {
+    return new FakeContainer([...this.calls, call], this.world);
+  }
+  from(image: string) {
+    return this.add("from", image);
+  }
+  withMountedCache(path: string, volume: string) {
+    return this.add("withMountedCache", path, volume);
+  }
+  withMountedDirectory(path: string, hostPath: string, opts: { readonly readOnly: boolean; readonly exclude?: readonly string[] }) {
+    return this.add("withMountedDirectory", path, hostPath, opts);
+  }
+  withMountedFile(path: string, hostPath: string) {
+    return this.add("withMountedFile", path, hostPath);
+  }
+  withEnvVariable(name: string, value: string) {
+    return this.add("withEnvVariable", name, value);
+  }
+  withSecretVariable(name: string, value: string) {
+    this.world.secretValues.set(name, value); // what the real SDK turns into setSecret(); kept out of the call record
+    return this.add("withSecretVariable", name);
+  }
+  withGpus(devices: "all" | readonly string[]) {
+    return this.add("withGpus", devices);
+  }
+  withWorkdir(path: string) {
+    return this.add("withWorkdir", path);
+  }
+  withExec(argv: readonly string[]) {
+    return this.add("withExec", [...argv]);
+  }
+  async combinedOutput(): Promise<string> {
+    this.world.evaluated.push(this.calls);
+    if (this.world.behaviour.hang) {
+      this.world.behaviour.hang();
+      return new Promise<string>(() => {});
+    }
+    const r = this.world.behaviour.run?.(this.calls) ?? "";
+    if (r instanceof Error) throw r;
+    return r;
+  }
+  async exportFile(path: string, hostPath: string): Promise<void> {
+    this.world.evaluated.push([...this.calls, ["exportFile", path, hostPath]]);
+    if (this.world.behaviour.exportError) throw this.world.behaviour.exportError;
+    const from = this.world.behaviour.exportFrom;
+    if (!from) throw new Error("fake: nothing to export");
+    const r = spawnSync("tar", ["-C", from, "-cf", hostPath, "."]);
+    assert.equal(r.status, 0, String(r.stderr));
+  }
+}
+
+class FakeWorld {
+  readonly evaluated: (readonly Call[])[] = [];
+  readonly secretValues = new Map<string, string>();
+  connects = 0;
+  closes = 0;
+  constructor(readonly behaviour: FakeBehaviour) {}
+  connection(): DaggerConnection {
+    this.connects++;
+    return {
+      backend: { container: () => new FakeContainer([], this), version: async () => "v0.21.9-fake" },
+      close: async () => {
+        this.closes++;
+      },
+    };
+  }
+}
+
+function executor(world: FakeWorld, env: Record<string, string> = { CSPIPE_DAGGER_GPU: "1" }): DaggerExecutor {
+  return new DaggerExecutor({ env, connect: async () => world.connection(), hostGpuProbe: () => ({ ok: false, detail: "no probe in tests" }) });
+}
+
+/** A directory as the container would leave /cspipe/out: declared outputs plus a stray file. */
+function containerOut(): string {
+  const out = tmp();
+  mkdirSync(join(out, "runs"));
+  writeFileSync(join(out, "runs", "run.trec"), "q1 Q0 d1 1 2.5 dpr\n");
+  mkdirSync(join(out, "index", "sub"), { recursive: true });
+  writeFileSync(join(out, "index", "a.bin"), "AAAA");
+  writeFileSync(join(out, "index", "sub", "b.bin"), "BB");
+  writeFileSync(join(out, "stray.txt"), "not declared");
+  return out;
+}
+
+/** Create the staging layout the engine creates before runContainer. */
+function stage(job: ContainerJob): void {
+  mkdirSync(job.workDir, { recursive: true });
+  writeFileSync(job.paramsFile, "{}\n");
+  mkdirSync(join(job.outputs.run!.path, ".."), { recursive: true });
+  mkdirSync(job.outputs.index!.path, { recursive: true });
+}
+
+test("run: the call chain, then ONE archive exported and unpacked into the job's output paths", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const world = new FakeWorld({ run: () => "loading\nPROGRESS 1 2\nepoch 1 done\n", exportFrom: containerOut() });
+  const ex = executor(world);
+  const outcome = await ex.runContainer(job);
+  assert.deepEqual(outcome, { ok: true, argv: ARGV(root), tools: { "container-image": IMAGE, dagger: "v0.21.9-fake" } } satisfies JobOutcome);
+
+  // The program chain as the fake received it (the same order as the plan).
+  const program = world.evaluated[0]!;
+  assert.deepEqual(program[0], ["from", IMAGE]);
+  assert.deepEqual(program[1], ["withMountedCache", "/root/.cache/pip", "cspipe-pip"]);
+  assert.deepEqual(program[8], ["withExec", ["python3", "-m", "pip", "install", "numpy==1.26.4", "torch==2.2.0"]]);
+  assert.deepEqual(
+    program.filter((c) => c[0] === "withMountedDirectory" || c[0] === "withMountedFile"),
+    [
+      ["withMountedDirectory", "/cspipe/in/passages", `${root}/store/prep/outputs/passages`, { readOnly: true }],
+      ["withMountedFile", "/cspipe/in/queries/queries.parquet", `${root}/store/q/outputs/queries.parquet`],
+      ["withMountedFile", "/cspipe/params.json", `${root}/staging/work/params.json`],
+      ["withMountedDirectory", "/cspipe/src", "/repo", { readOnly: true, exclude: ["node_modules/", "artifacts/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] }],
+    ],
+  );
+  assert.deepEqual(
+    program.filter((c) => c[0] === "withGpus" || c[0] === "withSecretVariable"),
+    [
+      ["withSecretVariable", "HF_TOKEN"],
+      ["withGpus", ["0"]],
+    ],
+  );
+  assert.deepEqual(program.slice(-2), [["withWorkdir", "/cspipe/work"], ["withExec", ARGV(root)]]);
+  assert.equal(world.secretValues.get("HF_TOKEN"), SECRET);
+
+  // The export chain: the program chain + tar + one file export into the work dir.
+  const exported = world.evaluated[1]!;
+  assert.deepEqual(exported.slice(0, program.length), program);
+  assert.deepEqual(exported.slice(program.length), [
+    ["withExec", ["tar", "-C", "/cspipe/out", "-cf", "/cspipe/outputs.tar", "."]],
+    ["exportFile", "/cspipe/outputs.tar", `${root}/staging/work/dagger-outputs.tar`],
+  ]);
+  assert.equal(world.evaluated.length, 2);
+
+  // Unpacked where the engine looks; undeclared files and the archive are gone.
+  assert.equal(readFileSync(job.outputs.run!.path, "utf8"), "q1 Q0 d1 1 2.5 dpr\n");
+  assert.equal(readFileSync(join(job.outputs.index!.path, "a.bin"), "utf8"), "AAAA");
+  assert.equal(readFileSync(join(job.outputs.index!.path, "sub", "b.bin"), "utf8"), "BB");
+  assert.deepEqual(readdirSync(join(root, "staging", "outputs")).sort(), ["index", "runs"]);
+  assert.ok(!existsSync(join(job.workDir, "dagger-outputs.tar")));
+  assert.ok(!existsSync(join(job.workDir, "dagger-outputs")));
+  // Output lines reach the engine (which turns PROGRESS lines into progress events).
+  assert.deepEqual(job.lines, ["loading", "PROGRESS 1 2", "epoch 1 done"]);
+  await ex.close();
+  assert.equal(world.closes, 1);
+});
+
+test("run: a declared output missing from the archive is left for the engine to report", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const out = tmp();
+  mkdirSync(join(out, "index"));
+  writeFileSync(join(out, "index", "a.bin"), "A");
+  const outcome = await executor(new FakeWorld({ exportFrom: out })).runContainer(job);
+  assert.equal(outcome.ok, true);
+  assert.ok(!existsSync(job.outputs.run!.path));
+  assert.equal(readFileSync(join(job.outputs.index!.path, "a.bin"), "utf8"), "A");
+});
+
+test("run: a file where a directory is declared fails with both kinds named", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const out = tmp();
+  writeFileSync(join(out, "index"), "not a dir");
+  const outcome = await executor(new FakeWorld({ exportFrom: out })).runContainer(job);
+  assert.deepEqual(outcome, { ok: false, kind: "exit", argv: ["tar", "-C", "/cspipe/out", "-cf", "/cspipe/outputs.tar", "."], exitStatus: null, signal: "dagger-error" });
+  assert.ok(job.lines.some((l) => /output index: the container produced a file at index, the step declares a directory/.test(l)), job.lines.join("\n"));
+});
+
+function execError(cmd: string[], exitCode: number, stdout: string, stderr: string): Error {
+  // The SDK's ExecError, by shape (name, cmd, exitCode, stdout, stderr).
+  return Object.assign(new Error(`process "${cmd.join(" ")}" did not complete successfully: exit code: ${exitCode}`), { name: "ExecError", cmd, exitCode, stdout, stderr });
+}
+
+test("run: a non-zero exit becomes an exit outcome with the program's output in the log, secrets redacted", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const world = new FakeWorld({ run: (calls) => execError(calls.at(-1)![1] as string[], 3, "step 1\n", `Traceback\nValueError: bad token ${SECRET}\n`) });
+  const outcome = await executor(world).runContainer(job);
+  assert.deepEqual(outcome, { ok: false, kind: "exit", argv: ARGV(root), exitStatus: 3, signal: null });
+  assert.deepEqual(job.lines, ["step 1", "Traceback", "ValueError: bad token ***"]);
+  assert.equal(world.evaluated.length, 1, "no export after a failure");
+});
+
+test("run: a failing pip layer names the pip command, not the program", () => {
+  const pip = ["python3", "-m", "pip", "install", "torch==9.9.9"];
+  const { outcome, lines } = outcomeOfError(execError(pip, 1, "", "ERROR: No matching distribution found for torch==9.9.9\n"), ["python3", "train.py"]);
+  assert.deepEqual(outcome, { ok: false, kind: "exit", argv: pip, exitStatus: 1, signal: null });
+  assert.deepEqual(lines, ["ERROR: No matching distribution found for torch==9.9.9", "# dagger: the failing command was a setup step, not the program: python3 -m pip install torch==9.9.9"]);
+});
+
+test("run: death by signal (137) and engine errors (image pull) map to outcomes", async () => {
+  assert.equal(signalOfExitCode(137), "SIGKILL");
+  assert.equal(signalOfExitCode(143), "SIGTERM");
+  assert.equal(signalOfExitCode(1), null);
+  assert.deepEqual(outcomeOfError(execError(["python3"], 137, "", "Killed\n"), ["python3"]).outcome, { ok: false, kind: "exit", argv: ["python3"], exitStatus: 137, signal: "SIGKILL" });
+
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const outcome = await executor(new FakeWorld({ run: () => new Error("failed to resolve source metadata for docker.io/library/python: not found") })).runContainer(job);
+  assert.deepEqual(outcome, { ok: false, kind: "exit", argv: ARGV(root), exitStatus: null, signal: "dagger-error" });
+  assert.deepEqual(job.lines, ["# dagger error: failed to resolve source metadata for docker.io/library/python: not found"]);
+  const f = { reason: "exit-nonzero" as const, step: "s", argv: ARGV(root), exitStatus: null, signal: "dagger-error", log: "l", tail: [] };
+  assert.match(describeFailure(f), /dagger-error/);
+});
+
+test("run: a connection failure is an outcome, and the next job retries the connection", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  let attempts = 0;
+  const world = new FakeWorld({ exportFrom: containerOut() });
+  const ex = new DaggerExecutor({
+    env: { CSPIPE_DAGGER_GPU: "1" },
+    connect: async () => {
+      attempts++;
+      if (attempts === 1) throw new Error("connection refused");
+      return world.connection();
+    },
+  });
+  const first = await ex.runContainer(job);
+  assert.deepEqual(first, { ok: false, kind: "exit", argv: ARGV(root), exitStatus: null, signal: "dagger-error" });
+  assert.deepEqual(job.lines, ["# dagger: cannot connect to the Dagger session: connection refused"]);
+  assert.equal((await ex.runContainer(job)).ok, true);
+  assert.equal(attempts, 2);
+});
+
+test("run: one lazy connection shared by jobs; none for a run that never executes a container", async () => {
+  const world = new FakeWorld({ exportFrom: containerOut() });
+  const ex = executor(world);
+  await ex.check([], {});
+  await ex.close();
+  assert.equal(world.connects, 0);
+  const a = makeJob(tmp());
+  const b = makeJob(tmp());
+  stage(a);
+  stage(b);
+  const [ra, rb] = await Promise.all([ex.runContainer(a), ex.runContainer(b)]);
+  assert.equal(ra.ok && rb.ok, true);
+  assert.equal(world.connects, 1);
+  await ex.close();
+  assert.equal(world.closes, 1);
+});
+
+test("run: cancellation returns at once with a cancelled outcome", async () => {
+  const ac = new AbortController();
+  const root = tmp();
+  const job = makeJob(root, { signal: ac.signal });
+  stage(job);
+  const world = new FakeWorld({ hang: () => ac.abort() });
+  const ex = executor(world);
+  assert.deepEqual(await ex.runContainer(job), { ok: false, kind: "exit", argv: ARGV(root), exitStatus: null, signal: "cancelled" });
+});
+
+test("secrets never appear in the plan, the recorded env/argv, or the log lines", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  assert.ok(!JSON.stringify(planDaggerJob(job, { gpuAvailable: true })).includes(SECRET));
+  const world = new FakeWorld({ run: () => `token is ${SECRET}\n`, exportFrom: containerOut() });
+  await executor(world).runContainer(job);
+  assert.ok(!JSON.stringify(world.evaluated).includes(SECRET));
+  assert.deepEqual(job.lines, ["token is ***"]);
+  // …yet the value reached the container as a secret.
+  assert.equal(world.secretValues.get("HF_TOKEN"), SECRET);
+});
+
+// ---- session detection ----------------------------------------------------------------
+
+test("session: both variables are needed, and the port must be a port", () => {
+  assert.match(daggerSessionProblem({})!, /not inside a Dagger session.*dagger run npx tsx pipeline\/main\.ts run/);
+  assert.match(daggerSessionProblem({ DAGGER_SESSION_PORT: "1234" })!, /DAGGER_SESSION_TOKEN is unset/);
+  assert.match(daggerSessionProblem({ DAGGER_SESSION_TOKEN: "t" })!, /DAGGER_SESSION_PORT is unset/);
+  assert.match(daggerSessionProblem({ DAGGER_SESSION_PORT: "http://x", DAGGER_SESSION_TOKEN: "t" })!, /not a TCP port/);
+  assert.equal(daggerSessionProblem(SESSION), undefined);
+});
+
+test("session: the factory fails fast outside a session and never connects when it succeeds", async () => {
+  const out = await createDaggerExecutor({});
+  assert.ok("reason" in out && out.reason === "executor-unavailable");
+  assert.match(describeFailure(out), /executor dagger is unavailable: not inside a Dagger session/);
+  // process.env (what the SDK reads) has no session in tests: without an injected connection the factory refuses.
+  if (!process.env.DAGGER_SESSION_PORT) {
+    const r = await createDaggerExecutor(SESSION);
+    assert.ok("reason" in r);
+  }
+  let connects = 0;
+  const ex = await createDaggerExecutor(SESSION, {
+    connect: async () => {
+      connects++;
+      throw new Error("unused");
+    },
+  });
+  assert.ok(!("reason" in ex));
+  assert.equal(ex.name, "dagger");
+  assert.equal(connects, 0);
+});
+
+test("session: --executor auto outside a session stays local; --executor dagger fails fast", async () => {
+  const auto = await createExecutor("auto", {});
+  assert.ok(!("reason" in auto));
+  assert.equal(auto.name, "local");
+  const r = await createExecutor("dagger", {});
+  assert.ok("reason" in r && r.reason === "executor-unavailable");
+});
+
+test("session: the SDK connection refuses to start without a session (no CLI download)", async () => {
+  const { openSdkSession } = await import("../../pipeline/executors/dagger/sdk.ts");
+  await assert.rejects(openSdkSession({}), /not inside a Dagger session/);
+  await assert.rejects(openSdkSession({ DAGGER_SESSION_PORT: "1" }), /DAGGER_SESSION_TOKEN is unset/);
+});
+
+// ---- GPU policy -------------------------------------------------------------------------
+
+const hostGpu = () => ({ ok: true, detail: "GPU 0: NVIDIA A100" });
+const hostNoGpu = () => ({ ok: false, detail: "no NVIDIA GPU is visible on this host (nvidia-smi -L failed)" });
+
+test("gpu policy: CSPIPE_DAGGER_GPU wins, a remote engine needs it, a local engine needs a GPU and Dagger's GPU support", () => {
+  assert.equal(daggerGpuVerdict({ CSPIPE_DAGGER_GPU: "1" }, hostNoGpu).ok, true);
+  assert.equal(daggerGpuVerdict({ CSPIPE_DAGGER_GPU: "0", _EXPERIMENTAL_DAGGER_GPU_SUPPORT: "1" }, hostGpu).ok, false);
+  assert.deepEqual(daggerGpuVerdict({ CSPIPE_DAGGER_GPU: "maybe" }, hostGpu), { ok: false, detail: "CSPIPE_DAGGER_GPU='maybe' is neither 1 nor 0" });
+  const remote = daggerGpuVerdict({ _EXPERIMENTAL_DAGGER_RUNNER_HOST: "tcp://gpu-box:1234" }, hostGpu);
+  assert.equal(remote.ok, false);
+  assert.match(remote.detail, /remote \(tcp:\/\/gpu-box:1234\).*CSPIPE_DAGGER_GPU=1/);
+  assert.match(daggerGpuVerdict({}, hostNoGpu).detail, /^the Dagger engine runs on this host and no NVIDIA GPU is visible/);
+  assert.match(daggerGpuVerdict({}, hostGpu).detail, /_EXPERIMENTAL_DAGGER_GPU_SUPPORT is unset/);
+  assert.deepEqual(daggerGpuVerdict({ _EXPERIMENTAL_DAGGER_GPU_SUPPORT: "1" }, hostGpu), { ok: true, detail: "GPU 0: NVIDIA A100" });
+});
+
+const gpuDef = defineStep({
+  id: "train-on-gpu",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({}),
+  inputs: {},
+  outputs: { model: file("checkpoint", "model.bin") },
+  runtime: { type: "container", image: IMAGE, argv: ["python3", "train.py", "{out:model}"], gpu: { count: 1, required: true } },
+});
+const loose = defineStep({
+  id: "embed-maybe-gpu",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({}),
+  inputs: {},
+  outputs: { emb: file("embeddings", "emb.npy") },
+  runtime: { type: "container", image: IMAGE, argv: ["python3", "embed.py"], gpu: { count: 1, required: false }, pip: ["numpy"] },
+});
+
+test("check: a required GPU on a GPU-less engine fails at planning time unless --allow-cpu; unpinned pip fails", async () => {
+  const ex = new DaggerExecutor({ env: {}, hostGpuProbe: hostNoGpu });
+  const failures = await ex.check([use(gpuDef, { inputs: {} }), use(loose, { inputs: {} })], {});
+  assert.deepEqual(failures, [
+    { reason: "invalid-source", step: "embed-maybe-gpu", detail: "pip requirement 'numpy' is not pinned: write it as name==version (e.g. numpy==1.26.4)" },
+    { reason: "gpu-unavailable", step: "train-on-gpu", detail: "the Dagger engine runs on this host and no NVIDIA GPU is visible on this host (nvidia-smi -L failed)" },
+  ]);
+  assert.match(describeFailure(failures[1]!), /--allow-cpu/);
+  assert.deepEqual(await ex.check([use(gpuDef, { inputs: {} })], { allowCpu: true }), []);
+  assert.deepEqual(await new DaggerExecutor({ env: { CSPIPE_DAGGER_GPU: "1" }, hostGpuProbe: hostNoGpu }).check([use(gpuDef, { inputs: {} })], {}), []);
+});
+
+test("run: under --allow-cpu on a GPU-less engine no GPU is requested and the log says so", async () => {
+  const root = tmp();
+  const job = makeJob(root, { settings: { allowCpu: true } });
+  stage(job);
+  const world = new FakeWorld({ exportFrom: containerOut() });
+  const ex = new DaggerExecutor({ env: { CSPIPE_DAGGER_GPU: "0" }, connect: async () => world.connection() });
+  assert.equal((await ex.runContainer(job)).ok, true);
+  assert.ok(!world.evaluated[0]!.some((c) => c[0] === "withGpus"));
+  assert.ok(world.evaluated[0]!.some((c) => c[0] === "withEnvVariable" && c[1] === "CSPIPE_DEVICE_HINT" && c[2] === "cpu-allowed"));
+  assert.deepEqual(job.lines, ["# dagger: running without a GPU (--allow-cpu): CSPIPE_DAGGER_GPU=0 says the Dagger engine has no GPU"]);
+});
