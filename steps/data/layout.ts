@@ -34,7 +34,8 @@ export const LAYOUTS: Readonly<Record<DatasetName, Layout>> = {
     labels: "test_question_types.json",
   },
   topiocqa: {
-    turns: { train: "topiocqa_train.json", dev: "topiocqa_dev.json" },
+    // The DPR-style all_history files carry the gold passages (the raw turn files do not).
+    turns: { train: "all_history/train.json", dev: "all_history/dev.json" },
     collection: /^(.*\/)?full_wiki_segments\.tsv$/,
   },
   orquac: {

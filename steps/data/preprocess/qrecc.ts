@@ -1,0 +1,111 @@
+/**
+ * QReCC preprocessing: turn files (original or SCAI shape) + optional qrels + optional
+ * question-type labels + the JSONL collection -> turns/passages/qrels Parquet.
+ *
+ * Order of operations (each step documented where it lives):
+ * 1. parse each split's turns (formats/qrecc.ts); history from Context or earlier turns;
+ * 2. qrels files replace a turn's gold ids (Truth_passages) when they list the qid;
+ * 3. a labels file fills missing source domains (SCAI files have none);
+ * 4. 2,000 train conversations (clamped, dev-split.ts) become split "dev";
+ * 5. question types by the gold-overlap rule on NQ and TREC turns (question-types.ts),
+ *    then the labels file is compared with them (confusion counts) or overrides them in
+ *    the splits it labels;
+ * 6. train turns without gold are dropped (param trainGoldOnly, default true);
+ * 7. the collection is streamed to passages.parquet, gold ids are checked against it;
+ * 8. qrels.parquet is written from the final turns' gold ids (relevance 1).
+ */
+import { mkdirSync } from "node:fs";
+import { parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns, qreccDocumentOf } from "../formats/qrecc.ts";
+import { loadRecords, readJsonFile } from "../formats/records.ts";
+import type { TurnRow } from "../schemas.ts";
+import { preprocessCollection } from "./collection.ts";
+import type { LocatedTurn, PreprocessInputs, PreprocessResult } from "./common.ts";
+import { checkGoldInCollection, checkQidsAcrossSplits, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { chooseDevConversations } from "./dev-split.ts";
+import type { LabelAgreement } from "./question-types.ts";
+import { applyLabels, compareWithLabels, goldOverlapTypes } from "./question-types.ts";
+
+export const QRECC_TYPE_DOMAINS: ReadonlySet<string> = new Set(["nq", "trec"]);
+
+export async function preprocessQrecc(inputs: PreprocessInputs): Promise<PreprocessResult> {
+  const params = inputs.params ?? {};
+  const strict = params.strict ?? false;
+  const warnings = new Warnings();
+  const counts: Record<string, number> = {};
+
+  let turns: LocatedTurn[] = [];
+  for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "test"], "qrecc")) {
+    const parsed = parseQreccTurns(loadRecords(file), split);
+    const qrelsFile = inputs.qrelsFiles?.[split];
+    if (qrelsFile !== undefined) {
+      const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile);
+      const known = new Set(parsed.map((t) => t.row.qid));
+      for (const qid of gold.keys()) if (!known.has(qid)) warnings.add("qrels-unknown-qid", `qrels qid not among the ${split} turns`, qid);
+      for (const t of parsed) {
+        const ids = gold.get(t.row.qid);
+        if (ids === undefined) continue;
+        if (t.row.gold_passage_ids.length > 0 && t.row.gold_passage_ids.join("\n") !== ids.join("\n")) {
+          warnings.add("qrels-differ-from-truth-passages", "qrels replace Truth_passages that differ", t.row.qid);
+        }
+        t.row.gold_passage_ids = ids;
+      }
+    }
+    turns.push(...parsed);
+  }
+  const rows = (): TurnRow[] => turns.map((t) => t.row);
+
+  const labels = inputs.labelsFile === undefined ? undefined : parseQuestionTypeLabels(readJsonFile(inputs.labelsFile).value, inputs.labelsFile);
+  if (labels !== undefined) {
+    const { domainConflicts } = applyLabels(rows(), labels, "compare");
+    if (domainConflicts > 0) counts["label_domain_conflicts"] = domainConflicts;
+  }
+
+  const trainConversations = turns.filter((t) => t.row.split === "train").map((t) => t.row.conversation_id);
+  const dev = new Set(
+    chooseDevConversations(trainConversations, {
+      devConversations: params.devConversations ?? 2000,
+      seed: params.devSeed ?? 42,
+      ...(params.devMaxFraction === undefined ? {} : { maxFraction: params.devMaxFraction }),
+    }),
+  );
+  for (const t of turns) if (t.row.split === "train" && dev.has(t.row.conversation_id)) t.row.split = "dev";
+  counts["dev_conversations"] = dev.size;
+
+  const all = rows();
+  const computed = goldOverlapTypes(all, { domains: QRECC_TYPE_DOMAINS, documentOf: qreccDocumentOf });
+  all.forEach((r, i) => (r.question_type = computed[i] ?? null));
+  let agreement: LabelAgreement | undefined;
+  if (labels !== undefined) {
+    const labelled = new Set(all.filter((r) => labels.type.has(r.qid)).map((r) => r.split));
+    const inScope = all.map((r, i) => [r, computed[i] ?? null] as const).filter(([r]) => labelled.has(r.split));
+    agreement = compareWithLabels(inScope.map(([r]) => r), inScope.map(([, c]) => c), labels);
+    if ((params.labelsMode ?? "compare") === "override") applyLabels(inScope.map(([r]) => r), labels, "override");
+  }
+
+  if (params.trainGoldOnly ?? true) {
+    const before = turns.length;
+    turns = turns.filter((t) => t.row.split !== "train" || t.row.gold_passage_ids.length > 0);
+    counts["train_turns_dropped_no_gold"] = before - turns.length;
+  }
+
+  const paths = tablePaths(inputs.outDir);
+  mkdirSync(inputs.outDir, { recursive: true });
+  const collection = await preprocessCollection({
+    files: inputs.collectionFiles,
+    format: "qrecc-jsonl",
+    outFile: paths.passages,
+    goldIds: goldIdsOf(turns),
+    ...(params.rowGroupRows === undefined ? {} : { rowGroupRows: params.rowGroupRows }),
+    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
+  });
+  checkGoldInCollection(turns, collection.foundGold, strict, warnings);
+
+  const final = rows();
+  checkQidsAcrossSplits(final, warnings);
+  const qrels = qrelsFromTurns(final);
+  await writeTurnTables(inputs.outDir, "qrecc", final, qrels, params.rowGroupRows);
+  for (const r of final) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;
+  counts["passages"] = collection.passages;
+  counts["qrels"] = qrels.length;
+  return { counts, warnings: warnings.list(), ...(agreement === undefined ? {} : { agreement }), files: paths };
+}

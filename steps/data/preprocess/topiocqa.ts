@@ -1,0 +1,64 @@
+/**
+ * TopiOCQA preprocessing: raw turn files or DPR all_history files (train, dev) +
+ * `full_wiki_segments.tsv` -> turns/passages/qrels Parquet.
+ *
+ * Gold passages come with an id when the file has one (Gold_passage.id, positive_ctxs
+ * passage_id); otherwise by (title, text), resolved to the segment id during the
+ * collection pass (as the official evaluation matches them). Unresolved references are
+ * counted warnings ("gold-ref-unresolved"), or an error naming the turn when strict.
+ * Question types: first / topic-continues / topic-switch from the gold article (Topic).
+ */
+import { mkdirSync } from "node:fs";
+import { InputError } from "../../../pipeline/engine/errors.ts";
+import { loadRecords } from "../formats/records.ts";
+import { parseTopiocqaTurns } from "../formats/topiocqa.ts";
+import type { ParsedTopiocqaTurn } from "../formats/topiocqa.ts";
+import { goldRefKey, preprocessCollection } from "./collection.ts";
+import type { PreprocessInputs, PreprocessResult } from "./common.ts";
+import { checkGoldInCollection, checkQidsAcrossSplits, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { topicTypes } from "./question-types.ts";
+
+export async function preprocessTopiocqa(inputs: PreprocessInputs): Promise<PreprocessResult> {
+  const params = inputs.params ?? {};
+  const strict = params.strict ?? false;
+  const warnings = new Warnings();
+  const counts: Record<string, number> = {};
+  const turns: ParsedTopiocqaTurn[] = [];
+  for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "dev"], "topiocqa")) {
+    turns.push(...parseTopiocqaTurns(loadRecords(file), split));
+  }
+  const rows = turns.map((t) => t.row);
+  const types = topicTypes(rows);
+  rows.forEach((r, i) => (r.question_type = types[i] ?? null));
+
+  const paths = tablePaths(inputs.outDir);
+  mkdirSync(inputs.outDir, { recursive: true });
+  const collection = await preprocessCollection({
+    files: inputs.collectionFiles,
+    format: "topiocqa-tsv",
+    outFile: paths.passages,
+    goldIds: goldIdsOf(turns),
+    goldRefs: turns.flatMap((t) => t.goldRefs),
+    ...(params.rowGroupRows === undefined ? {} : { rowGroupRows: params.rowGroupRows }),
+    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
+  });
+  checkGoldInCollection(turns, collection.foundGold, strict, warnings);
+  for (const t of turns) {
+    const ids = new Set(t.row.gold_passage_ids);
+    for (const ref of t.goldRefs) {
+      const id = collection.resolvedRefs.get(goldRefKey(ref));
+      if (id !== undefined) ids.add(id);
+      else if (strict) {
+        throw new InputError(`turn ${t.row.qid}: gold passage '${ref.title}' (matched by title and text) is not in the collection`, { file: t.at.file, line: t.at.line, field: "positive_ctxs", fix: "use the matching full_wiki_segments.tsv, or run without strict" });
+      } else warnings.add("gold-ref-unresolved", "gold passage (title, text) not found in the collection", `${t.row.qid}: ${ref.title}`);
+    }
+    t.row.gold_passage_ids = [...ids].sort();
+  }
+  checkQidsAcrossSplits(rows, warnings);
+  const qrels = qrelsFromTurns(rows);
+  await writeTurnTables(inputs.outDir, "topiocqa", rows, qrels, params.rowGroupRows);
+  for (const r of rows) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;
+  counts["passages"] = collection.passages;
+  counts["qrels"] = qrels.length;
+  return { counts, warnings: warnings.list(), files: paths };
+}
