@@ -100,6 +100,7 @@ export async function executeStep(
     const stepCtx: StepContext<unknown, Record<string, string>, Record<string, never>> = {
       params,
       inputs: Object.fromEntries(Object.entries(inputPaths).map(([k, v]) => [k, v.path])),
+      inputKeys: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId }])),
       outputs: Object.fromEntries(Object.entries(outputPaths).map(([k, v]) => [k, v.path])) as never,
       workDir,
       scratchDir,

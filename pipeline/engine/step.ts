@@ -46,6 +46,8 @@ export interface ProgressSink {
 export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
   readonly params: P;
   readonly inputs: { readonly [N in keyof I]: string };
+  /** For each input, the cache key and step id of the entry that produced it (provenance for tables). */
+  readonly inputKeys: { readonly [N in keyof I]: { readonly key: string; readonly stepId: string } };
   readonly outputs: { readonly [N in keyof O]: string };
   /** Scratch directory, deleted after the step. */
   readonly workDir: string;
