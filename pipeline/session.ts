@@ -289,5 +289,6 @@ export async function collectGarbage(project: Project, options: { keepRuns?: num
   const opts: { dryRun?: boolean } = {};
   if (options.dryRun !== undefined) opts.dryRun = options.dryRun;
   const res = await project.store.gc(keep, opts);
-  return { ...res, kept: keep.size, host: hostname() };
+  const prunedRuns = options.dryRun ? 0 : await project.store.pruneRuns(options.keepRuns ?? 5);
+  return { ...res, kept: keep.size, prunedRuns, host: hostname() };
 }

@@ -187,6 +187,16 @@ export class Store {
     return out;
   }
 
+  /** Delete all but the newest `keep` run records (gc calls this so the record list does not grow forever). */
+  async pruneRuns(keep: number): Promise<number> {
+    const dir = join(this.root, "runs");
+    if (!existsSync(dir)) return 0;
+    const names = (await readdir(dir)).filter((n) => n.endsWith(".json")).sort();
+    const old = names.slice(0, Math.max(0, names.length - keep));
+    for (const n of old) await rm(join(dir, n), { force: true });
+    return old.length;
+  }
+
   async setPin(pin: Pin): Promise<void> {
     await this.writeJson(join(this.root, "pins", `${encodeURIComponent(pin.name)}.json`), pin);
   }

@@ -330,6 +330,8 @@ test("gc keeps pinned and recent entries and reports bytes freed", async () => {
   const r = await collectGarbage(p, { keepRuns: 1 });
   assert.deepEqual(r.removed.map((e) => e.manifest.step.name).sort(), ["make", "upper"]);
   assert.ok(r.bytes > 0);
+  assert.equal(r.prunedRuns, 1, "the older run record is dropped with its entries");
+  assert.equal((await p.store.runs()).length, 1);
   const again = await run(p, ["keep"]);
   assert.deepEqual(again.executed, []);
 });
