@@ -3,7 +3,9 @@
  *
  * - `turns`: one row per conversational turn (all datasets, all splits).
  * - `passages`: the retrieval collection (id, title, text).
- * - `qrels`: relevance judgements (qid, pid, relevance).
+ * - `qrels`: relevance judgements (split, qid, pid, relevance). `split` is there because
+ *   QReCC and TopiOCQA restart conversation numbers per split, so "<conv>_<turn>" qids
+ *   repeat across splits; filter by split before using a qid as a key.
  *
  * Conventions:
  * - `qid` keeps each dataset's own id: QReCC and TopiOCQA "<conv>_<turn>",
@@ -42,7 +44,7 @@ export const turnsSchema = new arrow.Schema([
 
 export const passagesSchema = new arrow.Schema([utf8("id"), utf8("title", true), utf8("text")]);
 
-export const qrelsSchema = new arrow.Schema([utf8("qid"), utf8("pid"), int32("relevance")]);
+export const qrelsSchema = new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]);
 
 export type DatasetName = "qrecc" | "topiocqa" | "orquac";
 export type QreccQuestionType = "first" | "switch" | "no-switch";
@@ -78,6 +80,7 @@ export interface PassageRow {
 }
 
 export interface QrelRow {
+  split: string;
   qid: string;
   pid: string;
   relevance: number;
@@ -99,8 +102,9 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : 1;
 }
 
-/** Stable order for qrels: qid then pid (code-unit order). */
+/** Stable order for qrels: split, qid, pid (code-unit order). */
 export function compareQrels(a: QrelRow, b: QrelRow): number {
+  if (a.split !== b.split) return a.split < b.split ? -1 : 1;
   if (a.qid !== b.qid) return a.qid < b.qid ? -1 : 1;
   return a.pid === b.pid ? 0 : a.pid < b.pid ? -1 : 1;
 }

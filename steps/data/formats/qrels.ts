@@ -8,10 +8,10 @@ import { asObject } from "./records.ts";
 
 /**
  * Parses a JSON qrels object `{qid: {pid: relevance}}` (QReCC, OR-QuAC). An empty pid
- * (QReCC's `{"": 1}`) marks a turn without gold. Returns the judgements and, per qid, the gold ids
+ * (QReCC's `{"": 1}`) marks a turn without gold. `split` is copied into the rows. Returns the judgements and, per qid, the gold ids
  * (empty for `{"": 1}`).
  */
-export function parseJsonQrels(value: unknown, file: string): { qrels: QrelRow[]; gold: Map<string, string[]> } {
+export function parseJsonQrels(value: unknown, file: string, split = ""): { qrels: QrelRow[]; gold: Map<string, string[]> } {
   const at: RecordAt = { file, line: 1 };
   const o = asObject(value, at, "qrels file");
   const qrels: QrelRow[] = [];
@@ -27,7 +27,7 @@ export function parseJsonQrels(value: unknown, file: string): { qrels: QrelRow[]
         throw new InputError(`relevance must be an integer, got ${JSON.stringify(rel)}`, { file, field: `${qid}.${pid}`, fix: "use 1 for relevant" });
       }
       if (pid === "") continue;
-      qrels.push({ qid, pid, relevance: rel });
+      qrels.push({ split, qid, pid, relevance: rel });
       if (rel > 0) ids.push(pid);
     }
     gold.set(qid, ids.sort());

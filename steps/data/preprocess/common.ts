@@ -26,6 +26,8 @@ export interface PreprocessParams {
   readonly trainGoldOnly?: boolean;
   /** QReCC: a labels file overrides computed types, or is only compared (default "compare"). */
   readonly labelsMode?: "override" | "compare";
+  /** QReCC: the split the labels file describes (default "test"; qids repeat across splits). */
+  readonly labelsSplit?: string;
 }
 
 export interface PreprocessInputs {
@@ -105,23 +107,10 @@ export function checkGoldInCollection(turns: readonly LocatedTurn[], found: Read
   }
 }
 
-/**
- * Qids must be unique across splits for the qrels table (keyed by qid alone) to be
- * unambiguous; a qid used in two splits is counted as a warning ("qid-in-two-splits").
- */
-export function checkQidsAcrossSplits(rows: readonly TurnRow[], warnings: Warnings): void {
-  const splitOf = new Map<string, string>();
-  for (const r of rows) {
-    const s = splitOf.get(r.qid);
-    if (s === undefined) splitOf.set(r.qid, r.split);
-    else if (s !== r.split) warnings.add("qid-in-two-splits", "the same qid occurs in two splits (qrels.parquet cannot tell them apart)", `${r.qid}: ${s}, ${r.split}`);
-  }
-}
-
 /** Qrels rows (relevance 1) from the turns' gold ids, sorted. */
 export function qrelsFromTurns(rows: readonly TurnRow[]): QrelRow[] {
   const out: QrelRow[] = [];
-  for (const r of rows) for (const pid of r.gold_passage_ids) out.push({ qid: r.qid, pid, relevance: 1 });
+  for (const r of rows) for (const pid of r.gold_passage_ids) out.push({ split: r.split, qid: r.qid, pid, relevance: 1 });
   return out.sort(compareQrels);
 }
 

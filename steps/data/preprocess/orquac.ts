@@ -15,7 +15,7 @@ import { parseOrquacTurns } from "../formats/orquac.ts";
 import type { ParsedOrquacTurn } from "../formats/orquac.ts";
 import { preprocessCollection } from "./collection.ts";
 import type { PreprocessInputs, PreprocessResult } from "./common.ts";
-import { checkGoldInCollection, checkQidsAcrossSplits, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { goldOverlapTypes } from "./question-types.ts";
 
 export async function preprocessOrquac(inputs: PreprocessInputs): Promise<PreprocessResult> {
@@ -51,7 +51,6 @@ export async function preprocessOrquac(inputs: PreprocessInputs): Promise<Prepro
     ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
   });
   checkGoldInCollection(turns, collection.foundGold, strict, warnings);
-  checkQidsAcrossSplits(rows, warnings);
   const qrels = qrelsFromTurns(rows);
   await writeTurnTables(inputs.outDir, "orquac", rows, qrels, params.rowGroupRows);
   for (const r of rows) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;

@@ -5,11 +5,12 @@
  * Order of operations (each step documented where it lives):
  * 1. parse each split's turns (formats/qrecc.ts); history from Context or earlier turns;
  * 2. qrels files replace a turn's gold ids (Truth_passages) when they list the qid;
- * 3. a labels file fills missing source domains (SCAI files have none);
+ * 3. a labels file fills missing source domains of its split;
  * 4. 2,000 train conversations (clamped, dev-split.ts) become split "dev";
  * 5. question types by the gold-overlap rule on NQ and TREC turns (question-types.ts),
- *    then the labels file is compared with them (confusion counts) or overrides them in
- *    the splits it labels;
+ *    then the labels file is compared with them (confusion counts) or overrides them,
+ *    in the split it describes (param labelsSplit, default "test": qids repeat across
+ *    splits, so a labels file must never touch other splits);
  * 6. train turns without gold are dropped (param trainGoldOnly, default true);
  * 7. the collection is streamed to passages.parquet, gold ids are checked against it;
  * 8. qrels.parquet is written from the final turns' gold ids (relevance 1).
@@ -20,7 +21,7 @@ import { loadRecords, readJsonFile } from "../formats/records.ts";
 import type { TurnRow } from "../schemas.ts";
 import { preprocessCollection } from "./collection.ts";
 import type { LocatedTurn, PreprocessInputs, PreprocessResult } from "./common.ts";
-import { checkGoldInCollection, checkQidsAcrossSplits, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { chooseDevConversations } from "./dev-split.ts";
 import type { LabelAgreement } from "./question-types.ts";
 import { applyLabels, compareWithLabels, goldOverlapTypes } from "./question-types.ts";
@@ -38,7 +39,7 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
     const parsed = parseQreccTurns(loadRecords(file), split);
     const qrelsFile = inputs.qrelsFiles?.[split];
     if (qrelsFile !== undefined) {
-      const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile);
+      const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile, split);
       const known = new Set(parsed.map((t) => t.row.qid));
       for (const qid of gold.keys()) if (!known.has(qid)) warnings.add("qrels-unknown-qid", `qrels qid not among the ${split} turns`, qid);
       for (const t of parsed) {
@@ -55,8 +56,9 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   const rows = (): TurnRow[] => turns.map((t) => t.row);
 
   const labels = inputs.labelsFile === undefined ? undefined : parseQuestionTypeLabels(readJsonFile(inputs.labelsFile).value, inputs.labelsFile);
+  const labelsSplit = params.labelsSplit ?? "test";
   if (labels !== undefined) {
-    const { domainConflicts } = applyLabels(rows(), labels, "compare");
+    const { domainConflicts } = applyLabels(rows().filter((r) => r.split === labelsSplit), labels, "compare");
     if (domainConflicts > 0) counts["label_domain_conflicts"] = domainConflicts;
   }
 
@@ -76,8 +78,7 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   all.forEach((r, i) => (r.question_type = computed[i] ?? null));
   let agreement: LabelAgreement | undefined;
   if (labels !== undefined) {
-    const labelled = new Set(all.filter((r) => labels.type.has(r.qid)).map((r) => r.split));
-    const inScope = all.map((r, i) => [r, computed[i] ?? null] as const).filter(([r]) => labelled.has(r.split));
+    const inScope = all.map((r, i) => [r, computed[i] ?? null] as const).filter(([r]) => r.split === labelsSplit);
     agreement = compareWithLabels(inScope.map(([r]) => r), inScope.map(([, c]) => c), labels);
     if ((params.labelsMode ?? "compare") === "override") applyLabels(inScope.map(([r]) => r), labels, "override");
   }
@@ -101,7 +102,6 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   checkGoldInCollection(turns, collection.foundGold, strict, warnings);
 
   const final = rows();
-  checkQidsAcrossSplits(final, warnings);
   const qrels = qrelsFromTurns(final);
   await writeTurnTables(inputs.outDir, "qrecc", final, qrels, params.rowGroupRows);
   for (const r of final) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;

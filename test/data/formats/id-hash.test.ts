@@ -1,8 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hash64, hashKey, IdHashSet } from "../../../steps/data/preprocess/id-hash.ts";
-import { checkQidsAcrossSplits, Warnings } from "../../../steps/data/preprocess/common.ts";
-import type { TurnRow } from "../../../steps/data/schemas.ts";
 
 test("IdHashSet: suspects are exactly the repeated ids' keys, across growth", () => {
   const set = new IdHashSet(2); // forces several re-allocations
@@ -22,11 +20,4 @@ test("hash64: stable values, sensitive to order and length", () => {
   const seen = new Set<bigint>();
   for (let i = 0; i < 200_000; i++) seen.add(hashKey(`http://www.example.com/page${i}_p${i % 9}`));
   assert.equal(seen.size, 200_000);
-});
-
-test("checkQidsAcrossSplits counts qids shared by two splits", () => {
-  const r = (qid: string, split: string) => ({ qid, split }) as TurnRow;
-  const w = new Warnings();
-  checkQidsAcrossSplits([r("1_1", "train"), r("1_1", "test"), r("1_2", "train"), r("1_2", "train")], w);
-  assert.deepEqual(w.list(), [{ code: "qid-in-two-splits", message: "the same qid occurs in two splits (qrels.parquet cannot tell them apart)", count: 1, examples: ["1_1: train, test"] }]);
 });

@@ -68,7 +68,8 @@ test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-
 
   const qrels = await rowsOf<QrelRow>(res.files.qrels);
   assert.equal(qrels.length, 12);
-  assert.deepEqual(qrels[0], { qid: "10_1", pid: "http://f.com/qubit_p0", relevance: 1 });
+  assert.deepEqual(qrels[0], { split: "test", qid: "10_1", pid: "http://f.com/qubit_p0", relevance: 1 });
+  assert.deepEqual(qrels[5], { split: "train", qid: "1_1", pid: "http://a.com/dune_p0", relevance: 1 });
   assert.deepEqual(await hyparquetRows(res.files.qrels), qrels);
 });
 
@@ -167,4 +168,19 @@ test("OR-QuAC: gold from qrels.txt, types, blocks with titles", async () => {
 test("registry: unknown dataset and unknown split", async () => {
   assert.throws(() => preprocessorFor("msmarco"), /no preprocessor for dataset 'msmarco' \(known: orquac, qrecc, topiocqa\)/);
   await assert.rejects(preprocessors.qrecc({ turnsFiles: { validation: q("qrecc_test.json") }, collectionFiles: [], outDir: tmpdir() }), /unknown split 'validation'/);
+});
+
+test("QReCC: a labels file touches only its split (qids repeat across splits)", async () => {
+  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-qrecc-"));
+  const labels = join(outDir, "labels.json");
+  // "1_1" exists only in train here, as test qids would in the real data
+  writeFileSync(labels, JSON.stringify({ trec: ["1_1"], nq: [], quac: [], first: [], switch: ["1_1"], "no-switch": [] }));
+  const res = await preprocessors.qrecc({ ...qreccInputs(outDir), labelsFile: labels, params: { devConversations: 0, labelsMode: "override" } });
+  assert.equal(res.counts["label_domain_conflicts"], undefined);
+  // test rows: computed types 10_1 first, 10_2 no-switch, 11_1 first, 11_2 switch, none labelled
+  assert.deepEqual(res.agreement, { confusion: { none: { first: 2, "no-switch": 1, switch: 1 } }, total: 4, agree: 0, agreement: 0 });
+  const turns = await rowsOf<TurnRow>(res.files.turns);
+  const t11 = turns.find((t) => t.qid === "1_1")!;
+  assert.deepEqual([t11.split, t11.source_domain, t11.question_type], ["train", "nq", "first"]);
+  assert.deepEqual(turns.filter((t) => t.split === "test").map((t) => t.question_type), [null, null, null, null, null]);
 });
