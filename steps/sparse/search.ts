@@ -6,9 +6,9 @@
  * score then by the `id` field (BREAK_SCORE_TIES_BY_DOCID), not by Lucene's internal doc number.
  */
 import { analyze } from "./analyzer.ts";
-import { docId, findTerm, forEachPostingOf } from "./index.ts";
+import { docId, findTerm } from "./index.ts";
 import type { Bm25Index } from "./index.ts";
-import { averageLength, bm25Idf, bm25TermScore, normInverseCache } from "./similarity.ts";
+import { averageLength, bm25Idf, normInverseCache } from "./similarity.ts";
 import type { Bm25Params } from "./similarity.ts";
 
 export interface SearchOptions extends Bm25Params {
@@ -65,20 +65,43 @@ export class Searcher {
     let nTouched = 0;
     const norms = index.norms;
     const cache = this.normCache;
+    const postings = index.postings;
     for (const { term, boost } of this.clauses(queryText)) {
       const weight = Math.fround(boost * bm25Idf(index.docCount, index.df[term]!));
-      forEachPostingOf(index, term, (d, tf) => {
-        acc[d]! += bm25TermScore(weight, tf, cache[norms[d]!]!);
+      // Postings decoded inline (hot loop): varint (docDelta << 1 | tf==1), then tf if not 1.
+      let pos = index.postingOffsets[term]!;
+      const end = index.postingOffsets[term + 1]!;
+      let d = -1;
+      let list = this.touchedList;
+      while (pos < end) {
+        let byte = postings[pos++]!;
+        let v = byte & 127;
+        for (let mul = 128; byte >= 128; mul *= 128) {
+          byte = postings[pos++]!;
+          v += (byte & 127) * mul;
+        }
+        let tf = 1;
+        if ((v & 1) === 0) {
+          byte = postings[pos++]!;
+          tf = byte & 127;
+          for (let mul = 128; byte >= 128; mul *= 128) {
+            byte = postings[pos++]!;
+            tf += (byte & 127) * mul;
+          }
+        }
+        d += Math.floor(v / 2) + 1;
+        const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined
+        acc[d]! += Math.fround(weight - Math.fround(weight / Math.fround(1 + Math.fround(tf * normInverse))));
         if (touched[d] === 0) {
           touched[d] = 1;
-          if (nTouched === this.touchedList.length) {
-            const bigger = new Uint32Array(this.touchedList.length * 2);
-            bigger.set(this.touchedList);
-            this.touchedList = bigger;
+          if (nTouched === list.length) {
+            const bigger = new Uint32Array(list.length * 2);
+            bigger.set(list);
+            list = this.touchedList = bigger;
           }
-          this.touchedList[nTouched++] = d;
+          list[nTouched++] = d;
         }
-      });
+      }
     }
     const heap = new TopK(k, index.idRank);
     const list = this.touchedList;
