@@ -9,7 +9,6 @@ import { findProjectRoot } from "./engine/sources.ts";
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
 import type { TargetRegistry } from "./engine/targets.ts";
-import { buildTargets } from "./definitions/index.ts";
 import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
 import { plainReporter } from "./reporters/plain.ts";
 import { jsonReporter } from "./reporters/json.ts";
@@ -42,8 +41,9 @@ export function humanBytes(n: number): string {
 
 async function loadTargets(env: CliIO["env"]): Promise<TargetRegistry> {
   // Tests (and users with their own workflows) may point at another definitions module.
+  // The project's own definitions are loaded only when used: they pull in every step's libraries.
   const mod = env.CSPIPE_DEFINITIONS;
-  if (!mod) return buildTargets();
+  if (!mod) return (await import("./definitions/index.ts")).buildTargets();
   const loaded = (await import(pathToFileURL(resolve(mod)).href)) as { buildTargets?: () => TargetRegistry };
   if (!loaded.buildTargets) throw new Error(`${mod} does not export buildTargets()`);
   return loaded.buildTargets();

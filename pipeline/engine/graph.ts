@@ -6,7 +6,7 @@ import type { AnyStep } from "./step.ts";
 import type { AnalysisFailure } from "./failures.ts";
 import type { LockFile } from "./datasets-lock.ts";
 import { argvPlaceholders } from "./executor.ts";
-import { canonicalJson } from "./canonical.ts";
+import { canonicalHash } from "./canonical.ts";
 
 export interface Graph {
   /** Topological order; ties broken by name so the order is stable. */
@@ -29,11 +29,15 @@ function producers(step: AnyStep): AnyStep[] {
     .filter((s): s is AnyStep => s !== undefined);
 }
 
-/** Structural identity of a step (def object + params + wiring), to merge duplicates built twice. */
+/**
+ * Structural identity of a step (def object + params + wiring), to merge duplicates built
+ * twice. Hashed, so identities stay 64 characters however deep the graph (nesting the
+ * producers' identities verbatim grows exponentially with depth under fan-in).
+ */
 function identity(step: AnyStep, ids: Map<AnyStep, string>): string {
   const inputs: Record<string, string> = {};
   for (const [name, ref] of Object.entries(step.inputs)) if (ref) inputs[name] = `${ids.get(ref.step) ?? ref.step.name}:${ref.output}`;
-  return canonicalJson({ def: step.def.id, v: step.def.version, params: step.params, inputs });
+  return canonicalHash({ def: step.def.id, v: step.def.version, params: step.params, inputs });
 }
 
 export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResult {

@@ -335,3 +335,26 @@ test("gc keeps pinned and recent entries and reports bytes freed", async () => {
   const again = await run(p, ["keep"]);
   assert.deepEqual(again.executed, []);
 });
+
+test("a deep graph with fan-in analyses (identities stay bounded)", async () => {
+  // 40 layers x 3 steps, each reading two steps of the previous layer: before identities were
+  // hashed, this shape overflowed the maximum string length at ~14 layers.
+  const { analyze } = await import("../../pipeline/engine/graph.ts");
+  const join2 = defineStep({
+    id: "join-two",
+    version: 1,
+    source: srcB,
+    params: z.object({ at: z.string() }),
+    inputs: { a: "text:plain", b: "text:plain" },
+    outputs: { text: file("text:plain", "t.txt") },
+    runtime: { type: "in-process", async run() {} },
+  });
+  let layer = [0, 1, 2].map((j) => use(make, { name: `l0-${j}`, params: { text: String(j) }, inputs: {} }).out.text);
+  for (let l = 1; l < 40; l++) {
+    layer = [0, 1, 2].map((j) => use(join2, { name: `l${l}-${j}`, params: { at: `${l}-${j}` }, inputs: { a: layer[j]!, b: layer[(j + 1) % 3]! } }).out.text);
+  }
+  const r = analyze([layer[0]!.step], { version: 1, entries: {} });
+  assert.ok(r.ok);
+  // Reachable from l39-0: itself, l38-0 and l38-1, then all 3 steps of layers 0..37: 1 + 2 + 38 * 3 = 117.
+  assert.equal(r.graph.order.length, 117);
+});

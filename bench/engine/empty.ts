@@ -1,0 +1,2 @@
+/** Empty module: the start-up floor of `node --import tsx` in the engine benchmark. */
+export {};

@@ -1,0 +1,230 @@
+/**
+ * Engine benchmark: a synthetic DAG of cheap steps (default 20 layers x 10 = 200, fan-in 2;
+ * see shape.ts), cold run and no-op rerun, side by side with the same DAG as a Snakemake
+ * workflow (snakemake/Snakefile) when `snakemake` is installed.
+ *
+ *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep]
+ *
+ * Per repeat, in fresh temp dirs:
+ *   cspipe command   `node --import tsx pipeline/main.ts run --json --store <dir> dag`
+ *                    (CSPIPE_DEFINITIONS=bench/engine/dag.ts), wall time of the whole
+ *                    command, plus the engine's own seconds from its `finished` event
+ *   cspipe session   inprocess.ts in a child: Project + runTargets timed in-process
+ *                    (analysis, keys, lookups, execution, run record; no start-up)
+ *   snakemake        `snakemake -j2 --quiet --force-use-threads` (run: blocks as threads,
+ *                    like cspipe's in-process steps; without it every job starts a new
+ *                    Snakemake process, ~1.4 s each here), wall time of the whole command
+ *   floors           `node -e 0` and `node --import tsx` of an empty module
+ * One untimed warm-up repeat first (tsx's transform cache, page cache).
+ * Every system's outputs are checked against the reference texts of shape.ts.
+ */
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { checkShape, expectedTexts, stepCount, type DagShape } from "./shape.ts";
+import { median, ratio, renderTable, type Series } from "./stats.ts";
+import type { InProcessResult } from "./inprocess.ts";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, "..", "..");
+const CLI = join(ROOT, "pipeline", "main.ts");
+const DAG = join(HERE, "dag.ts");
+const INPROCESS = join(HERE, "inprocess.ts");
+const EMPTY = join(HERE, "empty.ts");
+const SNAKEFILE = join(HERE, "snakemake", "Snakefile");
+const TIMEOUT_MS = 10 * 60 * 1000;
+
+const GOAL_RATIO = 2;
+const GOAL_NOOP_SECONDS = 0.5;
+
+interface Timed {
+  readonly seconds: number;
+  readonly result: SpawnSyncReturns<string>;
+}
+
+function timedSpawn(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv = process.env, cwd = ROOT): Timed {
+  const t0 = performance.now();
+  const result = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
+  const seconds = (performance.now() - t0) / 1000;
+  if (result.error) throw new Error(`${cmd} ${args.join(" ")}: ${result.error.message}`);
+  if (result.status !== 0) {
+    const tail = `${result.stderr}\n${result.stdout}`.trim().split("\n").slice(-8).join("\n");
+    throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status ?? result.signal}:\n${tail}`);
+  }
+  return { seconds, result };
+}
+
+interface Finished {
+  readonly executed: number;
+  readonly cached: number;
+  readonly seconds: number;
+}
+
+/** The `finished` event among the CLI's JSON lines. */
+function finishedEvent(stdout: string): Finished {
+  for (const line of stdout.split("\n").reverse()) {
+    if (!line.startsWith("{")) continue;
+    const e = JSON.parse(line) as { type?: string } & Partial<Finished>;
+    if (e.type === "finished" && typeof e.seconds === "number") return { executed: e.executed ?? -1, cached: e.cached ?? -1, seconds: e.seconds };
+  }
+  throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
+}
+
+function cspipeCommand(shape: DagShape, store: string, expect: "cold" | "noop"): { wall: number; engine: number } {
+  const env = { ...process.env, CSPIPE_DEFINITIONS: DAG, CSPIPE_BENCH_LAYERS: String(shape.layers), CSPIPE_BENCH_WIDTH: String(shape.width) };
+  const t = timedSpawn(process.execPath, ["--import", "tsx", CLI, "run", "--json", "--store", store, "dag"], env);
+  const f = finishedEvent(t.result.stdout);
+  const n = stepCount(shape);
+  const ok = expect === "cold" ? f.executed === n : f.executed === 0 && f.cached === n;
+  if (!ok) throw new Error(`cspipe ${expect} run: ${f.executed} executed, ${f.cached} cached of ${n}`);
+  return { wall: t.seconds, engine: f.seconds };
+}
+
+function cspipeSession(shape: DagShape, store: string): InProcessResult {
+  const t = timedSpawn(process.execPath, ["--import", "tsx", INPROCESS, "--store", store, "--layers", String(shape.layers), "--width", String(shape.width)]);
+  return JSON.parse(t.result.stdout.trim().split("\n").pop()!) as InProcessResult;
+}
+
+function snakemakeVersion(): string | undefined {
+  const r = spawnSync("snakemake", ["--version"], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+function snakemake(shape: DagShape, workdir: string): number {
+  const args = ["-j2", "--quiet", "all", "--force-use-threads", "-s", SNAKEFILE, "-d", workdir, "--config", `layers=${shape.layers}`, `width=${shape.width}`];
+  return timedSpawn("snakemake", args, process.env, workdir).seconds;
+}
+
+/** Snakemake's outputs must equal the reference texts; returns their mtimes (to prove a no-op touched nothing). */
+function checkSnakemakeOutputs(shape: DagShape, workdir: string): Map<string, number> {
+  const mtimes = new Map<string, number>();
+  for (const [name, text] of expectedTexts(shape)) {
+    const path = join(workdir, "out", `${name}.txt`);
+    const actual = readFileSync(path, "utf8");
+    if (actual !== text) throw new Error(`snakemake step ${name} wrote ${JSON.stringify(actual)}, expected ${JSON.stringify(text)}`);
+    mtimes.set(name, statSync(path).mtimeMs);
+  }
+  return mtimes;
+}
+
+interface Samples {
+  cliCold: number[];
+  cliNoop: number[];
+  engineCold: number[];
+  engineNoop: number[];
+  sessionCold: number[];
+  sessionNoop: number[];
+  smCold: number[];
+  smNoop: number[];
+  nodeFloor: number[];
+  tsxFloor: number[];
+}
+
+function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Samples, errors: Map<string, string>): void {
+  const attempt = (system: string, f: () => void) => {
+    if (errors.has(system)) return;
+    try {
+      f();
+    } catch (e) {
+      errors.set(system, (e as Error).message);
+    }
+  };
+  s.nodeFloor.push(timedSpawn(process.execPath, ["-e", "0"]).seconds);
+  s.tsxFloor.push(timedSpawn(process.execPath, ["--import", "tsx", EMPTY]).seconds);
+  attempt("cspipe command", () => {
+    const store = join(base, "cspipe-cli");
+    const cold = cspipeCommand(shape, store, "cold");
+    const noop = cspipeCommand(shape, store, "noop");
+    s.cliCold.push(cold.wall);
+    s.engineCold.push(cold.engine);
+    s.cliNoop.push(noop.wall);
+    s.engineNoop.push(noop.engine);
+  });
+  attempt("cspipe session", () => {
+    const r = cspipeSession(shape, join(base, "cspipe-session"));
+    s.sessionCold.push(r.cold.seconds);
+    s.sessionNoop.push(r.noop.seconds);
+  });
+  if (hasSnakemake) {
+    attempt("snakemake", () => {
+      const workdir = join(base, "snakemake");
+      mkdirSync(workdir, { recursive: true });
+      const cold = snakemake(shape, workdir);
+      const before = checkSnakemakeOutputs(shape, workdir);
+      const noop = snakemake(shape, workdir);
+      const after = checkSnakemakeOutputs(shape, workdir);
+      for (const [name, m] of before) if (after.get(name) !== m) throw new Error(`snakemake no-op rerun rewrote ${name}`);
+      s.smCold.push(cold);
+      s.smNoop.push(noop);
+    });
+  }
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      repeats: { type: "string", default: "5" },
+      layers: { type: "string", default: "20" },
+      width: { type: "string", default: "10" },
+      keep: { type: "boolean", default: false },
+    },
+  });
+  const repeats = Number(values.repeats);
+  if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a positive integer, got ${values.repeats}`);
+  const shape = checkShape({ layers: Number(values.layers), width: Number(values.width) }, "args");
+  const smVersion = snakemakeVersion();
+  const n = stepCount(shape);
+  process.stdout.write(`engine benchmark: ${n} steps (${shape.layers} layers x ${shape.width}, fan-in 2), ${repeats} repeats + 1 warm-up, node ${process.version}, snakemake ${smVersion ?? "not installed"}\n`);
+
+  const s: Samples = { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], tsxFloor: [] };
+  const errors = new Map<string, string>();
+  for (let r = 0; r <= repeats; r++) {
+    const base = mkdtempSync(join(tmpdir(), "cspipe-bench-engine-"));
+    try {
+      const target: Samples = r === 0 ? { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], tsxFloor: [] } : s;
+      repeatOnce(shape, base, smVersion !== undefined, target, errors);
+      process.stdout.write(`  ${r === 0 ? "warm-up" : `repeat ${r}/${repeats}`} done${values.keep ? ` (${base})` : ""}\n`);
+    } finally {
+      if (!values.keep) rmSync(base, { recursive: true, force: true });
+    }
+  }
+
+  const note = (system: string) => (errors.has(system) ? { note: "FAILED" } : {});
+  const series: Series[] = [
+    { label: "cspipe cold, whole command", seconds: s.cliCold, ...note("cspipe command") },
+    { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe command") },
+    { label: "cspipe cold, session API in-process", seconds: s.sessionCold, ...note("cspipe session") },
+    { label: "cspipe no-op, whole command", seconds: s.cliNoop, ...note("cspipe command") },
+    { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe command") },
+    { label: "cspipe no-op, session API in-process", seconds: s.sessionNoop, ...note("cspipe session") },
+    ...(smVersion
+      ? [
+          { label: "snakemake cold, whole command", seconds: s.smCold, ...note("snakemake") },
+          { label: "snakemake no-op, whole command", seconds: s.smNoop, ...note("snakemake") },
+        ]
+      : []),
+    { label: "floor: node -e 0", seconds: s.nodeFloor },
+    { label: "floor: node --import tsx (empty module)", seconds: s.tsxFloor },
+  ];
+  process.stdout.write(`\n${renderTable(series)}\n\n`);
+  for (const [system, message] of errors) process.stdout.write(`${system} FAILED: ${message}\n\n`);
+
+  const cliNoop: Series = { label: "", seconds: s.cliNoop };
+  if (smVersion) {
+    const r = ratio({ label: "", seconds: s.smNoop }, cliNoop);
+    process.stdout.write(`snakemake/cspipe, no-op (whole command, medians): ${Number.isNaN(r) ? "-" : `${r.toFixed(2)}x`}\n`);
+    const rc = ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold });
+    process.stdout.write(`snakemake/cspipe, cold  (whole command, medians): ${Number.isNaN(rc) ? "-" : `${rc.toFixed(2)}x`}\n`);
+    process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake: ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
+  } else {
+    process.stdout.write("snakemake is not installed (apt-get install -y snakemake): cspipe only, no ratio\n");
+  }
+  const m = median(s.cliNoop);
+  process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (whole command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
+  if (errors.size > 0) process.exitCode = 1;
+}
+
+main();
