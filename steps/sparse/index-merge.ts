@@ -26,6 +26,7 @@ export interface BuildFileResult {
   readonly numTerms: number;
   readonly sumTotalTermFreq: number;
   readonly bytes: number;
+  readonly bytesPerPassage: number;
   readonly segments: number;
 }
 
@@ -73,7 +74,15 @@ export async function buildIndexFile<D extends { readonly id: string }>(
 }
 
 function summary(index: IndexParts, bytes: number, segments: number): BuildFileResult {
-  return { numDocs: index.numDocs, docCount: index.docCount, numTerms: index.numTerms, sumTotalTermFreq: index.sumTotalTermFreq, bytes, segments };
+  return {
+    numDocs: index.numDocs,
+    docCount: index.docCount,
+    numTerms: index.numTerms,
+    sumTotalTermFreq: index.sumTotalTermFreq,
+    bytes,
+    bytesPerPassage: index.numDocs > 0 ? bytes / index.numDocs : 0,
+    segments,
+  };
 }
 
 /** Sequential byte reader over a region of a file. */

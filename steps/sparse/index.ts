@@ -116,7 +116,9 @@ export class IndexBuilder {
   private readonly ids: string[] = [];
   private sumTotalTermFreq = 0;
   private docCount = 0;
-  private readonly counts = new Map<number, number>();
+  /** Per-term tf scratch for the current document (indexed by term id) and the terms it touched. */
+  private tfScratch = new Uint32Array(1 << 16);
+  private docTerms = new Uint32Array(1 << 12);
 
   constructor(private readonly source = "<documents>") {}
 
@@ -136,8 +138,8 @@ export class IndexBuilder {
     if (typeof text !== "string") {
       throw new InputError(`document '${id}' has no text`, { file: this.source, field: "text", fix: "give every passage a string text (possibly empty)" });
     }
-    const counts = this.counts;
-    counts.clear();
+    let tfs = this.tfScratch;
+    let nTerms = 0;
     let length = 0;
     analyzeEach(text, (term) => {
       let t = this.termIds.get(term);
@@ -145,13 +147,28 @@ export class IndexBuilder {
         t = this.termList.length;
         this.termIds.set(term, t);
         this.termList.push(term);
+        if (t >= tfs.length) {
+          const bigger = new Uint32Array(tfs.length * 2);
+          bigger.set(tfs);
+          tfs = this.tfScratch = bigger;
+        }
       }
-      counts.set(t, (counts.get(t) ?? 0) + 1);
+      if (tfs[t] === 0) {
+        if (nTerms === this.docTerms.length) {
+          const bigger = new Uint32Array(this.docTerms.length * 2);
+          bigger.set(this.docTerms);
+          this.docTerms = bigger;
+        }
+        this.docTerms[nTerms++] = t;
+      }
+      tfs[t]!++;
       length++;
     });
-    for (const [t, tf] of counts) {
+    for (let i = 0; i < nTerms; i++) {
+      const t = this.docTerms[i]!;
       this.pairs.push(t);
-      this.pairs.push(tf);
+      this.pairs.push(tfs[t]!);
+      tfs[t] = 0;
     }
     this.docEnds.push(this.pairs.length / 2);
     this.norms.push(intToByte4(length));

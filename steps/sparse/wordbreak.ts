@@ -114,6 +114,9 @@ export function wordBreakClass(cp: number): WB {
   return c;
 }
 
+/** Classes of the 128 ASCII code points. */
+const ASCII_CLASS = Uint8Array.from({ length: 128 }, (_, cp) => wordBreakClass(cp));
+
 const isAHLetter = (c: WB): boolean => c === WB.ALetter || c === WB.HebrewLetter;
 const isAttached = (c: WB): boolean => c === WB.Extend || c === WB.Zwj;
 const startsWord = (c: WB): boolean =>
@@ -172,9 +175,23 @@ export function scanTokens(text: string, emit: (start: number, end: number) => v
       let sawCore = c0 !== WB.ExtendNumLet;
       for (;;) {
         if (end >= n) break;
+        // Fast path: an ASCII letter or digit after a letter or digit always joins (WB5, WB8-WB10).
+        const u = text.charCodeAt(end);
+        if (u < 0x80 && (prev === WB.ALetter || prev === WB.Numeric || prev === WB.HebrewLetter)) {
+          const a = ASCII_CLASS[u]!;
+          if (a === WB.ALetter || a === WB.Numeric) {
+            prev = a;
+            end++;
+            continue;
+          }
+        }
         read(end);
         const c = cls;
         const w = width;
+        if (isAttached(c)) {
+          end = skipAttached(end); // WB4 after a fast-path character
+          continue;
+        }
         let join = false;
         let next = end + w;
         if (c === WB.ExtendNumLet) join = true; // WB13a

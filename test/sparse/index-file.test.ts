@@ -106,3 +106,11 @@ test("buildIndexFile: segments merged on disk give the same bytes as the in-memo
     (e: unknown) => e instanceof InputError && /duplicate passage id/.test(e.message),
   );
 });
+
+test("text rules: Pyserini's contents, or title + text", async () => {
+  const { passageText } = await import("../../steps/sparse/text-rules.ts");
+  assert.equal(passageText({ id: "a", contents: "C", title: "T", text: "X" }, "contents"), "C");
+  assert.equal(passageText({ id: "a", title: "T", text: "X" }, "title-text"), "T X");
+  assert.equal(passageText({ id: "a", text: "X" }, "title-text"), "X");
+  assert.throws(() => passageText({ id: "a" }, "contents", { file: "c.jsonl", line: 3 }), (e: unknown) => e instanceof InputError && /c\.jsonl:3/.test(e.message));
+});
