@@ -6,8 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
-import { buildIndex } from "./index.ts";
-import { writeIndex } from "./index-file.ts";
+import { buildIndexFile } from "./index-merge.ts";
 import { searchBatchParallel } from "./parallel.ts";
 import { readParquetRows } from "../lib/parquet.ts";
 import { queryText, isQueryFormName } from "../encoding/format/query-forms.ts";
@@ -33,17 +32,17 @@ export const buildBm25Index = defineStep({
   runtime: {
     type: "in-process",
     async run(ctx) {
+      // Streaming build in bounded memory (segments merged on disk), byte-identical to an in-memory build.
       const docs = readParquetRows<PassageRow>(ctx.inputs.passages);
-      const index = await buildIndex(docs, {
+      const stats = await buildIndexFile(docs, join(ctx.outputs.index, "bm25.idx"), {
         source: ctx.inputs.passages,
         textOf: (d) => (ctx.params.includeTitle && d.title ? `${d.title} ${d.text}` : d.text),
         onProgress: ctx.progress,
         progressEvery: 5000,
+        tmpDir: ctx.workDir,
       });
-      const bytes = writeIndex(index, join(ctx.outputs.index, "bm25.idx"));
-      const stats = { numDocs: index.numDocs, docCount: index.docCount, numTerms: index.numTerms, bytes, bytesPerPassage: bytes / Math.max(1, index.numDocs) };
       await writeFile(join(ctx.outputs.index, "stats.json"), JSON.stringify(stats, null, 2) + "\n");
-      ctx.log(`indexed ${index.numDocs} passages, ${index.numTerms} terms, ${stats.bytesPerPassage.toFixed(1)} bytes/passage`);
+      ctx.log(`indexed ${stats.numDocs} passages, ${stats.numTerms} terms, ${stats.bytesPerPassage.toFixed(1)} bytes/passage`);
     },
   },
 });
