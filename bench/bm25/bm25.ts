@@ -19,6 +19,7 @@ import { readIndex } from "../../steps/sparse/index-file.ts";
 import { buildIndexFile } from "../../steps/sparse/index-merge.ts";
 import { searchBatchParallel } from "../../steps/sparse/parallel.ts";
 import { Searcher } from "../../steps/sparse/search.ts";
+import { mulberry32 as rng } from "../../steps/lib/prng.ts";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -35,16 +36,6 @@ const SEGMENT_POSTINGS = arg("segment-postings", 100_000_000);
 const K = 100;
 const PARAMS = { k1: 0.82, b: 0.68 };
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 50k pronounceable words; word i drawn with probability ~ 1 / (i + 1)^1.07 (Zipf). */
 function makeVocabulary(r: () => number): { words: string[]; cdf: Float64Array } {

@@ -17,6 +17,7 @@ import { bruteForceSearch } from "../../steps/dense/brute-force.ts";
 import { buildFlatIP } from "../../steps/dense/faiss-index.ts";
 import type { FaissLoadMethod } from "../../steps/dense/faiss-index.ts";
 import { writeNpy } from "../../steps/lib/npy.ts";
+import { mulberry32 } from "../../steps/lib/prng.ts";
 
 const { values } = parseArgs({
   options: {
@@ -34,14 +35,9 @@ const k = Number(values.k);
 const addRows = Math.min(n, Number(values["add-rows"]));
 
 function randomMatrix(rows: number, seed: number): Float32Array {
-  let a = seed >>> 0;
+  const next = mulberry32(seed);
   const out = new Float32Array(rows * dim);
-  for (let i = 0; i < out.length; i++) {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  }
+  for (let i = 0; i < out.length; i++) out[i] = next() - 0.5;
   return out;
 }
 

@@ -10,16 +10,11 @@ import { createReferenceTokenizer } from "../../steps/encoding/tokenize/referenc
 import type { TokenEncoder } from "../../steps/encoding/tokenize/encoder.ts";
 import { vocabFromTokens } from "../../steps/encoding/tokenize/vocab.ts";
 import { trainWordPieceVocab } from "../../steps/encoding/tokenize/wordpiece-trainer.ts";
+import { mulberry32 } from "../../steps/lib/prng.ts";
 
 const n = Number(process.argv[2] ?? 3000);
-let seed = 42;
-/** mulberry32: a small PRNG with good low bits */
-const rnd = (k: number): number => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * k);
-};
+const next = mulberry32(42);
+const rnd = (k: number): number => Math.floor(next() * k);
 const syl = ["ka", "ri", "to", "men", "sa", "lo", "ve", "qu", "an", "der", "ing", "tion", "pre", "ex", "ou", "th", "é", "ß"];
 const lexicon = Array.from({ length: 3000 }, () => Array.from({ length: 1 + rnd(4) }, () => syl[rnd(syl.length)]).join(""));
 const punct = [",", ".", "?", "'s", " (1990)", ";"];

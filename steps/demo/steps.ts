@@ -5,18 +5,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineStep, file } from "../../pipeline/engine/step.ts";
+import { mulberry32 } from "../lib/prng.ts";
 
-/** Deterministic PRNG (mulberry32) so the demo's numbers depend only on the seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const generateNumbers = defineStep({
   id: "generate-numbers",

@@ -1,18 +1,11 @@
 /** Deterministic random matrices and result comparison for the dense-search tests. */
 import assert from "node:assert/strict";
 import type { TopK } from "../../steps/dense/topk.ts";
+import { mulberry32 } from "../../steps/lib/prng.ts";
 
-/** mulberry32: a tiny seeded PRNG (deterministic across runs and platforms). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG for fixtures (the project's one mulberry32). */
+export const rng = mulberry32;
+
 
 /** Uniform [-1, 1) float32 matrix [n, dim]. */
 export function randomMatrix(n: number, dim: number, seed: number): Float32Array {

@@ -7,19 +7,10 @@ import assert from "node:assert/strict";
 import { buildIndexSync } from "../../steps/sparse/index.ts";
 import { Searcher } from "../../steps/sparse/search.ts";
 import { luceneClasspath, luceneSearch } from "../peers/lucene/peer.ts";
+import { mulberry32 as rng } from "../../steps/lib/prng.ts";
 
 const peer = luceneClasspath();
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCAB = [
   "the", "of", "and", "a", "to", "in", "is", "was", "it", "for", "music", "musical", "musician", "running", "runs", "run",

@@ -3,6 +3,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeNpy } from "../../steps/lib/npy.ts";
+import { mulberry32 } from "../../steps/lib/prng.ts";
+
+/** Deterministic PRNG for fixtures (the project's one mulberry32). */
+export const rng = mulberry32;
 
 export const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 export const TRAIN_PY = new URL("../../steps/training/dpr/train.py", import.meta.url).pathname;
@@ -26,17 +30,6 @@ export function selftest<T>(name: string, arg: unknown): T {
   return JSON.parse(line.slice(7)) as T;
 }
 
-/** Deterministic PRNG (mulberry32) for fixtures. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A learnable toy retrieval task: passage j and its queries share a key token (200 + j,

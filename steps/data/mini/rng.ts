@@ -6,6 +6,7 @@
  * whatever else was generated before: that is what lets a 1M-passage collection be
  * produced entity by entity without holding the world in memory.
  */
+import { mulberry32 } from "../../lib/prng.ts";
 
 /** FNV-1a over UTF-16 code units, 32-bit unsigned. */
 export function hashString(s: string): number {
@@ -35,19 +36,11 @@ export function mixSeed(seed: number, label: number | string): number {
 }
 
 export class Rng {
-  private state: number;
+  /** Float in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = fmix32(seed >>> 0) || 0x6d2b79f5;
-  }
-
-  /** Float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(fmix32(seed >>> 0) || 0x6d2b79f5);
   }
 
   /** Integer in [0, n). */
