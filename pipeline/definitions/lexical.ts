@@ -6,18 +6,13 @@
 import { use, type OutputRef } from "../engine/step.ts";
 import type { Target } from "../engine/targets.ts";
 import { buildBm25Index, searchBm25 } from "../../steps/sparse/steps.ts";
+import { BM25_PRESETS } from "../../steps/sparse/similarity.ts";
+import type { QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
 import { renderTableDef } from "../../steps/report/steps.ts";
 import type { TableSpec } from "../../steps/report/table.ts";
 import { miniTables } from "./datasets.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
-
-/** Pyserini BM25 parameters used by the paper, per dataset. */
-export const BM25_PARAMS: Readonly<Record<DatasetName, { k1: number; b: number }>> = {
-  qrecc: { k1: 0.82, b: 0.68 },
-  topiocqa: { k1: 0.9, b: 0.4 },
-  orquac: { k1: 0.9, b: 0.4 },
-};
 
 /** Evaluation split and metrics per dataset, as the paper reports them. */
 export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: string[] }>> = {
@@ -26,15 +21,14 @@ export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: 
   orquac: { split: "test", metrics: ["mrr", "recall@5"] },
 };
 
-type Form = "q_t" | "a_prev" | "history_without_q" | "history" | "rewrite" | "questions" | "questions_prev" | "q_first";
 
-export function bm25Metrics(dataset: DatasetName, form: Form): OutputRef<"json:metrics"> {
+export function bm25Metrics(dataset: DatasetName, form: QueryFormName): OutputRef<"json:metrics"> {
   const tables = miniTables(dataset);
   const index = use(buildBm25Index, { name: `build-bm25-index.mini-${dataset}`, params: {}, inputs: { passages: tables.passages } });
   const { split, metrics } = EVAL_SETUP[dataset];
   const run = use(searchBm25, {
     name: `search-bm25.mini-${dataset}.${form}`,
-    params: { form, split, k: 100, ...BM25_PARAMS[dataset] },
+    params: { form, split, k: 100, ...BM25_PRESETS[dataset] },
     inputs: { index: index.out.index, turns: tables.turns },
   });
   const ev = use(evaluateRunStep, {
@@ -45,7 +39,7 @@ export function bm25Metrics(dataset: DatasetName, form: Form): OutputRef<"json:m
   return ev.out.metrics;
 }
 
-const TABLE2_ROWS: readonly { form: Form; row: string; label: string }[] = [
+const TABLE2_ROWS: readonly { form: QueryFormName; row: string; label: string }[] = [
   { form: "q_t", row: "bm25-q", label: "BM25(q_t, C)" },
   { form: "a_prev", row: "bm25-prev-answer", label: "BM25(a_{t-1}, C)" },
   { form: "history_without_q", row: "bm25-history-without-q", label: "BM25(X_t \\ {q_t}, C)" },

@@ -195,12 +195,7 @@ export async function executeStep(
   const outputs: Record<string, OutputRecord> = {};
   for (const [name, decl] of Object.entries(def.outputs)) {
     const path = outputPaths[name]!.path;
-    let isDir: boolean;
-    try {
-      isDir = (await stat(path)).isDirectory();
-    } catch {
-      return fail({ reason: "missing-output", step: step.name, output: name, expected: `${decl.dir ? "directory" : "file"} ${decl.path}`, log: logPath });
-    }
+    const isDir = await stat(path).then((s) => s.isDirectory(), () => undefined);
     if (isDir !== decl.dir) {
       return fail({ reason: "missing-output", step: step.name, output: name, expected: `${decl.dir ? "directory" : "file"} ${decl.path}`, log: logPath });
     }

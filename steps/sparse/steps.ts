@@ -9,7 +9,7 @@ import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
 import { buildIndexFile } from "./index-merge.ts";
 import { searchBatchParallel } from "./parallel.ts";
 import { readParquetRows } from "../lib/parquet.ts";
-import { queryText, isQueryFormName } from "../encoding/format/query-forms.ts";
+import { queryText, QUERY_FORM_NAMES } from "../encoding/format/query-forms.ts";
 import type { TurnRow as FormatTurnRow } from "../encoding/format/rows.ts";
 import type { TurnRow } from "../data/schemas.ts";
 import type { PassageRow } from "../encoding/format/rows.ts";
@@ -47,8 +47,6 @@ export const buildBm25Index = defineStep({
   },
 });
 
-export const QUERY_FORMS = ["q_t", "a_prev", "history_without_q", "history", "rewrite", "questions", "questions_prev", "q_first"] as const;
-
 export const searchBm25 = defineStep({
   id: "search-bm25",
   version: 1,
@@ -56,13 +54,14 @@ export const searchBm25 = defineStep({
   description: "Top-k BM25 for one query form over the turns of one split.",
   params: z
     .object({
-      form: z.enum(QUERY_FORMS),
+      /** A query form of the shared registry; turns whose text is empty (a_prev on turn 1) get no hits. */
+      form: z.enum(QUERY_FORM_NAMES),
       split: z.string(),
       k: z.number().int().positive().default(100),
       k1: z.number().positive(),
       b: z.number().min(0).max(1),
       threads: z.number().int().positive().default(2),
-      /** Turns whose query text is empty (e.g. a_prev on turn 1) get an empty result list. */
+      /** Run tag in the TREC file. */
       tag: z.string().default("cspipe-bm25"),
     })
     .strict(),
@@ -72,7 +71,6 @@ export const searchBm25 = defineStep({
     type: "in-process",
     async run(ctx) {
       const { form, split, k, k1, b, threads, tag } = ctx.params;
-      if (!isQueryFormName(form)) throw new InputError(`unknown query form ${form}`, { field: "form" });
       const queries: { qid: string; text: string }[] = [];
       for await (const t of readParquetRows<TurnRow>(ctx.inputs.turns)) {
         if (t.split !== split) continue;

@@ -31,7 +31,7 @@ export interface QueryForm {
   readonly segments: (turn: TurnRow) => string[];
 }
 
-const QUERY_FORM_NAMES = ["q_t", "a_prev", "history_without_q", "history", "rewrite", "questions", "questions_prev", "q_first"] as const;
+export const QUERY_FORM_NAMES = ["q_t", "a_prev", "history_without_q", "history", "rewrite", "questions", "questions_prev", "q_first"] as const;
 export type QueryFormName = (typeof QUERY_FORM_NAMES)[number];
 
 const pastQA = (t: TurnRow): string[] => t.history.flatMap((h) => [h.question, h.answer ?? ""]);
