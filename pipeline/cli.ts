@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { findProjectRoot } from "./engine/sources.ts";
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
-import type { TargetRegistry } from "./engine/targets.ts";
+import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
 import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
 import { plainReporter } from "./reporters/plain.ts";
 import { jsonReporter } from "./reporters/json.ts";
@@ -58,9 +58,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     exitCode = 2;
   };
 
+  const dataOption = () =>
+    new Option("--data <source>", "build targets on the mini benchmark or the real datasets of datasets.lock (default: $CSPIPE_DATA or mini)").choices(DATA_SOURCES);
   const program = new Command("cspipe")
     .description("Reproduce 'Saving Dense Retriever from Shortcut Dependency in Conversational Search' as a cached DAG of steps.")
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
+    .addOption(dataOption())
     .enablePositionalOptions()
     .showHelpAfterError()
     .exitOverride()
@@ -68,10 +71,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   // `--store` is accepted before and after the subcommand.
   let subStore: string | undefined;
+  let subData: DataSource | undefined;
   const project = async (): Promise<Project> => {
     const store = subStore ?? program.opts<{ store?: string }>().store;
+    const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
-    return new Project({ root, ...(store ? { store } : {}), targets: await loadTargets(io.env), env: io.env });
+    return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env), env: io.env });
   };
 
   const reporter = (json: boolean, verbose: boolean): EventSink =>
@@ -229,8 +234,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   for (const c of program.commands) {
     c.option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)");
+    c.addOption(dataOption());
     c.hook("preAction", (_parent, action) => {
       subStore = action.opts<{ store?: string }>().store;
+      subData = action.opts<{ data?: DataSource }>().data;
     });
   }
 

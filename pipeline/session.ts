@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostname } from "node:os";
 import type { AnyStep, RunSettings } from "./engine/step.ts";
-import type { TargetRegistry } from "./engine/targets.ts";
+import type { DataSource, TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
@@ -24,6 +24,8 @@ export interface ProjectOptions {
   readonly lockPath?: string;
   readonly targets: TargetRegistry;
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Data the targets are built on (default: $CSPIPE_DATA, else "mini"). */
+  readonly data?: DataSource;
 }
 
 export class Project {
@@ -33,6 +35,7 @@ export class Project {
   readonly targets: TargetRegistry;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly scanner: SourceScanner;
+  readonly data: DataSource;
 
   constructor(options: ProjectOptions) {
     this.root = options.root;
@@ -42,6 +45,9 @@ export class Project {
     this.lock = readLockFile(options.lockPath ?? join(this.root, "datasets.lock"));
     this.targets = options.targets;
     this.scanner = new SourceScanner(this.root);
+    const data = options.data ?? this.env.CSPIPE_DATA ?? "mini";
+    if (data !== "mini" && data !== "real") throw new Error(`CSPIPE_DATA must be 'mini' or 'real', got '${data}'`);
+    this.data = data;
   }
 
   keyContext(executor: string): KeyContext {
@@ -66,7 +72,7 @@ export class Project {
     for (const n of names) {
       const t = this.targets.get(n);
       if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
-      else steps.push(...t.steps());
+      else steps.push(...t.steps({ data: this.data }));
     }
     if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
     return { steps, failures, names };

@@ -4,7 +4,8 @@
  * datasets.lock and fetched by `fetch` steps (see README, "Real datasets").
  */
 import { use } from "../engine/step.ts";
-import type { Target } from "../engine/targets.ts";
+import type { DataSource, Target } from "../engine/targets.ts";
+import { InputError } from "../engine/errors.ts";
 import { generateMini, preprocess, DATASETS } from "../../steps/data/steps.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 
@@ -32,10 +33,19 @@ export function miniTables(dataset: DatasetName, sizes: MiniSizes = {}) {
   return prep.out;
 }
 
+/**
+ * The normalized tables of a dataset from the chosen source: the mini benchmark, or the
+ * real release assembled from datasets.lock entries.
+ */
+export function datasetTables(dataset: DatasetName, data: DataSource) {
+  if (data === "mini") return miniTables(dataset);
+  throw new InputError(`real ${dataset} is not wired into targets yet`, { field: "--data", fix: "use --data mini" });
+}
+
 export const dataTarget: Target = {
   name: "data",
-  description: "generate the mini benchmark (QReCC, TopiOCQA, OR-QuAC) and preprocess it to Parquet",
-  steps() {
-    return DATASETS.map((d) => miniTables(d).report.step);
+  description: "the normalized Parquet tables of QReCC, TopiOCQA and OR-QuAC (mini benchmark by default)",
+  steps(ctx) {
+    return DATASETS.map((d) => datasetTables(d, ctx.data).report.step);
   },
 };

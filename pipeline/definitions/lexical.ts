@@ -4,14 +4,14 @@
  * benchmark.
  */
 import { use, type OutputRef } from "../engine/step.ts";
-import type { Target } from "../engine/targets.ts";
+import type { DataSource, Target } from "../engine/targets.ts";
 import { buildBm25Index, searchBm25 } from "../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../steps/sparse/similarity.ts";
 import type { QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
 import { renderTableDef } from "../../steps/report/steps.ts";
 import type { TableSpec } from "../../steps/report/table.ts";
-import { miniTables } from "./datasets.ts";
+import { datasetTables } from "./datasets.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 
 /** Evaluation split and metrics per dataset, as the paper reports them. */
@@ -22,17 +22,18 @@ export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: 
 };
 
 
-export function bm25Metrics(dataset: DatasetName, form: QueryFormName): OutputRef<"json:metrics"> {
-  const tables = miniTables(dataset);
-  const index = use(buildBm25Index, { name: `build-bm25-index.mini-${dataset}`, params: {}, inputs: { passages: tables.passages } });
+export function bm25Metrics(dataset: DatasetName, form: QueryFormName, data: DataSource = "mini"): OutputRef<"json:metrics"> {
+  const tables = datasetTables(dataset, data);
+  const tag = `${data}-${dataset}`;
+  const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages } });
   const { split, metrics } = EVAL_SETUP[dataset];
   const run = use(searchBm25, {
-    name: `search-bm25.mini-${dataset}.${form}`,
+    name: `search-bm25.${tag}.${form}`,
     params: { form, split, k: 100, ...BM25_PRESETS[dataset] },
     inputs: { index: index.out.index, turns: tables.turns },
   });
   const ev = use(evaluateRunStep, {
-    name: `evaluate.bm25.mini-${dataset}.${form}`,
+    name: `evaluate.bm25.${tag}.${form}`,
     params: { split, metrics },
     inputs: { run: run.out.run, turns: tables.turns },
   });
@@ -65,13 +66,13 @@ export const TABLE2_BM25_SPEC: TableSpec = {
 export const table2Bm25Target: Target = {
   name: "table2-bm25",
   description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on mini QReCC and TopiOCQA, with the paper's numbers",
-  steps() {
+  steps(ctx) {
     const inputs: Record<string, OutputRef<"json:metrics">> = {};
     const cells: Record<string, { row: string; columns: string[] }> = {};
     for (const r of TABLE2_ROWS) {
-      inputs[`qrecc_${r.form}`] = bm25Metrics("qrecc", r.form);
+      inputs[`qrecc_${r.form}`] = bm25Metrics("qrecc", r.form, ctx.data);
       cells[`qrecc_${r.form}`] = { row: r.row, columns: ["qrecc-mrr", "qrecc-r10", "qrecc-r100"] };
-      inputs[`topiocqa_${r.form}`] = bm25Metrics("topiocqa", r.form);
+      inputs[`topiocqa_${r.form}`] = bm25Metrics("topiocqa", r.form, ctx.data);
       cells[`topiocqa_${r.form}`] = { row: r.row, columns: ["topiocqa-r5", "topiocqa-r20", "topiocqa-r100"] };
     }
     const def = renderTableDef(Object.keys(inputs));

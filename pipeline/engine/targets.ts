@@ -1,11 +1,20 @@
 /** Named targets: a target is a set of sink steps; its graph is everything they need. */
 import type { AnyStep } from "./step.ts";
 
+/** Which data a target's graph is built on: the seeded mini benchmark or the real releases in datasets.lock. */
+export type DataSource = "mini" | "real";
+export const DATA_SOURCES: readonly DataSource[] = ["mini", "real"];
+
+/** What a target may depend on when it builds its graph (never part of a key by itself: it changes the steps). */
+export interface TargetContext {
+  readonly data: DataSource;
+}
+
 export interface Target {
   readonly name: string;
   readonly description: string;
   /** Built lazily so that defining many targets costs nothing until one is used. */
-  steps(): readonly AnyStep[];
+  steps(ctx: TargetContext): readonly AnyStep[];
 }
 
 export class TargetRegistry {
