@@ -1,0 +1,329 @@
+/**
+ * Dense retrieval steps: encode token matrices with the DPR encoders (ONNX), build flat
+ * inner-product index shards, and search them (exact top-k, merged over shards), writing a
+ * run as Parquet and TREC exactly like `search-bm25`.
+ *
+ * Sharding: `encode-passages` encodes rows [start, end) of `splitRows(N, shards)[shard]`, so
+ * a target makes one cached step per shard (parallel, resumable); each shard gets its own
+ * `build-flat-ip-index`, and `search-dense` takes every shard as an input.
+ *
+ * Backend: the search backend (faiss-node or the TypeScript brute force) is a run-level
+ * choice read from $CSPIPE_DENSE_BACKEND (auto | faiss | brute-force, default auto) and is
+ * NOT part of the cache key, because the output does not depend on it: every shard is asked
+ * for k + margin candidates, the candidates are rescored with the brute force's own dot
+ * product (float64 sums rounded to float32, a function of the two vectors only) and the
+ * exact top-k is kept. With the brute-force backend this is the plain brute-force result;
+ * with faiss, whose float32 BLAS scores can differ in the last bits, the scores written are
+ * the same bits and the hits the same unless more than `margin` passages sit within faiss's
+ * rounding error of the k-th score in one shard. The backend and its reason go to the log.
+ */
+import { closeSync, copyFileSync, createReadStream, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { z } from "zod";
+import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { InputError } from "../../pipeline/engine/errors.ts";
+import { readNpy, writeNpy, type NpyArray } from "../lib/npy.ts";
+import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
+import { encodeNpyFile, encodeRows } from "../encoding/onnx/encode.ts";
+import { openEncoder } from "../encoding/onnx/session.ts";
+import { splitRows } from "../encoding/onnx/shards.ts";
+import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
+import { bruteForceSearch } from "./brute-force.ts";
+import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
+import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
+import { mergeShardTopK, type ShardResult } from "./merge.ts";
+import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
+import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
+
+const PROVIDERS = ["auto", "cpu", "cuda"] as const;
+export const DENSE_BACKEND_ENV = "CSPIPE_DENSE_BACKEND";
+export const INDEX_FILE = "index.faiss";
+
+/** Candidates asked from each shard beyond k before the exact rescoring. */
+export const rescoreDepth = (k: number): number => k + Math.max(16, Math.ceil(k / 10));
+
+function readLines(path: string): string[] {
+  const lines = readFileSync(path, "utf8").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Lines [start, end) of a text file, streamed (a collection's pids need not fit in memory); also counts all lines. */
+async function readLineRange(path: string, start: number, end: number): Promise<{ lines: string[]; total: number }> {
+  const lines: string[] = [];
+  let i = 0;
+  for await (const line of createInterface({ input: createReadStream(path, "utf8"), crlfDelay: Infinity })) {
+    if (i >= start && i < end) lines.push(line);
+    i++;
+  }
+  return { lines, total: i };
+}
+
+const NPY_DTYPES: Readonly<Record<string, { dtype: "int32" | "int8"; bytes: number }>> = {
+  "<i4": { dtype: "int32", bytes: 4 },
+  "|i1": { dtype: "int8", bytes: 1 },
+  "<i1": { dtype: "int8", bytes: 1 },
+};
+
+/** Rows [start, end) of a 2-D int32/int8 .npy matrix, read without loading the rest. */
+export function readNpyRows(path: string, start: number, end: number): NpyArray & { totalRows: number } {
+  const fd = openSync(path, "r");
+  try {
+    const pre = Buffer.alloc(12);
+    readSync(fd, pre, 0, 12, 0);
+    if (pre.toString("latin1", 1, 6) !== "NUMPY") throw new InputError("not a .npy file", { file: path });
+    const v1 = pre[6] === 1;
+    const headerLen = v1 ? pre.readUInt16LE(8) : pre.readUInt32LE(8);
+    const headerStart = v1 ? 10 : 12;
+    const header = Buffer.alloc(headerLen);
+    readSync(fd, header, 0, headerLen, headerStart);
+    const text = header.toString("latin1");
+    const descr = /'descr':\s*'([^']+)'/.exec(text)?.[1] ?? "";
+    const shape = (/'shape':\s*\(([^)]*)\)/.exec(text)?.[1] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
+    const info = NPY_DTYPES[descr];
+    if (info === undefined || /'fortran_order':\s*True/.test(text) || shape.length !== 2) {
+      throw new InputError(`expected a C-order 2-d int32 or int8 matrix, header ${JSON.stringify(text.trim())}`, { file: path, fix: "write token matrices with the tokenize steps" });
+    }
+    const [rows, cols] = shape as [number, number];
+    if (start < 0 || end > rows || start > end) throw new InputError(`rows [${start}, ${end}) outside [0, ${rows})`, { file: path });
+    const bytes = Buffer.alloc((end - start) * cols * info.bytes);
+    const got = readSync(fd, bytes, 0, bytes.length, headerStart + headerLen + start * cols * info.bytes);
+    if (got !== bytes.length) throw new InputError(`truncated: ${got} of ${bytes.length} bytes`, { file: path, fix: "rerun the tokenize step" });
+    const data = info.dtype === "int32" ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    return { dtype: info.dtype, shape: [end - start, cols], data, totalRows: rows };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const encodeParams = {
+  batchSize: z.number().int().positive().default(64),
+  provider: z.enum(PROVIDERS).default("auto"),
+  threads: z.number().int().positive().default(1),
+};
+
+export const encodePassages = defineStep({
+  id: "encode-passages",
+  version: 1,
+  source: import.meta.url,
+  description: "One shard of the passages through the DPR passage encoder (ONNX) -> float32 embeddings.",
+  params: z
+    .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), ...encodeParams })
+    .strict()
+    .refine((p) => p.shard < p.shards, { message: "shard must be < shards", path: ["shard"] }),
+  inputs: { model: "dpr:model", tokens: "tokens:passages" },
+  outputs: { embeddings: dir("embeddings:passages", "embeddings") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { shard, shards, batchSize, provider, threads } = ctx.params;
+      const idsFile = join(ctx.inputs.tokens, "ids.npy");
+      const typesFile = join(ctx.inputs.tokens, "type_ids.npy");
+      const modelFile = join(ctx.inputs.model, "passage_encoder.onnx");
+      const n = readNpyRows(idsFile, 0, 0).totalRows;
+      const range = splitRows(n, shards)[shard];
+      if (range === undefined) throw new InputError(`shard ${shard} of ${shards}`, { field: "shard", fix: "use 0 <= shard < shards" });
+      if (range.end === range.start) throw new InputError(`shard ${shard} of ${shards} has no rows (${n} passages)`, { field: "shards", fix: "use fewer shards than passages" });
+      const pids = await readLineRange(join(ctx.inputs.tokens, "pids.txt"), range.start, range.end);
+      if (pids.total !== n) throw new InputError(`${pids.total} passage ids for ${n} token rows`, { file: join(ctx.inputs.tokens, "pids.txt"), fix: "rerun tokenize-passages" });
+      const tokens = tokenMatrixFromNpy(readNpyRows(idsFile, range.start, range.end), readNpyRows(typesFile, range.start, range.end), { ids: idsFile, types: typesFile });
+      const enc = await openEncoder(modelFile, { providers: provider, intraOpThreads: threads });
+      ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
+      try {
+        const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
+        writeNpy(join(ctx.outputs.embeddings, "embeddings.npy"), { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
+        writeFileSync(join(ctx.outputs.embeddings, "pids.txt"), pids.lines.map((p) => `${p}\n`).join(""), "utf8");
+        const meta = { format: "cspipe/embeddings@1", kind: "passages", shard, shards, start: range.start, end: range.end, rows: emb.rows, dim: emb.dim };
+        writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify(meta, null, 2) + "\n", "utf8");
+      } finally {
+        await enc.session.release();
+      }
+    },
+  },
+});
+
+export const encodeQueries = defineStep({
+  id: "encode-queries",
+  version: 1,
+  source: import.meta.url,
+  description: "Query token ids through the DPR query encoder (ONNX) -> float32 embeddings.",
+  params: z.object(encodeParams).strict(),
+  inputs: { model: "dpr:model", tokens: "tokens:queries" },
+  outputs: { embeddings: dir("embeddings:queries", "embeddings") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { batchSize, provider, threads } = ctx.params;
+      const qidsFile = join(ctx.inputs.tokens, "qids.txt");
+      const qids = readLines(qidsFile);
+      const r = await encodeNpyFile({
+        model: join(ctx.inputs.model, "query_encoder.onnx"),
+        ids: join(ctx.inputs.tokens, "ids.npy"),
+        out: join(ctx.outputs.embeddings, "embeddings.npy"),
+        batchSize,
+        providers: provider,
+        intraOpThreads: threads,
+        onProgress: ctx.progress,
+      });
+      if (r.rows !== qids.length) throw new InputError(`${qids.length} qids for ${r.rows} token rows`, { file: qidsFile, fix: "rerun tokenize-queries" });
+      copyFileSync(qidsFile, join(ctx.outputs.embeddings, "qids.txt"));
+      writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim }, null, 2) + "\n", "utf8");
+      ctx.log(`${r.rows} queries, dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);
+    },
+  },
+});
+
+/** float32 [N, D] embeddings.npy with its row ids; checks shape, finiteness and the id count. */
+function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
+  const path = join(dirPath, "embeddings.npy");
+  const arr = readNpy(path);
+  if (arr.dtype !== "float32" || !(arr.data instanceof Float32Array) || arr.shape.length !== 2) {
+    throw new InputError(`embeddings must be float32 [N, D], got ${arr.dtype} [${arr.shape.join(", ")}]`, { file: path, fix: "rerun the encode step" });
+  }
+  const [rows, dim] = arr.shape as [number, number];
+  validateMatrix(arr.data, dim, { file: path });
+  const ids = readLines(join(dirPath, idsName));
+  if (ids.length !== rows) throw new InputError(`${ids.length} ids for ${rows} embeddings`, { file: join(dirPath, idsName), fix: "rerun the encode step" });
+  return { vectors: arr.data, dim, ids };
+}
+
+export const buildFlatIpIndex = defineStep({
+  id: "build-flat-ip-index",
+  version: 1,
+  source: import.meta.url,
+  description: "A faiss IndexFlatIP file (readable by faiss.read_index) over one shard of passage embeddings.",
+  params: z.object({}).strict(),
+  inputs: { embeddings: "embeddings:passages" },
+  outputs: { index: dir("faiss:flat-ip", "index") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { vectors, dim, ids } = readEmbeddings(ctx.inputs.embeddings, "pids.txt");
+      writeFlatIPFile(join(ctx.outputs.index, INDEX_FILE), vectors, dim);
+      copyFileSync(join(ctx.inputs.embeddings, "pids.txt"), join(ctx.outputs.index, "pids.txt"));
+      ctx.log(`${ids.length} vectors of dim ${dim}`);
+    },
+  },
+});
+
+/** The run-level backend choice from the environment (never part of a key). */
+export function denseBackendFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): BackendChoice {
+  const v = env[DENSE_BACKEND_ENV] ?? "auto";
+  if (!(BACKEND_CHOICES as readonly string[]).includes(v)) {
+    throw new InputError(`unknown dense search backend ${JSON.stringify(v)}`, { field: DENSE_BACKEND_ENV, fix: `set it to one of ${BACKEND_CHOICES.join(", ")}` });
+  }
+  return v as BackendChoice;
+}
+
+/**
+ * Exact rescoring of one shard's candidates (see the file comment): each query's valid rows,
+ * in ascending row order, are read from the index file and scored with the brute force.
+ * Returns a TopK of the same depth ordered by (-score, row).
+ */
+export function rescoreShard(topk: TopK, queries: Float32Array, dim: number, indexFile: string): TopK {
+  const out = emptyTopK(topk.nq, topk.k);
+  const fd = openSync(indexFile, "r");
+  try {
+    const head = Buffer.alloc(FLAT_IP_HEADER_BYTES);
+    readSync(fd, head, 0, FLAT_IP_HEADER_BYTES, 0);
+    const h = parseFlatIPHeader(head, indexFile);
+    const rowBytes = dim * 4;
+    for (let q = 0; q < topk.nq; q++) {
+      const rows: number[] = [];
+      for (let j = 0; j < topk.k; j++) {
+        const r = topk.rows[q * topk.k + j]!;
+        if (r >= 0) rows.push(r);
+      }
+      if (rows.length === 0) continue;
+      rows.sort((a, b) => a - b);
+      const cand = new Float32Array(rows.length * dim);
+      const bytes = new Uint8Array(cand.buffer);
+      rows.forEach((r, i) => {
+        if (readSync(fd, bytes, i * rowBytes, rowBytes, h.dataOffset + r * rowBytes) !== rowBytes) throw new InputError(`row ${r} is past the end of the index`, { file: indexFile });
+      });
+      const exact = bruteForceSearch(cand, queries.subarray(q * dim, (q + 1) * dim), dim, rows.length, { trusted: true });
+      for (let j = 0; j < rows.length; j++) {
+        out.rows[q * topk.k + j] = rows[exact.rows[j]!]!;
+        out.scores[q * topk.k + j] = exact.scores[j]!;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+/** Shortest decimal that reads back as the same float32 (so trec_eval sees our ties, no more). */
+export function formatFloat32(x: number): string {
+  for (let p = 6; p < 9; p++) {
+    const s = x.toPrecision(p);
+    if (Math.fround(Number(s)) === x) return String(Number(s));
+  }
+  return String(Number(x.toPrecision(9)));
+}
+
+const searchParams = z
+  .object({
+    k: z.number().int().positive().default(100),
+    /** Run tag in the TREC file. */
+    tag: z.string().default("cspipe-dpr"),
+  })
+  .strict();
+
+type SearchInputs = InputKinds & { readonly queries: "embeddings:queries" };
+export type SearchDenseDef = StepDef<typeof searchParams, SearchInputs, { run: ReturnType<typeof file<"parquet:run">>; trec: ReturnType<typeof file<"trec:run">> }>;
+
+const searchDefs = new Map<number, SearchDenseDef>();
+
+/** Input names of the index shards of a `search-dense` def: shard0 .. shard<n-1>. */
+export const shardInputNames = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
+
+/** The `search-dense` def over `shards` index shards (one def object per shard count). */
+export function searchDenseDef(shards: number): SearchDenseDef {
+  if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
+  const known = searchDefs.get(shards);
+  if (known !== undefined) return known;
+  const inputs: Record<string, string> = { queries: "embeddings:queries" };
+  for (const name of shardInputNames(shards)) inputs[name] = "faiss:flat-ip";
+  const def: SearchDenseDef = defineStep({
+    id: "search-dense",
+    version: 1,
+    source: import.meta.url,
+    description: "Exact inner-product top-k over every index shard, merged by (-score, pid); run as Parquet and TREC.",
+    params: searchParams,
+    inputs: inputs as SearchInputs,
+    outputs: { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") },
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        const { k, tag } = ctx.params;
+        const backend = denseBackendFromEnv();
+        const paths = ctx.inputs as Readonly<Record<string, string>>;
+        const q = readEmbeddings(paths.queries!, "qids.txt");
+        const depth = rescoreDepth(k);
+        const nq = q.ids.length;
+        const parts: ShardResult[] = [];
+        for (const [s, name] of shardInputNames(shards).entries()) {
+          const indexFile = join(paths[name]!, INDEX_FILE);
+          const pidsFile = join(paths[name]!, "pids.txt");
+          const pids = readLines(pidsFile);
+          const index = loadFlatIP(indexFile, { backend });
+          if (index.dim !== q.dim) throw new InputError(`index dimension ${index.dim}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and passages with the same model" });
+          if (index.ntotal !== pids.length) throw new InputError(`${pids.length} passage ids for ${index.ntotal} vectors`, { file: pidsFile, fix: "rebuild the index" });
+          if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
+          const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq) });
+          parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
+        }
+        const hits = mergeShardTopK(parts, k);
+        const rows: RunRow[] = [];
+        hits.forEach((list, i) => list.forEach((h, j) => rows.push({ qid: q.ids[i]!, pid: String(h.id), rank: j + 1, score: h.score })));
+        await writeRunParquet(ctx.outputs.run, rows);
+        writeFileSync(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
+        ctx.log(`${nq} queries x ${shards} shard(s), ${rows.length} hits`);
+      },
+    },
+  });
+  searchDefs.set(shards, def);
+  return def;
+}
