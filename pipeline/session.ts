@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostname } from "node:os";
-import type { AnyStep, RunSettings } from "./engine/step.ts";
-import type { DataSource, TargetRegistry } from "./engine/targets.ts";
+import type { AnyStep, OutputRef, RunSettings } from "./engine/step.ts";
+import { checkExportName, publishExport, type DataSource, type TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
@@ -64,31 +64,62 @@ export class Project {
     return { node: process.version, cspipe: version };
   }
 
-  /** Resolve target names to their sink steps (unknown names are failures). */
-  sinks(targetNames: readonly string[]): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[] } {
+  /** Resolve target names to their sink steps (unknown names are failures); exported outputs' steps are sinks too. */
+  sinks(targetNames: readonly string[]): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[] } {
     const names = targetNames.length > 0 ? [...targetNames] : this.targets.default ? [this.targets.default] : [];
     const failures: AnalysisFailure[] = [];
     const steps: AnyStep[] = [];
+    const exports: TargetExport[] = [];
     for (const n of names) {
       const t = this.targets.get(n);
       if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
-      else steps.push(...t.steps({ data: this.data }));
+      else {
+        const ctx = { data: this.data };
+        steps.push(...t.steps(ctx));
+        for (const [name, ref] of Object.entries(t.exports?.(ctx) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+          checkExportName(t.name, name);
+          if (exports.some((e) => e.name === name)) throw new Error(`two targets export '${name}'`);
+          exports.push({ target: t.name, name, ref });
+          steps.push(ref.step);
+        }
+      }
     }
     if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
-    return { steps, failures, names };
+    return { steps, failures, names, exports };
   }
 
-  graph(targetNames: readonly string[]): { ok: true; graph: Graph; names: string[] } | { ok: false; failures: AnalysisFailure[] } {
+  graph(targetNames: readonly string[]): { ok: true; graph: Graph; names: string[]; exports: TargetExport[] } | { ok: false; failures: AnalysisFailure[] } {
     const s = this.sinks(targetNames);
     if (s.failures.length > 0) return { ok: false, failures: s.failures };
     const a = analyze(s.steps, this.lock);
     if (!a.ok) return a;
-    return { ok: true, graph: a.graph, names: s.names };
+    return { ok: true, graph: a.graph, names: s.names, exports: s.exports };
   }
+}
+
+/** One output a requested target exports (see `Target.exports`). */
+export interface TargetExport {
+  readonly target: string;
+  readonly name: string;
+  readonly ref: OutputRef;
+}
+
+/** An export copied out of the store after the run. */
+export interface ExportedOutput {
+  readonly target: string;
+  readonly name: string;
+  /** Where the copy now is. */
+  readonly path: string;
+  /** The store path it was copied from. */
+  readonly from: string;
+  readonly step: string;
+  readonly key: string;
 }
 
 export interface RunRequest {
   readonly targets: readonly string[];
+  /** Directory that receives the targets' exports (default: the project root, so `report` lands in `./report/`). */
+  readonly exportRoot?: string;
   readonly force?: readonly string[];
   readonly only?: string;
   readonly concurrency?: number;
@@ -99,7 +130,7 @@ export interface RunRequest {
   readonly emit: EventSink;
 }
 
-export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult };
+export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[] };
 
 /** Steps upstream of (and including) `step`. */
 function upstreamOf(graph: Graph, step: AnyStep): Set<AnyStep> {
@@ -176,10 +207,23 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       targets: g.names,
       tools: project.tools(),
     });
-    return { ok: result.ok, analysis: [], result };
+    const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
+    return { ok: result.ok, analysis: [], result, exported };
   } finally {
     await exec.close?.();
   }
+}
+
+/** Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped). */
+async function publishExports(project: Project, exports: readonly TargetExport[], result: RunResult, root: string): Promise<ExportedOutput[]> {
+  const out: ExportedOutput[] = [];
+  for (const e of exports) {
+    const entry = result.results.get(e.ref.step.name)?.entry;
+    if (entry === undefined) continue;
+    const from = project.store.outputPath(entry, e.ref.output);
+    out.push({ target: e.target, name: e.name, path: await publishExport(from, root, e.name), from, step: e.ref.step.name, key: entry.key });
+  }
+  return out;
 }
 
 export async function planTargets(project: Project, targets: readonly string[], force: readonly string[] = []): Promise<{ ok: true; rows: PlanRow[] } | { ok: false; failures: AnalysisFailure[] }> {

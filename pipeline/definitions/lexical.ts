@@ -1,16 +1,21 @@
 /**
- * The paper's lexical analysis as targets: BM25 over q_t, a_{t-1}, X_t \ {q_t} and X_t on
- * QReCC (test) and TopiOCQA (dev) — Table 2's BM25 block and Figure 2(a) — on the mini
- * benchmark.
+ * The paper's lexical analysis as targets, on the mini benchmark or the real data
+ * (`ctx.data`; every title says which):
+ *  - table2-bm25: BM25 over q_t, a_{t-1}, X_t \ {q_t}, X_t on QReCC test and TopiOCQA dev (final Table 2);
+ *  - table1-bm25: BM25(X_t) and BM25(X_t \ {q_t}) on QReCC test, all / first / switch / no-switch (early Table 1);
+ *  - table3-bm25: BM25 over q_1, q_t, Q_{t-1}, Q_t on OR-QuAC test (early Table 3, a superset of final Table 3);
+ *  - figure2a-bm25: Figure 2(a), R@10 and R@100 of the four QReCC query forms, ours beside the paper's.
+ * Each `…Bm25(ctx)` builder returns the rendered output so the report target can reuse it.
  */
 import { use, type OutputRef } from "../engine/step.ts";
-import type { DataSource, Target } from "../engine/targets.ts";
+import type { DataSource, Target, TargetContext } from "../engine/targets.ts";
 import { buildBm25Index, searchBm25 } from "../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../steps/sparse/similarity.ts";
-import type { QueryFormName } from "../../steps/encoding/format/query-forms.ts";
+import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
-import { renderTableDef } from "../../steps/report/steps.ts";
-import type { TableSpec } from "../../steps/report/table.ts";
+import { renderFigureDef, renderTableDef } from "../../steps/report/steps.ts";
+import type { TableColumnSpec, TableSpec } from "../../steps/report/table.ts";
+import type { FigureSpec } from "../../steps/report/figure.ts";
 import { datasetTables } from "./datasets.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 
@@ -40,42 +45,191 @@ export function bm25Metrics(dataset: DatasetName, form: QueryFormName, data: Dat
   return ev.out.metrics;
 }
 
-const TABLE2_ROWS: readonly { form: QueryFormName; row: string; label: string }[] = [
+/** How titles name the data a table was computed on. */
+export const DATA_LABEL: Readonly<Record<DataSource, string>> = { mini: "mini benchmark", real: "real data" };
+
+interface FormRow {
+  readonly form: QueryFormName;
+  /** Row id in the paper table. */
+  readonly row: string;
+  readonly label: string;
+}
+
+const mrrFormat = { kind: "fixed", digits: 3 } as const;
+const pct = { kind: "percent", digits: 1 } as const;
+
+/** A render-table step: one metrics input per (dataset, row), each filling the given columns of its row. */
+function renderBm25Table(ctx: TargetContext, name: string, spec: TableSpec, paperTableId: string, cells: readonly { dataset: DatasetName; row: FormRow; columns: readonly string[] }[]): OutputRef<"table"> {
+  const inputs: Record<string, OutputRef<"json:metrics">> = {};
+  const map: Record<string, { row: string; columns: string[] }> = {};
+  for (const c of cells) {
+    const input = `${c.dataset}_${c.row.form}`;
+    inputs[input] = bm25Metrics(c.dataset, c.row.form, ctx.data);
+    map[input] = { row: c.row.row, columns: [...c.columns] };
+  }
+  const def = renderTableDef(Object.keys(inputs));
+  const params = { spec: { ...spec, columns: spec.columns.map((col) => ({ ...col })), rows: spec.rows.map((r) => ({ ...r })) }, paperTable: paperTableId, cells: map };
+  return use(def, { name, params: params as never, inputs: inputs as never }).out.table as OutputRef<"table">;
+}
+
+// ---- Table 2 (final version): BM25 block -------------------------------------------------
+
+const TABLE2_ROWS: readonly FormRow[] = [
   { form: "q_t", row: "bm25-q", label: "BM25(q_t, C)" },
   { form: "a_prev", row: "bm25-prev-answer", label: "BM25(a_{t-1}, C)" },
   { form: "history_without_q", row: "bm25-history-without-q", label: "BM25(X_t \\ {q_t}, C)" },
   { form: "history", row: "bm25-history", label: "BM25(X_t, C)" },
 ];
 
-const pct = { kind: "percent", digits: 1 } as const;
-export const TABLE2_BM25_SPEC: TableSpec = {
-  id: "table2-bm25",
-  title: "Table 2 (BM25 block): QReCC test and TopiOCQA dev, mini benchmark",
-  caption: "BM25 over the current question, the previous answer, the history without the current question, and the whole input.",
-  columns: [
-    { id: "qrecc-mrr", header: "QReCC MRR", metric: "mrr", format: { kind: "fixed", digits: 3 }, paperColumn: "qrecc-mrr" },
-    { id: "qrecc-r10", header: "QReCC R@10", metric: "recall@10", format: pct, paperColumn: "qrecc-r10" },
-    { id: "qrecc-r100", header: "QReCC R@100", metric: "recall@100", format: pct, paperColumn: "qrecc-r100" },
-    { id: "topiocqa-r5", header: "TopiOCQA R@5", metric: "recall@5", format: pct, paperColumn: "topiocqa-r5" },
-    { id: "topiocqa-r20", header: "TopiOCQA R@20", metric: "recall@20", format: pct, paperColumn: "topiocqa-r20" },
-    { id: "topiocqa-r100", header: "TopiOCQA R@100", metric: "recall@100", format: pct, paperColumn: "topiocqa-r100" },
-  ],
-  rows: TABLE2_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
-};
+export function table2Bm25Spec(data: DataSource): TableSpec {
+  return {
+    id: "table2-bm25",
+    title: `Table 2 (BM25 block): QReCC test and TopiOCQA dev, ${DATA_LABEL[data]}`,
+    caption: "BM25 over the current question, the previous answer, the history without the current question, and the whole input.",
+    columns: [
+      { id: "qrecc-mrr", header: "QReCC MRR", metric: "mrr", format: mrrFormat, paperColumn: "qrecc-mrr" },
+      { id: "qrecc-r10", header: "QReCC R@10", metric: "recall@10", format: pct, paperColumn: "qrecc-r10" },
+      { id: "qrecc-r100", header: "QReCC R@100", metric: "recall@100", format: pct, paperColumn: "qrecc-r100" },
+      { id: "topiocqa-r5", header: "TopiOCQA R@5", metric: "recall@5", format: pct, paperColumn: "topiocqa-r5" },
+      { id: "topiocqa-r20", header: "TopiOCQA R@20", metric: "recall@20", format: pct, paperColumn: "topiocqa-r20" },
+      { id: "topiocqa-r100", header: "TopiOCQA R@100", metric: "recall@100", format: pct, paperColumn: "topiocqa-r100" },
+    ],
+    rows: TABLE2_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
+  };
+}
+
+export function table2Bm25(ctx: TargetContext): OutputRef<"table"> {
+  return renderBm25Table(ctx, "render-table2-bm25", table2Bm25Spec(ctx.data), "final-table2", [
+    ...TABLE2_ROWS.map((row) => ({ dataset: "qrecc" as const, row, columns: ["qrecc-mrr", "qrecc-r10", "qrecc-r100"] })),
+    ...TABLE2_ROWS.map((row) => ({ dataset: "topiocqa" as const, row, columns: ["topiocqa-r5", "topiocqa-r20", "topiocqa-r100"] })),
+  ]);
+}
+
+// ---- Table 1 (early version): BM25 rows with the question-type breakdown -------------------
+
+const TABLE1_ROWS: readonly FormRow[] = [
+  { form: "history", row: "bm25", label: "BM25(X_t, C)" },
+  { form: "history_without_q", row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)" },
+];
+
+/** Question-type groups of early Table 1, in its column order; "all" is the aggregate. */
+const TABLE1_GROUPS = ["all", "first", "switch", "no-switch"] as const;
+const TABLE1_METRICS = [
+  { id: "mrr", header: "MRR", metric: "mrr", format: mrrFormat },
+  { id: "r10", header: "R@10", metric: "recall@10", format: pct },
+  { id: "r100", header: "R@100", metric: "recall@100", format: pct },
+] as const;
+
+export function table1Bm25Spec(data: DataSource): TableSpec {
+  const columns: TableColumnSpec[] = TABLE1_GROUPS.flatMap((g) =>
+    TABLE1_METRICS.map((m) => ({
+      id: `${g}-${m.id}`,
+      header: `${g} ${m.header}`,
+      metric: m.metric,
+      format: m.format,
+      paperColumn: `${g}-${m.id}`,
+      ...(g === "all" ? {} : { group: { by: "questionType" as const, value: g } }),
+    })),
+  );
+  return {
+    id: "table1-bm25",
+    title: `Table 1 (BM25 rows): QReCC test by question type, ${DATA_LABEL[data]}`,
+    caption:
+      "BM25 over the whole input X_t and over the history without the current question, on all turns with gold and on the first / switch / no-switch subsets (labelled NQ and TREC turns). N lists the group sizes. Paper: early version, Table 1 (MRR printed with 2 decimals there).",
+    columns,
+    rows: TABLE1_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
+  };
+}
+
+export function table1Bm25(ctx: TargetContext): OutputRef<"table"> {
+  const spec = table1Bm25Spec(ctx.data);
+  return renderBm25Table(ctx, "render-table1-bm25", spec, "early-table1", TABLE1_ROWS.map((row) => ({ dataset: "qrecc" as const, row, columns: spec.columns.map((c) => c.id) })));
+}
+
+// ---- Table 3: BM25 rows on OR-QuAC ----------------------------------------------------------
+
+const TABLE3_ROWS: readonly FormRow[] = [
+  { form: "q_first", row: "bm25-first-q", label: "BM25(q_1, C)" },
+  { form: "q_t", row: "bm25-q", label: "BM25(q_t, C)" },
+  { form: "questions_prev", row: "bm25-prev-questions", label: "BM25(Q_{t-1}, C)" },
+  { form: "questions", row: "bm25-questions", label: "BM25(Q_t, C)" },
+];
+
+export function table3Bm25Spec(data: DataSource): TableSpec {
+  return {
+    id: "table3-bm25",
+    title: `Table 3 (BM25 rows): OR-QuAC test, ${DATA_LABEL[data]}`,
+    caption:
+      "BM25 over the first question, the current question, the previous questions and all questions (OR-QuAC feeds only questions). Paper: early version, Table 3, which adds BM25(q_1, C); its other three rows equal final Table 3.",
+    columns: [
+      { id: "orquac-mrr", header: "MRR", metric: "mrr", format: mrrFormat, paperColumn: "orquac-mrr" },
+      { id: "orquac-r5", header: "R@5", metric: "recall@5", format: pct, paperColumn: "orquac-r5" },
+    ],
+    rows: TABLE3_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
+  };
+}
+
+export function table3Bm25(ctx: TargetContext): OutputRef<"table"> {
+  return renderBm25Table(ctx, "render-table3-bm25", table3Bm25Spec(ctx.data), "early-table3", TABLE3_ROWS.map((row) => ({ dataset: "orquac" as const, row, columns: ["orquac-mrr", "orquac-r5"] })));
+}
+
+// ---- Figure 2(a): BM25 by query form on QReCC -----------------------------------------------
+
+const FIGURE2A_FORMS: readonly (FormRow & { category: string })[] = TABLE2_ROWS.map((r) => ({ ...r, category: QUERY_FORMS[r.form].paper }));
+
+export function figure2aBm25Spec(data: DataSource): FigureSpec {
+  const ours = (metric: string) => FIGURE2A_FORMS.map((f) => ({ input: `qrecc_${f.form}`, metric }));
+  const paper = (column: string) => FIGURE2A_FORMS.map((f) => ({ paper: { table: "final-table2", row: f.row, column } }));
+  return {
+    id: "figure2a-bm25",
+    chart: "bar",
+    title: `Figure 2(a): BM25 by query form, QReCC test, ${DATA_LABEL[data]}`,
+    caption: "Recall of BM25 over q_t, a_{t-1}, X_t \\ {q_t} and X_t. The paper's bars are not printed; its values come from final Table 2's BM25 block, which the figure plots.",
+    yLabel: "Recall",
+    categories: FIGURE2A_FORMS.map((f) => f.category),
+    series: [
+      { name: "R@10 (ours)", points: ours("recall@10") },
+      { name: "R@100 (ours)", points: ours("recall@100") },
+      { name: "R@10 (paper)", points: paper("qrecc-r10") },
+      { name: "R@100 (paper)", points: paper("qrecc-r100") },
+    ],
+    valueFormat: pct,
+    yMax: 1,
+  };
+}
+
+export function figure2aBm25(ctx: TargetContext): OutputRef<"figure"> {
+  const inputs: Record<string, OutputRef<"json:metrics">> = {};
+  for (const f of FIGURE2A_FORMS) inputs[`qrecc_${f.form}`] = bm25Metrics("qrecc", f.form, ctx.data);
+  const spec = figure2aBm25Spec(ctx.data);
+  return use(renderFigureDef(Object.keys(inputs)), { name: "render-figure2a-bm25", params: { spec } as never, inputs: inputs as never }).out.figure as OutputRef<"figure">;
+}
+
+// ---- targets -------------------------------------------------------------------------------
 
 export const table2Bm25Target: Target = {
   name: "table2-bm25",
-  description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on mini QReCC and TopiOCQA, with the paper's numbers",
-  steps(ctx) {
-    const inputs: Record<string, OutputRef<"json:metrics">> = {};
-    const cells: Record<string, { row: string; columns: string[] }> = {};
-    for (const r of TABLE2_ROWS) {
-      inputs[`qrecc_${r.form}`] = bm25Metrics("qrecc", r.form, ctx.data);
-      cells[`qrecc_${r.form}`] = { row: r.row, columns: ["qrecc-mrr", "qrecc-r10", "qrecc-r100"] };
-      inputs[`topiocqa_${r.form}`] = bm25Metrics("topiocqa", r.form, ctx.data);
-      cells[`topiocqa_${r.form}`] = { row: r.row, columns: ["topiocqa-r5", "topiocqa-r20", "topiocqa-r100"] };
-    }
-    const def = renderTableDef(Object.keys(inputs));
-    return [use(def, { name: "render-table2-bm25", params: { spec: { ...TABLE2_BM25_SPEC, columns: [...TABLE2_BM25_SPEC.columns], rows: [...TABLE2_BM25_SPEC.rows] }, paperTable: "final-table2", cells }, inputs: inputs as never })];
-  },
+  description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on QReCC and TopiOCQA, with the paper's numbers",
+  steps: (ctx) => [table2Bm25(ctx).step],
 };
+
+export const table1Bm25Target: Target = {
+  name: "table1-bm25",
+  description: "Table 1's BM25 rows (X_t, X_t \\ q_t) on QReCC test by question type (all / first / switch / no-switch), with the early version's numbers",
+  steps: (ctx) => [table1Bm25(ctx).step],
+};
+
+export const table3Bm25Target: Target = {
+  name: "table3-bm25",
+  description: "Table 3's BM25 rows (q_1, q_t, Q_{t-1}, Q_t) on OR-QuAC test, with the paper's numbers",
+  steps: (ctx) => [table3Bm25(ctx).step],
+};
+
+export const figure2aBm25Target: Target = {
+  name: "figure2a-bm25",
+  description: "Figure 2(a) as SVG: BM25 R@10 / R@100 by query form on QReCC test, ours beside the paper's",
+  steps: (ctx) => [figure2aBm25(ctx).step],
+};
+
+/** Every lexical target, for registration. */
+export const LEXICAL_TARGETS: readonly Target[] = [table2Bm25Target, table1Bm25Target, table3Bm25Target, figure2aBm25Target];

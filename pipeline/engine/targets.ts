@@ -1,5 +1,13 @@
-/** Named targets: a target is a set of sink steps; its graph is everything they need. */
-import type { AnyStep } from "./step.ts";
+/**
+ * Named targets: a target is a set of sink steps; its graph is everything they need.
+ * A target may also export outputs: after a successful run each exported output is copied
+ * out of the store to `<export root>/<name>` (e.g. `./report/`). The store stays the
+ * source of truth; the copy is replaced whole (written beside it, then renamed over).
+ */
+import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { AnyStep, OutputRef } from "./step.ts";
 
 /** Which data a target's graph is built on: the seeded mini benchmark or the real releases in datasets.lock. */
 export type DataSource = "mini" | "real";
@@ -15,6 +23,44 @@ export interface Target {
   readonly description: string;
   /** Built lazily so that defining many targets costs nothing until one is used. */
   steps(ctx: TargetContext): readonly AnyStep[];
+  /**
+   * Outputs to copy out of the store after a successful run, by export name (a plain file
+   * or directory name under the export root, e.g. `report`). Their steps join the graph.
+   */
+  exports?(ctx: TargetContext): Readonly<Record<string, OutputRef>>;
+}
+
+/** An export name is one path segment: letters, digits, '.', '_', '-', not starting with '.'. */
+export const EXPORT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export function checkExportName(target: string, name: string): void {
+  if (!EXPORT_NAME.test(name)) throw new Error(`target '${target}' exports '${name}', which is not a plain file name (letters, digits, '.', '_', '-')`);
+}
+
+/**
+ * Copy `from` (a file or a directory) to `<root>/<name>`, replacing what is there. The copy
+ * is written to a temporary sibling first and renamed into place, so readers never see a
+ * half-written export; a previous directory is moved aside and deleted after the rename.
+ */
+export async function publishExport(from: string, root: string, name: string): Promise<string> {
+  if (!EXPORT_NAME.test(name)) throw new Error(`export name '${name}' is not a plain file name`);
+  await mkdir(root, { recursive: true });
+  const dest = join(root, name);
+  const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const tmp = join(root, `.${name}.tmp-${suffix}`);
+  const old = join(root, `.${name}.old-${suffix}`);
+  try {
+    await cp(from, tmp, { recursive: true, errorOnExist: true, force: false });
+    const isDir = (await stat(tmp)).isDirectory();
+    const existing = await stat(dest).catch(() => undefined);
+    // rename(2) replaces a file atomically but cannot replace a non-empty directory: move it aside first.
+    if (existing !== undefined && (isDir || existing.isDirectory())) await rename(dest, old);
+    await rename(tmp, dest);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+    await rm(old, { recursive: true, force: true });
+  }
+  return dest;
 }
 
 export class TargetRegistry {

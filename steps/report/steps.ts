@@ -1,7 +1,11 @@
 /**
  * Rendering a paper table from metric artifacts: each input is one evaluation's
- * metrics.json, mapped to a row; columns pick aggregate metrics. Every cell carries the
- * cache key of the evaluation that produced it, and the paper's number sits beside it.
+ * metrics.json, mapped to a row; columns pick aggregate metrics, or a metric inside one
+ * breakdown group (`group: {by: "questionType", value: "first"}`; the cell's N is then
+ * that group's N). Every cell carries the cache key of the evaluation that produced it,
+ * and the paper's number sits beside it. A group with no turns renders as "-" (logged).
+ *
+ * The figure and report steps live in figure-step.ts and report-step.ts (re-exported here).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,6 +15,10 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { renderTable, type Cells, type TableSpec } from "./table.ts";
 import { paperTable } from "./paper-numbers.ts";
 import type { MetricsFile } from "../eval/steps.ts";
+import { groupRefSchema, pickMetric } from "./metric-value.ts";
+
+export { renderFigureDef, type FigureJson } from "./figure-step.ts";
+export { writeReportDef } from "./report-step.ts";
 
 const formatSchema = z.union([
   z.object({ kind: z.literal("fixed"), digits: z.number().int() }),
@@ -24,7 +32,9 @@ const params = z
       id: z.string(),
       title: z.string(),
       caption: z.string(),
-      columns: z.array(z.object({ id: z.string(), header: z.string(), metric: z.string(), format: formatSchema, paperColumn: z.string().optional() })),
+      columns: z.array(
+        z.object({ id: z.string(), header: z.string(), metric: z.string(), format: formatSchema, paperColumn: z.string().optional(), group: groupRefSchema.optional() }),
+      ),
       rows: z.array(z.object({ id: z.string(), label: z.string(), paperRow: z.string().optional() })),
     }),
     paperTable: z.string().nullable(),
@@ -33,8 +43,20 @@ const params = z
   })
   .strict();
 
-/** A render step for a table whose cells come from the named inputs (all `json:metrics`). */
+const tableDefs = new Map<string, ReturnType<typeof makeRenderTableDef>>();
+
+/**
+ * A render step for a table whose cells come from the named inputs (all `json:metrics`).
+ * One def object per input-name set, so a table built by two targets in one run merges.
+ */
 export function renderTableDef(inputNames: readonly string[]) {
+  const memoKey = JSON.stringify([...inputNames].sort());
+  let def = tableDefs.get(memoKey);
+  if (def === undefined) tableDefs.set(memoKey, (def = makeRenderTableDef(inputNames)));
+  return def;
+}
+
+function makeRenderTableDef(inputNames: readonly string[]) {
   const inputs: Record<string, "json:metrics"> = {};
   for (const n of inputNames) inputs[n] = "json:metrics";
   return defineStep({
@@ -58,9 +80,13 @@ export function renderTableDef(inputNames: readonly string[]) {
           for (const colId of map.columns) {
             const col = spec.columns.find((c) => c.id === colId);
             if (!col) throw new InputError(`unknown column '${colId}'`, { field: `cells.${input}.columns` });
-            const value = m.aggregate.metrics[col.metric];
-            if (value === undefined) throw new InputError(`metric '${col.metric}' missing`, { file: path, fix: "add it to the evaluation's metrics" });
-            row[colId] = { value, n: m.aggregate.n, stepKey: (ctx.inputKeys as Record<string, { key: string }>)[input]!.key };
+            const group = ctx.params.spec.columns.find((c) => c.id === colId)?.group;
+            const picked = pickMetric(m, col.metric, group, path);
+            if (picked === undefined) {
+              ctx.log(`${input}: no turns of ${group!.by}=${group!.value}; cell ${map.row}/${colId} left empty`);
+              continue;
+            }
+            row[colId] = { value: picked.value, n: picked.n, stepKey: (ctx.inputKeys as Record<string, { key: string }>)[input]!.key };
           }
         }
         const rendered = renderTable(spec, cells as Cells, ctx.params.paperTable ? paperTable(ctx.params.paperTable) : undefined);

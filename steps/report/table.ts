@@ -10,6 +10,7 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { csvLine, escapeMarkdownCell, formatNumber, formatPaperNumber } from "./format.ts";
 import type { NumberFormat } from "./format.ts";
 import type { PaperTable } from "./paper-numbers.ts";
+import type { GroupRef } from "./metric-value.ts";
 
 export interface TableColumnSpec {
   readonly id: string;
@@ -19,6 +20,8 @@ export interface TableColumnSpec {
   readonly format: NumberFormat;
   /** Column id in the paper table, if the paper has this column. */
   readonly paperColumn?: string;
+  /** Take the metric from one breakdown group (e.g. question type "first") instead of the aggregate. */
+  readonly group?: GroupRef;
 }
 
 export interface TableRowSpec {
@@ -60,7 +63,7 @@ export interface RenderedTableJson {
   readonly title: string;
   readonly caption: string;
   readonly paperTable: string | null;
-  readonly columns: readonly { id: string; header: string; metric: string; format: NumberFormat; paperColumn: string | null }[];
+  readonly columns: readonly { id: string; header: string; metric: string; format: NumberFormat; paperColumn: string | null; group: GroupRef | null }[];
   readonly rows: readonly { id: string; label: string; paperRow: string | null; cells: Record<string, RenderedCell> }[];
 }
 
@@ -185,7 +188,7 @@ export function renderTable(spec: TableSpec, cells: Cells, paper?: PaperTable): 
     title: spec.title,
     caption: spec.caption,
     paperTable: paper?.id ?? null,
-    columns: spec.columns.map((c) => ({ id: c.id, header: c.header, metric: c.metric, format: c.format, paperColumn: c.paperColumn ?? null })),
+    columns: spec.columns.map((c) => ({ id: c.id, header: c.header, metric: c.metric, format: c.format, paperColumn: c.paperColumn ?? null, group: c.group ?? null })),
     rows: rows.map(({ row, rendered }) => ({ id: row.id, label: row.label, paperRow: row.paperRow ?? null, cells: rendered })),
   };
   return { markdown: md.join("\n"), csv: csv.join("\n") + "\n", json: JSON.stringify(data, null, 2) + "\n", data };
