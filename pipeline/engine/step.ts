@@ -67,6 +67,18 @@ export interface RunSettings {
   readonly dataDir?: string;
   /** Allow container steps that request a GPU to run on CPU (`--allow-cpu`). */
   readonly allowCpu?: boolean;
+  /**
+   * Never touch the network (`--offline`): `fetch` steps use only files already fetched or
+   * placed with `--data-dir`, and otherwise fail at once with the URL, the expected sha256
+   * and how to place the file by hand.
+   */
+  readonly offline?: boolean;
+  /**
+   * Let `fetch` steps accept datasets.lock entries whose sha256 is still null
+   * (`--allow-unpinned`): the bytes are unverified, the digest they had is logged, and
+   * `lock --update <name>` pins it. Without it such an entry fails when its step starts.
+   */
+  readonly allowUnpinned?: boolean;
 }
 
 export interface InProcessRuntime<P, I extends InputKinds, O extends OutputDecls> {

@@ -74,7 +74,10 @@ test("mini-qrecc: SCAI turn files, URL passage ids, qrels and question types", a
   const types = rec(await json("mini-qrecc", "test_question_types.json"));
   assert.deepEqual(Object.keys(types), ["trec", "quac", "nq", "first", "switch", "no-switch"]);
   assert.deepEqual(types["first"], ["1_1"]);
-  assert.deepEqual(types["switch"], ["1_2", "1_3"]);
+  // 1_2 and 1_3 switch topic, but 1_2 has no gold passage, so neither has a pair
+  // (p+_{t-1}, p+_t) to compare: like the authors' file, they get no type.
+  assert.deepEqual(types["switch"], []);
+  assert.deepEqual(types["no-switch"], ["1_4", "1_5", "1_6", "1_7"]);
 });
 
 test("mini-topiocqa: raw turns, DPR all_history files and the wiki segments TSV", async () => {

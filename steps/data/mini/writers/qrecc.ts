@@ -17,7 +17,8 @@
  *   a turn without gold stored as {"": 1}.
  * - `test_question_types.json`: {"trec": [qids], "quac": [...], "nq": [...], "first": [...],
  *   "switch": [...], "no-switch": [...]}; as in the authors' file, first/switch/no-switch only
- *   list NQ and TREC turns (QuAC conversations never switch topic). Ground truth of the generator.
+ *   list NQ and TREC turns with gold passages (QuAC conversations never switch topic; a type
+ *   compares p+_{t-1} with p+_t). Ground truth of the generator.
  * The dev split is not written: like the authors, cut conversations out of train.
  */
 import { rngFor } from "../rng.ts";
@@ -99,14 +100,23 @@ function qrelsJson(world: World, convs: readonly Conversation[]): Record<string,
   return out;
 }
 
+/**
+ * The authors' labels file: every turn under its sub-domain; question types only where the
+ * paper could compute them (Appendix A): NQ and TREC turns only, turn 1 ("first", by its
+ * position), or turn t > 1 where both p+_{t-1} and p+_t exist (topic kept or switched,
+ * here the generator's ground truth). A turn t > 1 without gold, or after a turn without
+ * gold, has no pair of gold passages to compare, so it gets no type.
+ */
 function questionTypes(convs: readonly Conversation[]): Record<string, string[]> {
   const out: Record<string, string[]> = { trec: [], quac: [], nq: [], first: [], switch: [], "no-switch": [] };
   for (const c of convs) {
-    for (const t of c.turns) {
+    c.turns.forEach((t, i) => {
       const id = qid(c, t);
       out[c.domain]?.push(id);
-      if (c.domain === "nq" || c.domain === "trec") out[t.type]?.push(id);
-    }
+      if (c.domain !== "nq" && c.domain !== "trec") return;
+      const prev = i > 0 ? c.turns[i - 1] : undefined;
+      if (t.type === "first" || (t.gold.length > 0 && prev !== undefined && prev.gold.length > 0)) out[t.type]?.push(id);
+    });
   }
   return out;
 }

@@ -1,0 +1,275 @@
+/**
+ * The `fetch-dataset` step through the engine (a temp store and lock, a local HTTP server),
+ * and `--data real` end to end: the mini releases placed by hand under their lock-file
+ * names, fetched offline, assembled and preprocessed to the same tables as the mini path.
+ */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { crc32, gzipSync } from "node:zlib";
+import { use } from "../../../pipeline/engine/step.ts";
+import type { RunSettings } from "../../../pipeline/engine/step.ts";
+import type { LockEntry, LockFile } from "../../../pipeline/engine/datasets-lock.ts";
+import { readLockFile } from "../../../pipeline/engine/datasets-lock.ts";
+import type { RunFailure } from "../../../pipeline/engine/failures.ts";
+import { Project } from "../../../pipeline/session.ts";
+import { fetchStepDef } from "../../../steps/data/fetch/steps.ts";
+import { dataTarget } from "../../../pipeline/definitions/datasets.ts";
+import { RAW_ASSEMBLY } from "../../../steps/data/assemble.ts";
+import { writeMiniDataset } from "../../../steps/data/mini/index.ts";
+import type { MiniParamsOverrides } from "../../../steps/data/mini/index.ts";
+import { serializeLockFile } from "../../../pipeline/engine/datasets-lock.ts";
+import { TargetRegistry } from "../../../pipeline/engine/targets.ts";
+import { ROOT, project, registry, run, tempDir } from "../../engine/helpers.ts";
+import { startFixture, bytes, type Fixture } from "./http-fixture.ts";
+
+let fx: Fixture;
+before(async () => {
+  fx = await startFixture();
+});
+after(async () => {
+  await fx.close();
+});
+
+const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
+
+function entry(over: Partial<LockEntry> & Pick<LockEntry, "urls" | "file">): LockEntry {
+  return { description: "test", sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };
+}
+
+/** A project whose only target fetches one entry; returns it with its store dir. */
+function fetchProject(name: string, e: LockEntry) {
+  const store = join(tempDir("cspipe-fetchstep-"), "store");
+  const lock: LockFile = { version: 1, entries: { [name]: e } };
+  const targets = registry({ fetch: () => [use(fetchStepDef(name), { name: `fetch-dataset.${name}`, params: { entry: name }, inputs: {} })] });
+  return { p: project(targets, { store, lock }), store };
+}
+
+async function fetchRun(name: string, e: LockEntry, settings: RunSettings = {}, store?: { p: Project; store: string }) {
+  const s = store ?? fetchProject(name, e);
+  const r = await run(s.p, ["fetch"], { settings });
+  assert.equal(r.outcome.analysis.length, 0, JSON.stringify(r.outcome.analysis));
+  const result = "result" in r.outcome ? r.outcome.result : undefined;
+  const step = result?.results.get(`fetch-dataset.${name}`);
+  const outDir = step?.entry ? join(step.entry.dir, "outputs", "files") : undefined;
+  const failure: RunFailure | undefined = result?.failures[0];
+  return { ...s, r, outDir, failure, message: failure && "message" in failure ? failure.message : "" };
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const storeEntries = (store: string): string[] => (existsSync(join(store, "entries", "fetch-dataset")) ? readdirSync(join(store, "entries", "fetch-dataset")) : []);
+
+test("a pinned file is downloaded, verified and published as files/<file>; the scratch is emptied; a rerun is a cache hit", async () => {
+  const body = bytes(20_000, 31);
+  fx.routes.set("/s/model.bin", { body });
+  const e = entry({ urls: [`${fx.base}/s/model.bin`], file: "model.bin", sha256: sha(body), size: body.length });
+  const first = await fetchRun("model", e);
+  assert.equal(first.failure, undefined, first.message);
+  assert.deepEqual(filesUnder(first.outDir!), ["model.bin"]);
+  assert.deepEqual(readFileSync(join(first.outDir!, "model.bin")), body);
+  assert.deepEqual(readdirSync(join(first.store, "scratch", "fetch-dataset", "model", ".partial")), []);
+  assert.equal(existsSync(join(first.store, "scratch", "fetch-dataset", "model", "model.bin")), false, "moved, not copied");
+  const again = await run(first.p, ["fetch"]);
+  assert.deepEqual(again.hits, ["fetch-dataset.model"]);
+  assert.deepEqual(again.executed, []);
+});
+
+test("an archive keeps only its unpacked tree (not the .gz as well)", async () => {
+  const text = Buffer.from("line one\nline two\n");
+  const gz = gzipSync(text);
+  fx.routes.set("/s/blocks.txt.gz", { body: gz });
+  const e = entry({ urls: [`${fx.base}/s/blocks.txt.gz`], file: "blocks.txt.gz", sha256: sha(gz), size: gz.length, unpack: "gz", provides: ["blocks.txt"] });
+  const r = await fetchRun("blocks", e);
+  assert.equal(r.failure, undefined, r.message);
+  assert.deepEqual(filesUnder(r.outDir!), ["blocks.txt"]);
+  assert.deepEqual(readFileSync(join(r.outDir!, "blocks.txt")), text);
+  assert.equal(existsSync(join(r.store, "scratch", "fetch-dataset", "blocks", "blocks.txt.gz")), false);
+});
+
+test("offline: fails at once naming the URL, the expected sha256 and --data-dir; nothing is published", async () => {
+  const body = bytes(1_000, 32);
+  const e = entry({ urls: [`${fx.base}/s/never.json`], file: "never.json", sha256: sha(body), size: body.length });
+  fx.log.length = 0;
+  const r = await fetchRun("never", e, { offline: true });
+  assert.equal(r.failure?.reason, "bad-input");
+  assert.ok(r.message.includes(`${fx.base}/s/never.json`), r.message);
+  assert.ok(r.message.includes(sha(body)), r.message);
+  assert.match(r.message, /--data-dir <dir>/);
+  assert.match(r.message, /'never\.json'/);
+  assert.equal(fx.log.length, 0, "no request was made");
+  assert.deepEqual(storeEntries(r.store), []);
+});
+
+test("a digest mismatch names both digests, deletes the download and publishes nothing", async () => {
+  const body = bytes(3_000, 33);
+  fx.routes.set("/s/changed.bin", { body });
+  const wrong = "cd".repeat(32);
+  const e = entry({ urls: [`${fx.base}/s/changed.bin`], file: "changed.bin", sha256: wrong });
+  const r = await fetchRun("changed", e);
+  assert.equal(r.failure?.reason, "bad-input");
+  assert.ok(r.message.includes(wrong) && r.message.includes(sha(body)), r.message);
+  assert.deepEqual(storeEntries(r.store), []);
+  const scratch = join(r.store, "scratch", "fetch-dataset", "changed");
+  assert.equal(existsSync(join(scratch, "changed.bin")), false);
+  assert.equal(existsSync(join(scratch, ".partial", "changed.bin")), false);
+});
+
+test("a download killed midway resumes from its .partial with a Range request", async () => {
+  const body = bytes(50_000, 34);
+  fx.routes.set("/s/big.bin", { body });
+  const e = entry({ urls: [`${fx.base}/s/big.bin`], file: "big.bin", sha256: sha(body), size: body.length });
+  const s = fetchProject("big", e);
+  // what a killed run leaves behind: the first 12,345 bytes in the step's persistent scratch
+  const partialDir = join(s.store, "scratch", "fetch-dataset", "big", ".partial");
+  mkdirSync(partialDir, { recursive: true });
+  writeFileSync(join(partialDir, "big.bin"), body.subarray(0, 12_345));
+  fx.log.length = 0;
+  const r = await fetchRun("big", e, {}, s);
+  assert.equal(r.failure, undefined, r.message);
+  assert.deepEqual(fx.log, [{ path: "/s/big.bin", range: "bytes=12345-" }]);
+  assert.deepEqual(readFileSync(join(r.outDir!, "big.bin")), body);
+});
+
+test("an unpinned entry fails when its step starts, asking for lock --update; --allow-unpinned fetches it and logs the digest", async () => {
+  const body = bytes(500, 35);
+  fx.routes.set("/s/loose.txt", { body });
+  const e = entry({ urls: [`${fx.base}/s/loose.txt`], file: "loose.txt" });
+  const refused = await fetchRun("loose", e);
+  assert.equal(refused.failure?.reason, "bad-input");
+  assert.match(refused.message, /lock --update loose/);
+  assert.match(refused.message, /--allow-unpinned/);
+  const allowed = await fetchRun("loose", e, { allowUnpinned: true });
+  assert.equal(allowed.failure, undefined, allowed.message);
+  const log = allowed.r.events.filter((ev) => ev.type === "log").map((ev) => (ev as { line: string }).line).join("\n");
+  assert.ok(log.includes(`not pinned: got sha256 ${sha(body)}`), log);
+});
+
+test("--data-dir: a file placed by hand is verified and used offline", async () => {
+  const body = bytes(2_000, 36);
+  const dataDir = tempDir("cspipe-datadir-");
+  mkdirSync(join(dataDir, "downloads"));
+  writeFileSync(join(dataDir, "downloads", "hand.json"), body);
+  const e = entry({ urls: [`${fx.base}/s/not-served.json`], file: "hand.json", sha256: sha(body), size: body.length });
+  const r = await fetchRun("hand", e, { offline: true, dataDir });
+  assert.equal(r.failure, undefined, r.message);
+  assert.deepEqual(readFileSync(join(r.outDir!, "hand.json")), body);
+  assert.deepEqual(readFileSync(join(dataDir, "downloads", "hand.json")), body, "the user's file is untouched");
+});
+
+// ---------------------------------------------------------------------------------------
+// --data real, end to end on mini releases placed by hand.
+
+/** A stored (uncompressed) zip of `files` (relative path -> bytes), enough for unzip. */
+function storedZip(files: readonly { name: string; data: Buffer }[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const f of files) {
+    const name = Buffer.from(f.name, "utf8");
+    const crc = crc32(f.data) >>> 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(f.data.length, 18);
+    local.writeUInt32LE(f.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(f.data.length, 20);
+    central.writeUInt32LE(f.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, f.data);
+    centrals.push(central, name);
+    offset += 30 + name.length + f.data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+const SMALL: MiniParamsOverrides = { entities: 40, trainTurns: 80, devTurns: 30, testTurns: 30, standaloneTrain: 0, standaloneDev: 0 };
+
+test("--data real: fetched (offline, --data-dir), assembled and preprocessed to the same tables as the mini path", async () => {
+  const lock = readLockFile(join(ROOT, "datasets.lock"));
+  const dataDir = tempDir("cspipe-real-");
+  const mini = tempDir("cspipe-realmini-");
+  const entries: Record<string, LockEntry> = {};
+  const place = (name: string, data: Buffer) => {
+    const e = lock.entries[name];
+    assert.ok(e, name);
+    writeFileSync(join(dataDir, e.file), data);
+    entries[name] = { ...e, sha256: sha(data), size: data.length };
+  };
+  for (const [dataset, miniName] of [["qrecc", "mini-qrecc"], ["topiocqa", "mini-topiocqa"], ["orquac", "mini-orquac"]] as const) {
+    const raw = join(mini, dataset);
+    await writeMiniDataset(miniName, SMALL, raw);
+    for (const part of RAW_ASSEMBLY[dataset]) {
+      const e = lock.entries[part.entry]!;
+      const src = join(raw, part.to);
+      if (e.unpack === "none") place(part.entry, readFileSync(src));
+      else if (e.unpack === "gz") place(part.entry, gzipSync(readFileSync(src)));
+      else if (e.unpack === "zip") place(part.entry, storedZip(filesUnder(src).map((f) => ({ name: `${part.from}/${f}`, data: readFileSync(join(src, f)) }))));
+      else assert.fail(`no fixture for unpack ${e.unpack}`);
+    }
+  }
+  const dir = tempDir("cspipe-realproj-");
+  const lockPath = join(dir, "datasets.lock");
+  writeFileSync(lockPath, serializeLockFile({ version: 1, entries }));
+  const targets = new TargetRegistry().register(dataTarget);
+  const store = join(dir, "store");
+  const real = new Project({ root: ROOT, store, lockPath, targets, env: {}, data: "real" });
+  const outcome = await run(real, ["data"], { settings: { offline: true, dataDir }, concurrency: 2 });
+  const result = "result" in outcome.outcome ? outcome.outcome.result : undefined;
+  assert.ok(result?.ok, JSON.stringify(result?.failures ?? outcome.outcome.analysis));
+  assert.deepEqual(
+    outcome.executed.filter((s) => !s.startsWith("fetch-dataset.")),
+    ["assemble-raw-orquac", "assemble-raw-qrecc", "assemble-raw-topiocqa", "preprocess-real-orquac", "preprocess-real-qrecc", "preprocess-real-topiocqa"],
+  );
+  assert.equal(outcome.executed.filter((s) => s.startsWith("fetch-dataset.")).length, Object.keys(entries).length);
+
+  const { preprocessorFor } = await import("../../../steps/data/preprocess/registry.ts");
+  const { locateDataset } = await import("../../../steps/data/layout.ts");
+  for (const dataset of ["qrecc", "topiocqa", "orquac"] as const) {
+    const prep = result.results.get(`preprocess-real-${dataset}`)?.entry;
+    assert.ok(prep, dataset);
+    // the same preprocessor on the generator's own directory
+    const outDir = join(mini, `${dataset}-out`);
+    const params = dataset === "qrecc" ? { devConversations: 2000 } : {};
+    await preprocessorFor(dataset)({ ...locateDataset(dataset, join(mini, dataset)), outDir, params });
+    for (const table of ["turns.parquet", "passages.parquet", "qrels.parquet"]) {
+      const got: Buffer = readFileSync(join(prep.dir, "outputs", table));
+      assert.equal(sha(got), sha(readFileSync(join(outDir, table))), `${dataset} ${table}`);
+    }
+  }
+  // the assembled raw directory holds hard links (same store filesystem), not symlinks
+  const asm = result.results.get("assemble-raw-orquac")?.entry;
+  assert.ok(asm);
+  assert.deepEqual(filesUnder(join(asm.dir, "outputs", "raw")), ["all_blocks.txt", "preprocessed/dev.txt", "preprocessed/test.txt", "preprocessed/train.txt", "qrels.txt"]);
+  assert.ok(statSync(join(asm.dir, "outputs", "raw", "all_blocks.txt")).nlink >= 2);
+});
