@@ -4,17 +4,23 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { findProjectRoot } from "./engine/sources.ts";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources.ts";
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
 import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
-import { plainReporter } from "./reporters/plain.ts";
-import { jsonReporter } from "./reporters/json.ts";
-import { ttyReporter } from "./reporters/tty.ts";
 import type { ExecutorChoice } from "./executors/index.ts";
 import type { FailureMode } from "./engine/engine.ts";
+import type { RunSettings } from "./engine/step.ts";
+import { registerEvaluateCommand } from "./commands/evaluate.ts";
+import { registerLockCommand } from "./commands/lock.ts";
+
+/** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
+const COMPILED = import.meta.url.endsWith(".js");
+/** The engine: in a compiled run its sources must match what dist/ was built from. */
+const SESSION_MODULE = new URL("./session.ts", import.meta.url).href;
+const DEFAULT_DEFINITIONS = new URL("./definitions/index.ts", import.meta.url).href;
 
 export interface CliIO {
   readonly stdout: NodeJS.WriteStream;
@@ -39,14 +45,31 @@ export function humanBytes(n: number): string {
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-async function loadTargets(env: CliIO["env"]): Promise<TargetRegistry> {
+async function loadTargets(env: CliIO["env"], root: string): Promise<TargetRegistry> {
   // Tests (and users with their own workflows) may point at another definitions module.
   // The project's own definitions are loaded only when used: they pull in every step's libraries.
   const mod = env.CSPIPE_DEFINITIONS;
+  // A compiled run loads the compiled counterpart of a project .ts module (dist/<path>.js),
+  // after checking that dist/ was built from the current sources of the engine and the definitions.
+  const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod)) : resolve(mod)).href : DEFAULT_DEFINITIONS;
+  if (COMPILED) {
+    const scanner = new SourceScanner(root);
+    // Keys map dist/<path>.js back to <path>.ts only for <root>/dist (scripts/build.mjs's default --out).
+    if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
+    scanner.fingerprint(SESSION_MODULE);
+    scanner.fingerprint(url);
+  }
   if (!mod) return (await import("./definitions/index.ts")).buildTargets();
-  const loaded = (await import(pathToFileURL(resolve(mod)).href)) as { buildTargets?: () => TargetRegistry };
+  const loaded = (await import(url)) as { buildTargets?: () => TargetRegistry };
   if (!loaded.buildTargets) throw new Error(`${mod} does not export buildTargets()`);
   return loaded.buildTargets();
+}
+
+/** Reporters are loaded on demand: a run needs exactly one of them. */
+async function reporterFor(kind: "json" | "tty" | "plain", io: CliIO, out: (line: string) => void, verbose: boolean): Promise<EventSink> {
+  if (kind === "json") return (await import("./reporters/json.ts")).jsonReporter(out);
+  if (kind === "tty") return (await import("./reporters/tty.ts")).ttyReporter(io.stdout);
+  return (await import("./reporters/plain.ts")).plainReporter(out, { verbose });
 }
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -76,11 +99,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const store = subStore ?? program.opts<{ store?: string }>().store;
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
-    return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env), env: io.env });
+    return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root), env: io.env });
   };
 
-  const reporter = (json: boolean, verbose: boolean): EventSink =>
-    json ? jsonReporter(out) : io.stdout.isTTY ? ttyReporter(io.stdout) : plainReporter(out, { verbose });
+  const reporter = (json: boolean, verbose: boolean): Promise<EventSink> => reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose);
 
   interface RunFlags {
     force: string[];
@@ -93,11 +115,17 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     verbose: boolean;
     dataDir?: string;
     allowCpu: boolean;
+    offline: boolean;
+    allowUnpinned: boolean;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const p = await project();
-    const settings: { dataDir?: string; allowCpu?: boolean } = { allowCpu: flags.allowCpu };
-    if (flags.dataDir) settings.dataDir = resolve(flags.dataDir);
+    const settings: RunSettings = {
+      allowCpu: flags.allowCpu,
+      offline: flags.offline,
+      allowUnpinned: flags.allowUnpinned,
+      ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}),
+    };
     const r = await runTargets(p, {
       targets,
       force: flags.force,
@@ -107,10 +135,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       verify: flags.verify,
       executor: flags.executor,
       settings,
-      emit: reporter(flags.json, flags.verbose),
+      emit: await reporter(flags.json, flags.verbose),
     });
     if (r.analysis.length > 0) exitCode = 2;
     else if (!r.ok) exitCode = 1;
+    if ("exported" in r) for (const e of r.exported) out(`${e.name}: ${e.path}`);
   };
 
   const addRunOptions = (c: Command) =>
@@ -124,7 +153,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       .option("--verify", "re-hash cached outputs before trusting them; recompute tampered entries", false)
       .option("--verbose", "print cache hits and step logs", false)
       .option("--data-dir <dir>", "directory holding dataset files placed by hand (verified by sha256)")
-      .option("--allow-cpu", "let steps that request a GPU run on CPU", false);
+      .option("--allow-cpu", "let steps that request a GPU run on CPU", false)
+      .option("--offline", "never use the network: fetch steps use files already fetched or placed with --data-dir, else fail naming the URL and sha256", false)
+      .option("--allow-unpinned", "let fetch steps accept datasets.lock entries whose sha256 is null (unverified; pin them with 'lock --update <name>')", false);
 
   addRunOptions(program.command("run").description("run targets (default target when none given)").argument("[targets...]", "target names")).action(runAction);
 
@@ -240,6 +271,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       subData = action.opts<{ data?: DataSource }>().data;
     });
   }
+
+  // Commands that work on files, not on the store or targets.
+  registerEvaluateCommand(program, { stdout: io.stdout, stderr: io.stderr }, (c) => (exitCode = c));
+  registerLockCommand(program, io, (c) => (exitCode = c));
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));

@@ -5,16 +5,21 @@
  *
  *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep]
  *
- * Per repeat, in fresh temp dirs:
- *   cspipe command   `node --import tsx pipeline/main.ts run --json --store <dir> dag`
- *                    (CSPIPE_DEFINITIONS=bench/engine/dag.ts), wall time of the whole
- *                    command, plus the engine's own seconds from its `finished` event
+ * First (untimed) `node scripts/build.mjs`: the compiled CLI in dist/. Per repeat, in fresh
+ * temp dirs:
+ *   cspipe compiled  `node dist/pipeline/main.js run --json --store <dir> dag`
+ *                    (CSPIPE_DEFINITIONS=bench/engine/dag.ts, mapped to dist/bench/engine/dag.js),
+ *                    wall time of the whole command, plus the engine's own seconds from its
+ *                    `finished` event
+ *   cspipe tsx       the same through `node --import tsx pipeline/main.ts`; its store then gets
+ *                    a compiled no-op rerun, which must find all steps cached (one key for both)
  *   cspipe session   inprocess.ts in a child: Project + runTargets timed in-process
  *                    (analysis, keys, lookups, execution, run record; no start-up)
  *   snakemake        `snakemake -j2 --quiet --force-use-threads` (run: blocks as threads,
  *                    like cspipe's in-process steps; without it every job starts a new
  *                    Snakemake process, ~1.4 s each here), wall time of the whole command
- *   floors           `node -e 0` and `node --import tsx` of an empty module
+ *   floors           `node -e 0`, `node` of the compiled empty module, `node --import tsx` of
+ *                    the empty module
  * One untimed warm-up repeat first (tsx's transform cache, page cache).
  * Every system's outputs are checked against the reference texts of shape.ts.
  */
@@ -24,16 +29,20 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import { checkShape, expectedTexts, stepCount, type DagShape } from "./shape.ts";
 import { median, ratio, renderTable, type Series } from "./stats.ts";
 import type { InProcessResult } from "./inprocess.ts";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, "..", "..");
+const ROOT = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
+const HERE = join(ROOT, "bench", "engine");
 const CLI = join(ROOT, "pipeline", "main.ts");
+const COMPILED_CLI = join(ROOT, "dist", "pipeline", "main.js");
+const BUILD = join(ROOT, "scripts", "build.mjs");
 const DAG = join(HERE, "dag.ts");
 const INPROCESS = join(HERE, "inprocess.ts");
 const EMPTY = join(HERE, "empty.ts");
+const COMPILED_EMPTY = join(ROOT, "dist", "bench", "engine", "empty.js");
 const SNAKEFILE = join(HERE, "snakemake", "Snakefile");
 const TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -73,13 +82,16 @@ function finishedEvent(stdout: string): Finished {
   throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
 }
 
-function cspipeCommand(shape: DagShape, store: string, expect: "cold" | "noop"): { wall: number; engine: number } {
+type Cli = "compiled" | "tsx";
+const CLI_ARGV: Record<Cli, readonly string[]> = { compiled: [COMPILED_CLI], tsx: ["--import", "tsx", CLI] };
+
+function cspipeCommand(cli: Cli, shape: DagShape, store: string, expect: "cold" | "noop"): { wall: number; engine: number } {
   const env = { ...process.env, CSPIPE_DEFINITIONS: DAG, CSPIPE_BENCH_LAYERS: String(shape.layers), CSPIPE_BENCH_WIDTH: String(shape.width) };
-  const t = timedSpawn(process.execPath, ["--import", "tsx", CLI, "run", "--json", "--store", store, "dag"], env);
+  const t = timedSpawn(process.execPath, [...CLI_ARGV[cli], "run", "--json", "--store", store, "dag"], env);
   const f = finishedEvent(t.result.stdout);
   const n = stepCount(shape);
   const ok = expect === "cold" ? f.executed === n : f.executed === 0 && f.cached === n;
-  if (!ok) throw new Error(`cspipe ${expect} run: ${f.executed} executed, ${f.cached} cached of ${n}`);
+  if (!ok) throw new Error(`cspipe ${cli} ${expect} run: ${f.executed} executed, ${f.cached} cached of ${n}`);
   return { wall: t.seconds, engine: f.seconds };
 }
 
@@ -115,12 +127,19 @@ interface Samples {
   cliNoop: number[];
   engineCold: number[];
   engineNoop: number[];
+  tsxCold: number[];
+  tsxNoop: number[];
   sessionCold: number[];
   sessionNoop: number[];
   smCold: number[];
   smNoop: number[];
   nodeFloor: number[];
+  compiledFloor: number[];
   tsxFloor: number[];
+}
+
+function emptySamples(): Samples {
+  return { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], tsxCold: [], tsxNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], compiledFloor: [], tsxFloor: [] };
 }
 
 function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Samples, errors: Map<string, string>): void {
@@ -133,15 +152,25 @@ function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Sam
     }
   };
   s.nodeFloor.push(timedSpawn(process.execPath, ["-e", "0"]).seconds);
+  s.compiledFloor.push(timedSpawn(process.execPath, [COMPILED_EMPTY]).seconds);
   s.tsxFloor.push(timedSpawn(process.execPath, ["--import", "tsx", EMPTY]).seconds);
-  attempt("cspipe command", () => {
-    const store = join(base, "cspipe-cli");
-    const cold = cspipeCommand(shape, store, "cold");
-    const noop = cspipeCommand(shape, store, "noop");
+  attempt("cspipe compiled", () => {
+    const store = join(base, "cspipe-compiled");
+    const cold = cspipeCommand("compiled", shape, store, "cold");
+    const noop = cspipeCommand("compiled", shape, store, "noop");
     s.cliCold.push(cold.wall);
     s.engineCold.push(cold.engine);
     s.cliNoop.push(noop.wall);
     s.engineNoop.push(noop.engine);
+  });
+  attempt("cspipe tsx", () => {
+    const store = join(base, "cspipe-tsx");
+    const cold = cspipeCommand("tsx", shape, store, "cold");
+    const noop = cspipeCommand("tsx", shape, store, "noop");
+    // The compiled CLI computes the same keys: everything the tsx run stored is a hit.
+    cspipeCommand("compiled", shape, store, "noop");
+    s.tsxCold.push(cold.wall);
+    s.tsxNoop.push(noop.wall);
   });
   attempt("cspipe session", () => {
     const r = cspipeSession(shape, join(base, "cspipe-session"));
@@ -177,14 +206,16 @@ function main(): void {
   const shape = checkShape({ layers: Number(values.layers), width: Number(values.width) }, "args");
   const smVersion = snakemakeVersion();
   const n = stepCount(shape);
+  const b = timedSpawn(process.execPath, [BUILD, "--quiet"]);
+  process.stdout.write(`built dist/ (node scripts/build.mjs) in ${b.seconds.toFixed(2)} s\n`);
   process.stdout.write(`engine benchmark: ${n} steps (${shape.layers} layers x ${shape.width}, fan-in 2), ${repeats} repeats + 1 warm-up, node ${process.version}, snakemake ${smVersion ?? "not installed"}\n`);
 
-  const s: Samples = { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], tsxFloor: [] };
+  const s = emptySamples();
   const errors = new Map<string, string>();
   for (let r = 0; r <= repeats; r++) {
     const base = mkdtempSync(join(tmpdir(), "cspipe-bench-engine-"));
     try {
-      const target: Samples = r === 0 ? { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], tsxFloor: [] } : s;
+      const target = r === 0 ? emptySamples() : s;
       repeatOnce(shape, base, smVersion !== undefined, target, errors);
       process.stdout.write(`  ${r === 0 ? "warm-up" : `repeat ${r}/${repeats}`} done${values.keep ? ` (${base})` : ""}\n`);
     } finally {
@@ -194,11 +225,13 @@ function main(): void {
 
   const note = (system: string) => (errors.has(system) ? { note: "FAILED" } : {});
   const series: Series[] = [
-    { label: "cspipe cold, whole command", seconds: s.cliCold, ...note("cspipe command") },
-    { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe command") },
+    { label: "cspipe cold, compiled command", seconds: s.cliCold, ...note("cspipe compiled") },
+    { label: "cspipe cold, tsx command", seconds: s.tsxCold, ...note("cspipe tsx") },
+    { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe compiled") },
     { label: "cspipe cold, session API in-process", seconds: s.sessionCold, ...note("cspipe session") },
-    { label: "cspipe no-op, whole command", seconds: s.cliNoop, ...note("cspipe command") },
-    { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe command") },
+    { label: "cspipe no-op, compiled command", seconds: s.cliNoop, ...note("cspipe compiled") },
+    { label: "cspipe no-op, tsx command", seconds: s.tsxNoop, ...note("cspipe tsx") },
+    { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe compiled") },
     { label: "cspipe no-op, session API in-process", seconds: s.sessionNoop, ...note("cspipe session") },
     ...(smVersion
       ? [
@@ -207,23 +240,26 @@ function main(): void {
         ]
       : []),
     { label: "floor: node -e 0", seconds: s.nodeFloor },
+    { label: "floor: node (compiled empty module)", seconds: s.compiledFloor },
     { label: "floor: node --import tsx (empty module)", seconds: s.tsxFloor },
   ];
   process.stdout.write(`\n${renderTable(series)}\n\n`);
   for (const [system, message] of errors) process.stdout.write(`${system} FAILED: ${message}\n\n`);
 
   const cliNoop: Series = { label: "", seconds: s.cliNoop };
+  const x = (v: number) => (Number.isNaN(v) ? "-" : `${v.toFixed(2)}x`);
+  process.stdout.write(`tsx/compiled, no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.tsxNoop }, cliNoop))}\n`);
   if (smVersion) {
     const r = ratio({ label: "", seconds: s.smNoop }, cliNoop);
-    process.stdout.write(`snakemake/cspipe, no-op (whole command, medians): ${Number.isNaN(r) ? "-" : `${r.toFixed(2)}x`}\n`);
-    const rc = ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold });
-    process.stdout.write(`snakemake/cspipe, cold  (whole command, medians): ${Number.isNaN(rc) ? "-" : `${rc.toFixed(2)}x`}\n`);
-    process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake: ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
+    process.stdout.write(`snakemake/cspipe compiled, no-op (whole command, medians): ${x(r)}\n`);
+    process.stdout.write(`snakemake/cspipe tsx,      no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.tsxNoop }))}\n`);
+    process.stdout.write(`snakemake/cspipe compiled, cold  (whole command, medians): ${x(ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold }))}\n`);
+    process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake (compiled command): ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
   } else {
     process.stdout.write("snakemake is not installed (apt-get install -y snakemake): cspipe only, no ratio\n");
   }
   const m = median(s.cliNoop);
-  process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (whole command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
+  process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (compiled command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
   if (errors.size > 0) process.exitCode = 1;
 }
 

@@ -4,13 +4,42 @@
  * Editing a helper invalidates exactly the steps whose closure contains it.
  *
  * Imports are found with a deliberately small scanner (static `import`/`export ... from`,
- * side-effect imports and `import("literal")`); `import type` lines are skipped because
- * they cannot change behaviour. Node builtins are not hashed.
+ * side-effect imports, dynamic imports of a string literal, and `new URL` of a relative
+ * literal against import.meta.url, for worker entry points and data files read next to the
+ * module, when that file exists); `import type` lines are
+ * skipped because they cannot change behaviour. Node builtins are not hashed.
+ *
+ * Compiled runs (`npm run build`, then `node dist/pipeline/main.js`): a module under dist/
+ * is fingerprinted as the project source it was compiled from (`dist/a/b.js` -> `a/b.ts`),
+ * so a compiled run and a tsx run compute the same keys and share one store. The build
+ * records the sha256 of every source in dist/build-manifest.json; while hashing the closure
+ * of a compiled module the scanner compares each digest with the recorded one (no extra
+ * reads) and throws `dist/ is stale` on any difference, so stale compiled code never runs
+ * under a key that names newer source.
  */
 import { readFileSync, existsSync, statSync, readdirSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256Hex } from "./canonical.ts";
+import { InputError } from "./errors.ts";
+
+/** Written by scripts/build.mjs into the dist directory. */
+export const BUILD_MANIFEST = "build-manifest.json";
+const REBUILD = "run `npm run build` (or run the sources with `npx tsx pipeline/main.ts`)";
+
+/** dist/build-manifest.json, written by scripts/build.mjs. */
+export interface BuildManifest {
+  readonly format: 1;
+  /** Project-relative source path -> sha256 of the text it was compiled (or copied) from. */
+  readonly files: Readonly<Record<string, string>>;
+  /** npm packages bundled into dist/vendor/ -> the version they were bundled from. */
+  readonly packages?: Readonly<Record<string, string>>;
+}
+
+export interface ScannerOptions {
+  /** Where compiled modules live (default `<root>/dist`). */
+  readonly distDir?: string;
+}
 
 export interface SourceFingerprint {
   /** Project-relative path -> sha256 of the file's bytes. */
@@ -28,19 +57,35 @@ interface ModuleInfo {
 const IMPORT_FROM = /^[ \t]*(import|export)\s+(type\s+)?(?:[^;'"]*?)\s*from\s*["']([^"']+)["']/gm;
 const SIDE_EFFECT = /^[ \t]*import\s*["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
+const URL_REF = /\bnew URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g;
+/** Files whose imports are followed; other files (JSON, data) are hashed only. */
+const SCRIPT = /\.(?:[cm]?[jt]s|tsx)$/;
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
 
 export class SourceScanner {
   private readonly modules = new Map<string, ModuleInfo>();
   private readonly packageVersions = new Map<string, string>();
   private readonly closures = new Map<string, SourceFingerprint>();
+  readonly distDir: string;
+  private buildManifest: BuildManifest | undefined;
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    options: ScannerOptions = {},
+  ) {
+    this.distDir = resolve(options.distDir ?? join(root, "dist"));
+  }
 
-  /** Fingerprint of a module (file URL or absolute path) and extra project-relative sources. */
+  /**
+   * Fingerprint of a module (file URL or absolute path) and extra project-relative sources.
+   * A compiled module under dist/ is fingerprinted as its source; throws InputError when
+   * dist/ was built from other bytes than the sources in its closure.
+   */
   fingerprint(entry: string, extraSources: readonly string[] = []): SourceFingerprint {
-    const entryPath = entry.startsWith("file:") ? fileURLToPath(entry) : resolve(entry);
-    const cacheKey = `${entryPath}\0${extraSources.join("\0")}`;
+    const given = entry.startsWith("file:") ? fileURLToPath(entry) : resolve(entry);
+    const compiled = this.isCompiled(given);
+    const entryPath = compiled ? this.sourceOfCompiled(given) : given;
+    const cacheKey = `${compiled ? "dist" : "src"}\0${entryPath}\0${extraSources.join("\0")}`;
     const cached = this.closures.get(cacheKey);
     if (cached) return cached;
     const files: Record<string, string> = {};
@@ -52,16 +97,81 @@ export class SourceScanner {
       if (seen.has(path)) continue;
       seen.add(path);
       const info = this.module(path);
-      files[this.rel(path)] = info.digest;
+      const rel = this.rel(path);
+      if (compiled) this.checkBuilt(rel, info.digest);
+      files[rel] = info.digest;
       for (const dep of info.localDeps) stack.push(dep);
-      for (const pkg of info.packages) packages[pkg] = this.packageVersion(pkg);
+      for (const pkg of info.packages) {
+        packages[pkg] = this.packageVersion(pkg);
+        if (compiled) this.checkVendored(pkg, packages[pkg]);
+      }
     }
     for (const extra of extraSources) {
-      for (const path of this.expand(resolve(this.root, extra))) files[this.rel(path)] = sha256Hex(readFileSync(path));
+      for (const path of this.expand(resolve(this.root, extra))) {
+        const rel = this.rel(path);
+        const digest = sha256Hex(readFileSync(path));
+        // Files dist/ holds a copy of (JSON read next to a module) must match too.
+        if (compiled && this.manifest().files[rel] !== undefined) this.checkBuilt(rel, digest);
+        files[rel] = digest;
+      }
     }
     const fp = { files: sortRecord(files), packages: sortRecord(packages) };
     this.closures.set(cacheKey, fp);
     return fp;
+  }
+
+  /** True for a path inside the dist directory (a compiled module). */
+  isCompiled(path: string): boolean {
+    const r = relative(this.distDir, path);
+    return r !== "" && !r.startsWith("..") && !isAbsolute(r);
+  }
+
+  /**
+   * The project source a compiled module was built from: `dist/a/b.js` -> `<root>/a/b.ts`
+   * (`.mjs` -> `.mts`), looked up in the build manifest.
+   */
+  sourceOfCompiled(path: string): string {
+    const rel = relative(this.distDir, path).split(sep).join("/");
+    const base = rel.replace(/\.m?js$/, "");
+    const candidates = rel.endsWith(".mjs") ? [`${base}.mts`] : rel.endsWith(".js") ? [`${base}.ts`, `${base}.tsx`] : [rel];
+    const files = this.manifest().files;
+    const source = candidates.find((c) => files[c] !== undefined);
+    if (source === undefined) {
+      throw new InputError(`dist/ is stale: ${this.rel(path)} was not produced by the last build`, { file: this.rel(path), fix: REBUILD });
+    }
+    return join(this.root, ...source.split("/"));
+  }
+
+  private manifest(): BuildManifest {
+    if (this.buildManifest) return this.buildManifest;
+    const file = join(this.distDir, BUILD_MANIFEST);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new InputError(`dist/ has no readable build manifest (${(e as Error).message})`, { file: this.rel(file), fix: REBUILD });
+    }
+    const m = parsed as Partial<BuildManifest> | null;
+    if (!m || m.format !== 1 || typeof m.files !== "object" || m.files === null) {
+      throw new InputError("unknown build manifest format", { file: this.rel(file), field: "format", fix: REBUILD });
+    }
+    this.buildManifest = m as BuildManifest;
+    return this.buildManifest;
+  }
+
+  /** Throws when dist/ bundles another version of a package than the installed one (the one keys name). */
+  private checkVendored(pkg: string, installed: string): void {
+    const bundled = this.manifest().packages?.[pkg];
+    if (bundled === undefined || bundled === installed) return;
+    throw new InputError(`dist/ is stale: it bundles ${pkg} ${bundled}, installed is ${installed}`, { file: `dist/vendor/${pkg}.js`, fix: REBUILD });
+  }
+
+  /** Throws unless dist/ was built from exactly this source text. */
+  private checkBuilt(rel: string, digest: string): void {
+    const built = this.manifest().files[rel];
+    if (built === digest) return;
+    const why = built === undefined ? "not in the last build" : "changed since the last build";
+    throw new InputError(`dist/ is stale: ${why}`, { file: rel, fix: REBUILD });
   }
 
   private rel(path: string): string {
@@ -84,9 +194,12 @@ export class SourceScanner {
     if (hit) return hit;
     const text = readFileSync(path, "utf8");
     const specs = new Set<string>();
-    for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
-    for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
-    for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
+    if (SCRIPT.test(path)) {
+      for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
+      for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
+      for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
+    }
+    const urlRefs = SCRIPT.test(path) ? [...text.matchAll(URL_REF)].map((m) => resolve(dirname(path), m[1]!)) : [];
     const localDeps: string[] = [];
     const packages: string[] = [];
     for (const spec of [...specs].sort()) {
@@ -98,6 +211,7 @@ export class SourceScanner {
         if (!isBuiltin(pkg)) packages.push(pkg);
       }
     }
+    for (const ref of [...new Set(urlRefs)].sort()) if (existsSync(ref) && statSync(ref).isFile() && !localDeps.includes(ref)) localDeps.push(ref);
     const info = { digest: sha256Hex(text), localDeps, packages };
     this.modules.set(path, info);
     return info;
@@ -139,6 +253,28 @@ function isBuiltin(pkg: string): boolean {
 function sortRecord(r: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of Object.keys(r).sort()) out[k] = r[k]!;
+  return out;
+}
+
+/**
+ * For a compiled run: the compiled counterpart of a project TypeScript module
+ * (`<root>/a/b.ts` -> `<distDir>/a/b.js`, `.mts` -> `.mjs`). Other paths are returned unchanged.
+ * Throws InputError when the module lies outside the project or was not compiled.
+ */
+export function compiledModule(root: string, path: string, distDir: string = join(root, "dist")): string {
+  const m = /\.(m?)tsx?$/.exec(path);
+  if (!m) return path;
+  const fromDist = relative(resolve(distDir), path);
+  if (fromDist !== "" && !fromDist.startsWith("..") && !isAbsolute(fromDist)) return path;
+  const rel = relative(root, path);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new InputError("a compiled run (node dist/...) cannot load TypeScript from outside the project", {
+      file: path,
+      fix: "run it with `npx tsx pipeline/main.ts`, or compile the module to .js and point at that",
+    });
+  }
+  const out = join(resolve(distDir), rel.slice(0, -m[0].length) + (m[1] ? ".mjs" : ".js"));
+  if (!existsSync(out)) throw new InputError(`dist/ is stale: ${rel.split(sep).join("/")} was not compiled`, { file: rel, fix: REBUILD });
   return out;
 }
 

@@ -2,7 +2,6 @@
 import type { Executor } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import { LocalExecutor } from "./local.ts";
-import { createDaggerExecutor } from "./dagger.ts";
 
 export type ExecutorChoice = "local" | "dagger" | "auto";
 
@@ -24,7 +23,8 @@ const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
           "Start one with 'dagger run npx tsx pipeline/main.ts ...', or use --executor local.",
       };
     }
-    return createDaggerExecutor(env);
+    // Loaded only when used: the SDK adapter is not needed by local runs.
+    return (await import("./dagger.ts")).createDaggerExecutor(env);
   },
 };
 

@@ -54,7 +54,7 @@ export const PIP_ENV: Readonly<Record<string, string>> = {
 };
 
 /** What the project sources mount leaves out (patterns relative to the source root). */
-export const DEFAULT_SOURCE_EXCLUDES: readonly string[] = ["node_modules/", "artifacts/", ".git/", "**/__pycache__/", "**/.pytest_cache/"];
+export const DEFAULT_SOURCE_EXCLUDES: readonly string[] = ["node_modules/", "artifacts/", "dist/", "report/", ".git/", "**/__pycache__/", "**/.pytest_cache/"];
 
 export type PlanOp =
   | { readonly op: "from"; readonly image: string }
