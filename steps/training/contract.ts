@@ -55,6 +55,8 @@ export interface TrainingConfig {
   eval_before_training: boolean;
   recall_k: number;
   mask_false_negatives: boolean;
+  /** Drop gold passages from the mined lists before sampling (false = the authors' released behaviour). */
+  filter_gold_negatives: boolean;
   progress_every: number;
   save_checkpoint: boolean;
   export_onnx: boolean;
@@ -82,6 +84,7 @@ export const TRAINING_DEFAULTS: Readonly<Omit<TrainingConfig, "init">> = Object.
   eval_before_training: true,
   recall_k: 5,
   mask_false_negatives: true,
+  filter_gold_negatives: true,
   progress_every: 10,
   save_checkpoint: true,
   export_onnx: true,

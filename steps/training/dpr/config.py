@@ -9,7 +9,7 @@ DEFAULTS = {
     "epochs": 10, "batch_size": 128, "n_hard_negatives": 1, "seed": 42,
     "device": "auto", "amp": "fp16", "threads": None,
     "eval_batch_size": 128, "eval_before_training": True, "recall_k": 5,
-    "mask_false_negatives": True, "progress_every": 10,
+    "mask_false_negatives": True, "filter_gold_negatives": True, "progress_every": 10,
     "save_checkpoint": True, "export_onnx": True, "onnx_opset": 14,
     "parity_check_transformers": True, "allow_pickle": False,
     "init": None,
@@ -19,7 +19,7 @@ TYPES = {
     "lr": _NUMBER, "weight_decay": _NUMBER, "warmup_ratio": _NUMBER, "clip": _NUMBER, "adam_eps": _NUMBER,
     "epochs": int, "batch_size": int, "n_hard_negatives": int, "seed": int, "device": str, "amp": str,
     "threads": (int, type(None)), "eval_batch_size": int, "eval_before_training": bool, "recall_k": int,
-    "mask_false_negatives": bool, "progress_every": int, "save_checkpoint": bool, "export_onnx": bool,
+    "mask_false_negatives": bool, "filter_gold_negatives": bool, "progress_every": int, "save_checkpoint": bool, "export_onnx": bool,
     "onnx_opset": int, "parity_check_transformers": bool, "allow_pickle": bool, "init": dict,
 }
 INIT_KINDS = {
@@ -34,7 +34,10 @@ def _fail(msg, path, field, fix=None):
     raise TrainingInputError(msg, file=path, field=field, fix=fix)
 
 
-def load_config(path):
+def load_config(path, init_from=None, vocab_size=None):
+    """Reads and validates the config. `init_from` (a directory written by an earlier run of
+    this trainer) replaces `init` with its two encoders; `vocab_size` fills a random init's
+    missing `bert_config.vocab_size` (the tokenizer's vocabulary decides it, not the config)."""
     try:
         with open(path, encoding="utf-8") as f:
             raw = json.load(f)
@@ -42,6 +45,17 @@ def load_config(path):
         _fail("config file not found", path, None)
     except json.JSONDecodeError as e:
         _fail(f"not valid JSON (line {e.lineno}: {e.msg})", path, None)
+    if isinstance(raw, dict) and init_from is not None:
+        if raw.get("init") is not None:
+            _fail("both --init-from and init are given", path, "init", "drop one of them")
+        raw["init"] = {"kind": "checkpoint",
+                       "query_path": os.path.abspath(os.path.join(init_from, "query_encoder.safetensors")),
+                       "passage_path": os.path.abspath(os.path.join(init_from, "passage_encoder.safetensors"))}
+    if isinstance(raw, dict) and vocab_size is not None and isinstance(raw.get("init"), dict) and raw["init"].get("kind") == "random":
+        from bert_model import TINY_BERT  # noqa: PLC0415
+        bert = dict(raw["init"].get("bert_config") or TINY_BERT)
+        bert.setdefault("vocab_size", vocab_size)
+        raw["init"] = {**raw["init"], "bert_config": bert}
     return validate_config(raw, path)
 
 

@@ -34,8 +34,14 @@ class Inputs:
         self.dev_gold = arrays["dev_gold.npy"]
 
 
-def _load(d, name):
+# --passages DIR: the tokenized collection as the tokenize-passages step writes it.
+PASSAGE_DIR_FILES = {"passage_ids.npy": "ids.npy", "passage_type_ids.npy": "type_ids.npy"}
+
+
+def _load(d, name, passages_dir=None):
     path = os.path.join(d, name)
+    if passages_dir is not None and name in PASSAGE_DIR_FILES:
+        path = os.path.join(passages_dir, PASSAGE_DIR_FILES[name])
     shape_text, required = FILES[name]
     if not os.path.isfile(path):
         if required:
@@ -74,10 +80,13 @@ def _range(arrays, d, name, n, allow_pad):
                                  file=os.path.join(d, name), fix="indexes are row numbers of the passage file")
 
 
-def load_inputs(d):
-    if not os.path.isdir(d):
-        raise TrainingInputError("input directory not found", file=d)
-    arrays = {name: _load(d, name) for name in FILES}
+def load_inputs(d, passages_dir=None):
+    """Loads the input directory; with `passages_dir`, the collection's token ids come from
+    `<passages_dir>/ids.npy` and `type_ids.npy` instead (no copy of a large matrix)."""
+    for path in (d, passages_dir):
+        if path is not None and not os.path.isdir(path):
+            raise TrainingInputError("input directory not found", file=path)
+    arrays = {name: _load(d, name, passages_dir) for name in FILES}
     arrays = {k: v for k, v in arrays.items() if v is not None}
     nq = arrays["train_query_ids.npy"].shape[0] if arrays["train_query_ids.npy"].ndim == 2 else -1
     _shape(arrays, d, "train_query_ids.npy", 2)

@@ -29,15 +29,17 @@ def random_non_gold(rng, n_passages, gold, avoid):
     raise ValueError("could not draw a non-gold negative in 2000 tries")
 
 
-def sample_negatives(rng, mined_row, gold, n, n_passages):
+def sample_negatives(rng, mined_row, gold, n, n_passages, filter_gold=True):
     """Returns (n passage ids, how many came from the random fallback).
 
     Uniform without replacement over the filtered top-k list; when it holds fewer than n
     ids, the rest are random non-gold passages from the collection (counted as fallbacks).
+    `filter_gold=False` keeps gold passages in the mined list, as the authors' released
+    code does (a gold passage can then be drawn as a "negative").
     """
     if n <= 0:
         return [], 0
-    cands = candidates(mined_row if mined_row is not None else (), gold)
+    cands = candidates(mined_row if mined_row is not None else (), gold if filter_gold else set())
     if len(cands) >= n:
         picks = rng.choice(len(cands), size=n, replace=False)
         return [cands[int(j)] for j in picks], 0

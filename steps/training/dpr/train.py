@@ -2,6 +2,7 @@
 """DPR bi-encoder training (torch + numpy only).
 
     python3 steps/training/dpr/train.py --config cfg.json --inputs DIR --out DIR [--threads N]
+        [--passages DIR] [--init-from DIR] [--vocab vocab.txt]
     python3 steps/training/dpr/train.py --selftest <name>   (see selftest.py)
 
 stdout carries only machine-readable lines: `PROGRESS <done> <total>` and `EPOCH <json>`;
@@ -52,6 +53,9 @@ def main(argv):
     ap.add_argument("--inputs")
     ap.add_argument("--out")
     ap.add_argument("--threads", type=int)
+    ap.add_argument("--passages", help="tokenized collection dir (ids.npy, type_ids.npy) instead of <inputs>/passage_ids.npy")
+    ap.add_argument("--init-from", help="start from the encoders of an earlier run's --out dir (replaces the config's init)")
+    ap.add_argument("--vocab", help="vocab.txt whose size a random init uses when bert_config has no vocab_size")
     ap.add_argument("--selftest")
     args = ap.parse_args(argv)
     _require_torch()
@@ -78,11 +82,18 @@ def main(argv):
         from config import load_config  # noqa: PLC0415
         from inputs import load_inputs  # noqa: PLC0415
         from trainer import train  # noqa: PLC0415
-        cfg = load_config(args.config)
+        vocab_size = None
+        if args.vocab:
+            try:
+                with open(args.vocab, encoding="utf-8") as f:
+                    vocab_size = sum(1 for line in f if line.rstrip("\n"))
+            except OSError as e:
+                raise TrainingInputError(f"cannot read the vocabulary ({e})", file=args.vocab) from e
+        cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size)
         threads = _threads(args.threads, cfg["threads"])
         torch.set_num_threads(threads)
         log(f"torch {torch.__version__}, {threads} CPU thread(s)")
-        inputs = load_inputs(args.inputs)
+        inputs = load_inputs(args.inputs, args.passages)
         result = train(cfg, inputs, args.out, log, emit)
         log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
             f"{result['dev_recall_at_' + str(cfg['recall_k'])]:.4f}, {result['seconds']} s")

@@ -84,7 +84,8 @@ class Batcher:
         golds = [gold_set(inp.pos[i], None if inp.gold is None else inp.gold[i]) for i in idx]
         negs = []
         for i, g in zip(idx, golds):
-            ns, fb = sample_negatives(self.rng, None if inp.neg is None else inp.neg[i], g, n, self.n_passages)
+            ns, fb = sample_negatives(self.rng, None if inp.neg is None else inp.neg[i], g, n, self.n_passages,
+                                     self.cfg["filter_gold_negatives"])
             negs.extend(ns)
             self.fallbacks += fb
         cols = [int(inp.pos[i]) for i in idx] + negs

@@ -1,0 +1,222 @@
+/**
+ * DPR training as pipeline steps:
+ * - `assemble-dpr-examples` (in-process) turns tokenized queries, the tokenized collection,
+ *   the turns' gold passages and optionally mined negatives into the trainer's input .npy
+ *   files (steps/training/README.md);
+ * - `pretrain-dpr` and `train-dpr` are container steps running steps/training/dpr/train.py
+ *   (torch + numpy only) in a pinned image under Dagger, or with a host python3 that has
+ *   torch under the local executor. `pretrain-dpr` starts from a random tiny BERT (the mini
+ *   benchmark's θ0); `train-dpr` starts from an earlier model (θ0 for every IHN iteration).
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineStep, dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { InputError } from "../../pipeline/engine/errors.ts";
+import { canonicalJson } from "../../pipeline/engine/canonical.ts";
+import { readParquetRows } from "../lib/parquet.ts";
+import { npyHeader, writeNpy } from "../lib/npy.ts";
+import { readNpyRows } from "../lib/npy-rows.ts";
+import type { TurnRow } from "../data/schemas.ts";
+import { readNegatives } from "../mining/steps.ts";
+import { buildExamples } from "./examples.ts";
+import { TRAINER_SCRIPT, TRAINING_DEFAULTS } from "./contract.ts";
+
+async function readLines(path: string): Promise<string[]> {
+  const text = await readFile(path, "utf8");
+  return text.split("\n").filter((l) => l.length > 0);
+}
+
+/** Copies rows of a token matrix into a new .npy (same dtype and width). */
+function writeRows(src: string, rows: readonly number[], dest: string): void {
+  const { header, bytes } = readNpyRows(src, rows);
+  const fd = openSync(dest, "w");
+  try {
+    writeSync(fd, npyHeader(header.dtype, [rows.length, header.cols]));
+    writeSync(fd, bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const assembleParams = z
+  .object({
+    /** Split whose turns are the training examples (their qids must match the train query tokens). */
+    trainSplit: z.string().default("train"),
+    devSplit: z.string().default("dev"),
+    /** Mined negatives kept per example (top k). */
+    k: z.number().int().positive().default(100),
+    /** Dev collection size: the dev turns' gold passages plus a seeded sample; 0 = the whole collection. */
+    devPassages: z.number().int().nonnegative().default(0),
+    seed: z.number().int().default(42),
+  })
+  .strict();
+
+const assembleOutputs = { examples: dir("dpr:examples", "examples") };
+
+async function assemble(
+  ctx: {
+    params: z.output<typeof assembleParams>;
+    inputs: { trainQueries: string; devQueries: string; passages: string; turns: string; negatives?: string };
+    outputs: { examples: string };
+    log(line: string): void;
+  },
+): Promise<void> {
+  const { trainSplit, devSplit, k, devPassages, seed } = ctx.params;
+  const goldOf = new Map<string, string[]>();
+  for await (const t of readParquetRows<TurnRow>(ctx.inputs.turns)) {
+    if (t.split === trainSplit || t.split === devSplit) goldOf.set(t.qid, [...t.gold_passage_ids]);
+  }
+  const pids = await readLines(join(ctx.inputs.passages, "pids.txt"));
+  const rowOf = new Map(pids.map((p, i) => [p, i]));
+  const trainQids = await readLines(join(ctx.inputs.trainQueries, "qids.txt"));
+  const devQids = await readLines(join(ctx.inputs.devQueries, "qids.txt"));
+  const negatives = ctx.inputs.negatives === undefined ? undefined : await readNegatives(ctx.inputs.negatives);
+  const ex = buildExamples({ trainQids, devQids, goldOf, rowOf, passages: pids.length, k, devPassages, seed, ...(negatives ? { negatives } : {}) });
+  if (ex.trainRows.length === 0) {
+    throw new InputError(`no training turn has a gold passage in the collection`, { file: ctx.inputs.turns, field: "gold_passage_ids", fix: "check that the turns and passages come from the same dataset" });
+  }
+  if (ex.devRows.length === 0) throw new InputError(`no '${devSplit}' turn has a gold passage in the collection`, { file: ctx.inputs.turns, field: "split", fix: "pick a dev split with gold passages" });
+  const out = ctx.outputs.examples;
+  writeRows(join(ctx.inputs.trainQueries, "ids.npy"), ex.trainRows, join(out, "train_query_ids.npy"));
+  writeNpy(join(out, "train_pos.npy"), { dtype: "int32", shape: [ex.pos.length], data: ex.pos });
+  writeNpy(join(out, "train_gold.npy"), { dtype: "int32", shape: [ex.pos.length, ex.gold.cols], data: ex.gold.data });
+  if (ex.neg) writeNpy(join(out, "train_neg.npy"), { dtype: "int32", shape: [ex.pos.length, ex.neg.cols], data: ex.neg.data });
+  writeRows(join(ctx.inputs.devQueries, "ids.npy"), ex.devRows, join(out, "dev_query_ids.npy"));
+  writeRows(join(ctx.inputs.passages, "ids.npy"), ex.devPassageRows, join(out, "dev_passage_ids.npy"));
+  writeRows(join(ctx.inputs.passages, "type_ids.npy"), ex.devPassageRows, join(out, "dev_passage_type_ids.npy"));
+  writeNpy(join(out, "dev_gold.npy"), { dtype: "int32", shape: [ex.devRows.length, ex.devGold.cols], data: ex.devGold.data });
+  await writeFile(join(out, "meta.json"), canonicalJson({ counts: ex.counts, negatives: ex.neg !== null, k, devPassages, seed }, 2) + "\n");
+  ctx.log(Object.entries(ex.counts).map(([key, v]) => `${key}=${v}`).join(" "));
+}
+
+const baseInputs = { trainQueries: "tokens:queries", devQueries: "tokens:queries", passages: "tokens:passages", turns: "parquet:turns" } as const;
+
+/** Examples for in-batch-negative training (no mined negatives). */
+export const assembleExamples = defineStep({
+  id: "assemble-dpr-examples",
+  version: 1,
+  source: import.meta.url,
+  description: "The DPR trainer's input files: training examples (positive, gold), dev queries and the dev collection.",
+  params: assembleParams,
+  inputs: baseInputs,
+  outputs: assembleOutputs,
+  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
+});
+
+/** Examples with mined hard negatives (train_neg.npy). */
+export const assembleExamplesWithNegatives = defineStep({
+  id: "assemble-dpr-examples-with-negatives",
+  version: 1,
+  source: import.meta.url,
+  description: "As assemble-dpr-examples, plus the top-k mined negatives of each example.",
+  params: assembleParams,
+  inputs: { ...baseInputs, negatives: "parquet:negatives" },
+  outputs: assembleOutputs,
+  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
+});
+
+/** The trainer's config as step params: its own defaults (the paper's), every key checked again in Python. */
+const trainerConfig = {
+  lr: z.number().positive().default(TRAINING_DEFAULTS.lr),
+  weight_decay: z.number().nonnegative().default(TRAINING_DEFAULTS.weight_decay),
+  warmup_ratio: z.number().min(0).lt(1).default(TRAINING_DEFAULTS.warmup_ratio),
+  clip: z.number().positive().default(TRAINING_DEFAULTS.clip),
+  adam_eps: z.number().positive().default(TRAINING_DEFAULTS.adam_eps),
+  epochs: z.number().int().positive().default(TRAINING_DEFAULTS.epochs),
+  batch_size: z.number().int().positive().default(TRAINING_DEFAULTS.batch_size),
+  n_hard_negatives: z.number().int().nonnegative().default(TRAINING_DEFAULTS.n_hard_negatives),
+  seed: z.number().int().default(TRAINING_DEFAULTS.seed),
+  device: z.enum(["auto", "cpu", "cuda"]).default(TRAINING_DEFAULTS.device),
+  amp: z.enum(["fp16", "bf16", "none"]).default(TRAINING_DEFAULTS.amp),
+  eval_batch_size: z.number().int().positive().default(TRAINING_DEFAULTS.eval_batch_size),
+  eval_before_training: z.boolean().default(TRAINING_DEFAULTS.eval_before_training),
+  recall_k: z.number().int().positive().default(TRAINING_DEFAULTS.recall_k),
+  mask_false_negatives: z.boolean().default(TRAINING_DEFAULTS.mask_false_negatives),
+  filter_gold_negatives: z.boolean().default(TRAINING_DEFAULTS.filter_gold_negatives),
+  progress_every: z.number().int().positive().default(TRAINING_DEFAULTS.progress_every),
+  onnx_opset: z.number().int().positive().default(TRAINING_DEFAULTS.onnx_opset),
+  parity_check_transformers: z.boolean().default(TRAINING_DEFAULTS.parity_check_transformers),
+  allow_pickle: z.boolean().default(TRAINING_DEFAULTS.allow_pickle),
+};
+
+const bertConfig = z
+  .object({
+    vocab_size: z.number().int().positive().optional(),
+    hidden_size: z.number().int().positive(),
+    num_hidden_layers: z.number().int().positive(),
+    num_attention_heads: z.number().int().positive(),
+    intermediate_size: z.number().int().positive(),
+    max_position_embeddings: z.number().int().positive().optional(),
+    hidden_dropout_prob: z.number().min(0).max(1).optional(),
+    attention_probs_dropout_prob: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+/**
+ * The training image for Dagger users: PyTorch 2.0.1 (CUDA 11.7, cuDNN 8 runtime; it ships
+ * numpy), pinned by the digest recorded in two independent public repositories. The
+ * program needs nothing else. Replace it with a newer one by digest if you like:
+ * `docker buildx imagetools inspect pytorch/pytorch:<tag>`.
+ */
+export const TRAINING_IMAGE = "pytorch/pytorch:2.0.1-cuda11.7-cudnn8-runtime@sha256:82e0d379a5dedd6303c89eda57bcc434c40be11f249ddfadfd5673b84351e806";
+
+const TRAINER = ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}", "--inputs", "{in:examples}", "--passages", "{in:passages}"];
+
+function trainerRuntime(extraArgv: readonly string[], gpuRequired: boolean): ContainerRuntime {
+  return {
+    type: "container",
+    image: TRAINING_IMAGE,
+    argv: [...TRAINER, ...extraArgv],
+    pythonModules: ["torch", "numpy"],
+    // GPU when there is one; a real-data run requires it (planning fails without, unless --allow-cpu).
+    gpu: { count: 1, required: gpuRequired },
+    resources: { cpus: 1, memoryGiB: 8 },
+    // fp16 autocast on GPU vs float32 on CPU: the executor's hardware changes the numbers.
+    executorSensitive: true,
+  };
+}
+
+const modelOutputs = { model: dir("dpr:model", "model") };
+const trainerSources = ["steps/training/dpr"];
+
+const memo = new Map<string, unknown>();
+function memoised<T>(key: string, make: () => T): T {
+  if (!memo.has(key)) memo.set(key, make());
+  return memo.get(key) as T;
+}
+
+/** θ0 for the mini benchmark: a random tiny BERT trained on standalone questions (the role of DPR-NQ). */
+export function pretrainDprDef(gpuRequired = false) {
+  return memoised(`pretrain:${gpuRequired}`, () =>
+    defineStep({
+      id: "pretrain-dpr",
+      version: 1,
+      source: import.meta.url,
+      extraSources: trainerSources,
+      description: "Train a DPR bi-encoder from a random BERT (vocabulary size from the vocab input).",
+      params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfig.optional() }).strict() }).strict(),
+      inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
+      outputs: modelOutputs,
+      runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], gpuRequired),
+    }),
+  );
+}
+
+/** A DPR bi-encoder trained from an earlier model (θ0): IBN, IHN iterations, BM25/CQR/model negatives. */
+export function trainDprDef(gpuRequired = false) {
+  return memoised(`train:${gpuRequired}`, () =>
+    defineStep({
+      id: "train-dpr",
+      version: 1,
+      source: import.meta.url,
+      extraSources: trainerSources,
+      description: "Fine-tune a DPR bi-encoder from an initial model on conversational examples.",
+      params: z.object(trainerConfig).strict(),
+      inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },
+      outputs: modelOutputs,
+      runtime: trainerRuntime(["--init-from", "{in:init}"], gpuRequired),
+    }),
+  );
+}
