@@ -3,13 +3,20 @@ import { TargetRegistry } from "../engine/targets.ts";
 import { demoTarget } from "./demo.ts";
 import { dataTarget } from "./datasets.ts";
 import { daggerSmokeTarget } from "./dagger-smoke.ts";
-import { table2Bm25Target } from "./lexical.ts";
+import { LEXICAL_TARGETS } from "./lexical.ts";
+import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
+import { denseSections, denseTargets } from "./dense/targets.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
   targets.register(demoTarget);
   targets.register(dataTarget);
   targets.register(daggerSmokeTarget);
-  targets.register(table2Bm25Target, { default: true });
+  for (const t of LEXICAL_TARGETS) targets.register(t);
+  for (const t of denseTargets()) targets.register(t);
+  // The whole reproduction (lexical and dense) with the report written to ./report/.
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")]), { default: true });
+  // The same graph with one training epoch everywhere: CI's end-to-end check of the wiring.
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke")], "report-smoke", "of the one-epoch smoke run"));
   return targets;
 }

@@ -34,7 +34,7 @@ const NOTES: readonly string[] = [
 ];
 
 /** The report step over the given sections (for the target and for tests). */
-export function reportStep(sections: readonly ReportSection[], ctx: TargetContext) {
+export function reportStep(sections: readonly ReportSection[], ctx: TargetContext, name = "write-report") {
   const seen = new Set<string>();
   for (const s of sections) {
     if (seen.has(s.id)) throw new Error(`report section '${s.id}' is listed twice`);
@@ -49,17 +49,19 @@ export function reportStep(sections: readonly ReportSection[], ctx: TargetContex
     figures.map((s) => s.id),
   );
   return use(def, {
-    name: "write-report",
+    name,
     params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES] } as never,
     inputs: inputs as never,
   });
 }
 
-export function reportTarget(sections: readonly ReportSection[]): Target {
+/** The report target; `name` is also the directory it is exported to (./<name>/). */
+export function reportTarget(sections: readonly ReportSection[], name = "report", about = "linking every table and figure"): Target {
+  const step = (ctx: TargetContext) => reportStep(sections, ctx, name === "report" ? "write-report" : `write-${name}`);
   return {
-    name: "report",
-    description: `report/index.md and report/index.html linking every table and figure (${sections.map((s) => s.id).join(", ")})`,
-    steps: (ctx) => [reportStep(sections, ctx)],
-    exports: (ctx) => ({ report: reportStep(sections, ctx).out.report }),
+    name,
+    description: `${name}/index.md and ${name}/index.html ${about} (${sections.map((s) => s.id).join(", ")})`,
+    steps: (ctx) => [step(ctx)],
+    exports: (ctx) => ({ [name]: step(ctx).out.report }),
   };
 }

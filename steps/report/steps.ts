@@ -26,6 +26,8 @@ const formatSchema = z.union([
   z.object({ kind: z.literal("integer") }),
 ]);
 
+const cellMapping = z.object({ row: z.string(), columns: z.array(z.string()), group: groupRefSchema.optional() }).strict();
+
 const params = z
   .object({
     spec: z.object({
@@ -38,8 +40,12 @@ const params = z
       rows: z.array(z.object({ id: z.string(), label: z.string(), paperRow: z.string().optional() })),
     }),
     paperTable: z.string().nullable(),
-    /** input name -> the row it fills and the columns it provides. */
-    cells: z.record(z.string(), z.object({ row: z.string(), columns: z.array(z.string()) })),
+    /**
+     * input name -> the row it fills and the columns it provides, or several such rows (e.g.
+     * Table 4: one evaluation per model fills a row per question type). A mapping's `group`
+     * overrides the columns' group: the cells show that breakdown group of the input.
+     */
+    cells: z.record(z.string(), z.union([cellMapping, z.array(cellMapping).min(1)])),
   })
   .strict();
 
@@ -72,21 +78,23 @@ function makeRenderTableDef(inputNames: readonly string[]) {
       async run(ctx) {
         const spec = ctx.params.spec as TableSpec;
         const cells: Record<string, Record<string, { value: number; n: number; stepKey: string }>> = {};
-        for (const [input, map] of Object.entries(ctx.params.cells)) {
+        for (const [input, maps] of Object.entries(ctx.params.cells)) {
           const path = (ctx.inputs as Record<string, string>)[input];
           if (path === undefined) throw new InputError(`cell input '${input}' is not wired`, { field: `cells.${input}` });
           const m = JSON.parse(await readFile(path, "utf8")) as MetricsFile;
-          const row = (cells[map.row] ??= {});
-          for (const colId of map.columns) {
-            const col = spec.columns.find((c) => c.id === colId);
-            if (!col) throw new InputError(`unknown column '${colId}'`, { field: `cells.${input}.columns` });
-            const group = ctx.params.spec.columns.find((c) => c.id === colId)?.group;
-            const picked = pickMetric(m, col.metric, group, path);
-            if (picked === undefined) {
-              ctx.log(`${input}: no turns of ${group!.by}=${group!.value}; cell ${map.row}/${colId} left empty`);
-              continue;
+          for (const map of Array.isArray(maps) ? maps : [maps]) {
+            const row = (cells[map.row] ??= {});
+            for (const colId of map.columns) {
+              const col = spec.columns.find((c) => c.id === colId);
+              if (!col) throw new InputError(`unknown column '${colId}'`, { field: `cells.${input}.columns` });
+              const group = map.group ?? ctx.params.spec.columns.find((c) => c.id === colId)?.group;
+              const picked = pickMetric(m, col.metric, group, path);
+              if (picked === undefined) {
+                ctx.log(`${input}: no turns of ${group!.by}=${group!.value}; cell ${map.row}/${colId} left empty`);
+                continue;
+              }
+              row[colId] = { value: picked.value, n: picked.n, stepKey: (ctx.inputKeys as Record<string, { key: string }>)[input]!.key };
             }
-            row[colId] = { value: picked.value, n: picked.n, stepKey: (ctx.inputKeys as Record<string, { key: string }>)[input]!.key };
           }
         }
         const rendered = renderTable(spec, cells as Cells, ctx.params.paperTable ? paperTable(ctx.params.paperTable) : undefined);

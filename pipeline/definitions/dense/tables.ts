@@ -1,0 +1,317 @@
+/**
+ * The paper's dense tables and figures on top of the dense models (models.ts) and the
+ * lexical baselines (lexical.ts): Tables 1, 2 (full), 3, 4, 6, Figures 2(b), 2(c), 3, 4,
+ * and the gold-in-negatives ablation the authors' released code invites.
+ */
+import { use, type OutputRef } from "../../engine/step.ts";
+import type { TargetContext } from "../../engine/targets.ts";
+import { renderFigureDef, renderTableDef } from "../../../steps/report/steps.ts";
+import type { TableColumnSpec, TableSpec } from "../../../steps/report/table.ts";
+import type { FigureSpec } from "../../../steps/report/figure.ts";
+import type { DatasetName } from "../../../steps/data/schemas.ts";
+import { bm25Metrics, DATA_LABEL, table1Bm25Spec, table2Bm25Spec, table3Bm25Spec } from "../lexical.ts";
+import { denseWorld, type DenseWorld } from "./models.ts";
+import type { Profile } from "./setup.ts";
+
+type Metrics = OutputRef<"json:metrics">;
+type Group = { by: "questionType"; value: string };
+
+export interface DenseTargetContext extends TargetContext {
+  readonly profile: Profile;
+}
+
+const world = (dataset: DatasetName, ctx: DenseTargetContext): DenseWorld => denseWorld(dataset, { data: ctx.data, profile: ctx.profile });
+const suffix = (ctx: DenseTargetContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
+const titleTail = (ctx: DenseTargetContext): string => `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
+
+interface CellSource {
+  readonly input: string;
+  readonly metrics: Metrics;
+  readonly map: { row: string; columns: string[]; group?: Group } | { row: string; columns: string[]; group?: Group }[];
+}
+
+function render(ctx: DenseTargetContext, spec: TableSpec, paperTableId: string | null, sources: readonly CellSource[]): OutputRef<"table"> {
+  const inputs: Record<string, Metrics> = {};
+  const cells: Record<string, CellSource["map"]> = {};
+  for (const s of sources) {
+    inputs[s.input] = s.metrics;
+    cells[s.input] = s.map;
+  }
+  const params = { spec: { ...spec, id: `${spec.id}${suffix(ctx)}`, columns: spec.columns.map((c) => ({ ...c })), rows: spec.rows.map((r) => ({ ...r })) }, paperTable: paperTableId, cells };
+  return use(renderTableDef(Object.keys(inputs)), { name: `render-${spec.id}${suffix(ctx)}`, params: params as never, inputs: inputs as never }).out.table as OutputRef<"table">;
+}
+
+function figure(ctx: DenseTargetContext, spec: FigureSpec, inputs: Record<string, Metrics>): OutputRef<"figure"> {
+  return use(renderFigureDef(Object.keys(inputs)), { name: `render-${spec.id}${suffix(ctx)}`, params: { spec: { ...spec, id: `${spec.id}${suffix(ctx)}` } } as never, inputs: inputs as never }).out.figure as OutputRef<"figure">;
+}
+
+/** The three DPR variants of final Table 2 / Table 4, evaluated on their own input forms. */
+function table2Models(w: DenseWorld): { row: string; label: string; metrics: Metrics }[] {
+  return [
+    { row: "dpr-shortcut-ibn", label: "DPR^shortcut (X_t \\ {q_t}, IBN)", metrics: w.metrics("shortcut", w.shortcut(), "history_without_q") },
+    { row: "dpr-ibn", label: "DPR (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
+    { row: "dpr-ihn", label: `DPR (IHN, I=${w.setup.schedule[w.dataset].iterations})`, metrics: w.metrics(w.ihnLabel(w.setup.schedule[w.dataset].iterations), w.ihnFinal()) },
+  ];
+}
+
+// ---- Table 2 (final): BM25 block + DPR rows on QReCC test and TopiOCQA dev ------------------
+
+export function table2(ctx: DenseTargetContext): OutputRef<"table"> {
+  const base = table2Bm25Spec(ctx.data);
+  const bm25Rows = base.rows;
+  const forms = ["q_t", "a_prev", "history_without_q", "history"] as const;
+  const q = world("qrecc", ctx);
+  const t = world("topiocqa", ctx);
+  const dense = { qrecc: table2Models(q), topiocqa: table2Models(t) };
+  const spec: TableSpec = {
+    ...base,
+    id: "table2",
+    title: `Table 2: QReCC test and TopiOCQA dev, ${titleTail(ctx)}`,
+    caption: "BM25 over four query forms, and DPR trained without q_t (shortcut), with in-batch negatives (IBN) and with iterative model-based hard negatives (IHN), all from θ0.",
+    rows: [...bm25Rows, ...dense.qrecc.map((r) => ({ id: r.row, label: r.label, paperRow: r.row }))],
+  };
+  const qcols = ["qrecc-mrr", "qrecc-r10", "qrecc-r100"];
+  const tcols = ["topiocqa-r5", "topiocqa-r20", "topiocqa-r100"];
+  const sources: CellSource[] = [];
+  forms.forEach((form, i) => {
+    sources.push({ input: `bm25_qrecc_${form}`, metrics: bm25Metrics("qrecc", form, ctx.data), map: { row: bm25Rows[i]!.id, columns: qcols } });
+    sources.push({ input: `bm25_topiocqa_${form}`, metrics: bm25Metrics("topiocqa", form, ctx.data), map: { row: bm25Rows[i]!.id, columns: tcols } });
+  });
+  for (const r of dense.qrecc) sources.push({ input: `qrecc_${r.row}`, metrics: r.metrics, map: { row: r.row, columns: qcols } });
+  for (const r of dense.topiocqa) sources.push({ input: `topiocqa_${r.row}`, metrics: r.metrics, map: { row: r.row, columns: tcols } });
+  return render(ctx, spec, "final-table2", sources);
+}
+
+// ---- Table 1 (early): QReCC by question type, BM25 and DPR with each negative source -------
+
+export function table1(ctx: DenseTargetContext): OutputRef<"table"> {
+  const base = table1Bm25Spec(ctx.data);
+  const w = world("qrecc", ctx);
+  const rows: { row: string; label: string; metrics: Metrics }[] = [
+    { row: "bm25", label: "BM25(X_t, C)", metrics: bm25Metrics("qrecc", "history", ctx.data) },
+    { row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)", metrics: bm25Metrics("qrecc", "history_without_q", ctx.data) },
+    { row: "dpr-without-q", label: "DPR(X_t \\ {q_t}) (IBN)", metrics: w.metrics("shortcut", w.shortcut(), "history_without_q") },
+    { row: "dpr", label: "DPR(X_t) (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
+    { row: "dpr-cqr-negs", label: "DPR + CQR negatives (θ0 on q*_t)", metrics: w.metrics("cqr-negs", w.withNegatives("cqr")) },
+    { row: "dpr-bm25-negs", label: "DPR + BM25(X_t) negatives", metrics: w.metrics("bm25-negs", w.withNegatives("bm25")) },
+    { row: "dpr-model-negs", label: "DPR + model negatives (IHN iteration 2)", metrics: w.metrics("ihn-2", w.ihn(2)) },
+  ];
+  const spec: TableSpec = { ...base, id: "table1", title: `Table 1: QReCC test by question type, ${titleTail(ctx)}`, rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })) };
+  const columns = base.columns.map((c) => c.id);
+  return render(ctx, spec, "early-table1", rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns } })));
+}
+
+// ---- Table 3: OR-QuAC with question-only inputs -------------------------------------------
+
+export function table3(ctx: DenseTargetContext): OutputRef<"table"> {
+  const base = table3Bm25Spec(ctx.data);
+  const w = world("orquac", ctx);
+  const iters = w.setup.schedule.orquac.iterations;
+  const bm25 = [
+    { row: "bm25-q", label: "BM25(q_t, C)", form: "q_t" as const },
+    { row: "bm25-prev-questions", label: "BM25(Q_{t-1}, C)", form: "questions_prev" as const },
+    { row: "bm25-questions", label: "BM25(Q_t, C)", form: "questions" as const },
+  ];
+  const dense = [
+    { row: "dpr-ibn", label: "DPR(Q_t) (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
+    { row: "dpr-ihn", label: `DPR(Q_t) (IHN, I=${iters})`, metrics: w.metrics(w.ihnLabel(iters), w.ihnFinal()) },
+  ];
+  const spec: TableSpec = {
+    ...base,
+    id: "table3",
+    title: `Table 3: OR-QuAC test, ${titleTail(ctx)}`,
+    caption: "OR-QuAC feeds only the questions Q_t = {q_1..q_t}. Paper: final Table 3.",
+    rows: [...bm25.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })), ...dense.map((r) => ({ id: r.row, label: r.label, paperRow: r.row }))],
+  };
+  const cols = ["orquac-mrr", "orquac-r5"];
+  return render(ctx, spec, "final-table3", [
+    ...bm25.map((r) => ({ input: `bm25_${r.form}`, metrics: bm25Metrics("orquac", r.form, ctx.data), map: { row: r.row, columns: cols } })),
+    ...dense.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: cols } })),
+  ]);
+}
+
+// ---- Table 4: breakdown by question type on QReCC -----------------------------------------
+
+const QRECC_GROUPS = ["first", "switch", "no-switch"] as const;
+
+export function table4(ctx: DenseTargetContext): OutputRef<"table"> {
+  const models = table2Models(world("qrecc", ctx));
+  const groups = [...QRECC_GROUPS, "all"] as const;
+  const pct = { kind: "percent", digits: 1 } as const;
+  const spec: TableSpec = {
+    id: "table4",
+    title: `Table 4: QReCC test by question type, ${titleTail(ctx)}`,
+    caption: "Recall of the DPR variants on first, switch and no-switch turns (labelled NQ and TREC turns) and on all turns with gold.",
+    columns: [
+      { id: "r10", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
+      { id: "r100", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
+    ],
+    rows: groups.flatMap((g) => models.map((m) => ({ id: `${g}/${m.row}`, label: `${g}: ${m.label}`, paperRow: `${g}/${m.row}` }))),
+  };
+  return render(
+    ctx,
+    spec,
+    "final-table4",
+    models.map((m) => ({
+      input: m.row.replace(/-/g, "_"),
+      metrics: m.metrics,
+      map: groups.map((g) => ({ row: `${g}/${m.row}`, columns: ["r10", "r100"], ...(g === "all" ? {} : { group: { by: "questionType" as const, value: g } }) })),
+    })),
+  );
+}
+
+// ---- Table 6: sources of hard negatives on QReCC -------------------------------------------
+
+export function table6(ctx: DenseTargetContext): OutputRef<"table"> {
+  const w = world("qrecc", ctx);
+  const pct = { kind: "percent", digits: 1 } as const;
+  const rows = [
+    { row: "model-prev-iteration", label: "DPR_{i-1}(X_t) (model, IHN iteration 2)", metrics: w.metrics("ihn-2", w.ihn(2)) },
+    { row: "bm25-rewrite", label: "BM25(q*_t)", metrics: w.metrics("bm25-rewrite-negs", w.withNegatives("bm25-rewrite")) },
+    { row: "dpr-nq-rewrite", label: "θ0(q*_t) (CQR)", metrics: w.metrics("cqr-negs", w.withNegatives("cqr")) },
+  ];
+  const spec: TableSpec = {
+    id: "table6",
+    title: `Table 6: hard-negative sources, QReCC test, ${titleTail(ctx)}`,
+    caption: "DPR(X_t) trained once from θ0 with negatives mined by each source (top 100, gold excluded, 1 sampled per example per step).",
+    columns: [
+      { id: "mrr", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 }, paperColumn: "mrr" },
+      { id: "r10", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
+      { id: "r100", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
+    ],
+    rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
+  };
+  return render(ctx, spec, "final-table6", rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
+}
+
+// ---- Ablation: gold passages among the mined negatives (the released code's behaviour) -----
+
+export function goldNegativesAblation(ctx: DenseTargetContext): OutputRef<"table"> {
+  const w = world("qrecc", ctx);
+  const pct = { kind: "percent", digits: 1 } as const;
+  const rows = [
+    { row: "filtered", label: "IHN iteration 2, gold excluded from negatives (cspipe default)", metrics: w.metrics("ihn-2", w.ihn(2)) },
+    { row: "as-released", label: "IHN iteration 2, gold kept and unmasked (authors' released code)", metrics: w.metrics("ihn-2-as-released", w.ihnAsReleased()) },
+  ];
+  const spec: TableSpec = {
+    id: "ablation-gold-negatives",
+    title: `Ablation: gold passages among mined negatives, QReCC test, ${titleTail(ctx)}`,
+    caption: "The released code neither filters the gold passage out of the mined list nor masks it; cspipe does both by default. Not in the paper.",
+    columns: [
+      { id: "mrr", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 } },
+      { id: "r10", header: "R@10", metric: "recall@10", format: pct },
+      { id: "r100", header: "R@100", metric: "recall@100", format: pct },
+    ],
+    rows: rows.map((r) => ({ id: r.row, label: r.label })),
+  };
+  return render(ctx, spec, null, rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
+}
+
+// ---- Figures ----------------------------------------------------------------------------
+
+const pctFormat = { kind: "percent", digits: 1 } as const;
+
+/** Figure 2(b): DPR vs DPR^shortcut on QReCC (R@10, R@100). */
+export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
+  const models = table2Models(world("qrecc", ctx));
+  const inputs: Record<string, Metrics> = {};
+  for (const m of models) inputs[m.row.replace(/-/g, "_")] = m.metrics;
+  const spec: FigureSpec = {
+    id: "figure2b",
+    chart: "bar",
+    title: `Figure 2(b): DPR vs DPR^shortcut, QReCC test, ${titleTail(ctx)}`,
+    caption: "Recall of DPR trained and tested without q_t (shortcut) against DPR on the whole input (IBN, IHN).",
+    yLabel: "Recall",
+    categories: models.map((m) => m.label),
+    series: [
+      { name: "R@10", points: models.map((m) => ({ input: m.row.replace(/-/g, "_"), metric: "recall@10" })) },
+      { name: "R@100", points: models.map((m) => ({ input: m.row.replace(/-/g, "_"), metric: "recall@100" })) },
+    ],
+    valueFormat: pctFormat,
+    yMax: 1,
+  };
+  return figure(ctx, spec, inputs);
+}
+
+/** Figure 2(c): R@10 by question type for each model on QReCC. */
+export function figure2c(ctx: DenseTargetContext): OutputRef<"figure"> {
+  const models = table2Models(world("qrecc", ctx));
+  const inputs: Record<string, Metrics> = { bm25_history: bm25Metrics("qrecc", "history", ctx.data), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx.data) };
+  for (const m of models) inputs[m.row.replace(/-/g, "_")] = m.metrics;
+  const series = [
+    { name: "BM25(X_t)", input: "bm25_history" },
+    { name: "BM25(X_t \\ q_t)", input: "bm25_history_without_q" },
+    ...models.map((m) => ({ name: m.label, input: m.row.replace(/-/g, "_") })),
+  ];
+  const spec: FigureSpec = {
+    id: "figure2c",
+    chart: "bar",
+    title: `Figure 2(c): R@10 by question type, QReCC test, ${titleTail(ctx)}`,
+    caption: "Recall@10 on first, switch and no-switch turns (labelled NQ and TREC turns).",
+    yLabel: "Recall@10",
+    categories: [...QRECC_GROUPS],
+    series: series.map((s) => ({ name: s.name, points: QRECC_GROUPS.map((g) => ({ input: s.input, metric: "recall@10", group: { by: "questionType" as const, value: g } })) })),
+    valueFormat: pctFormat,
+    yMax: 1,
+  };
+  return figure(ctx, spec, inputs);
+}
+
+/** Per-iteration evaluations (0 = θ0 zero-shot on the input form, then IHN iterations 1..I). */
+function iterationMetrics(w: DenseWorld): Metrics[] {
+  const I = w.setup.schedule[w.dataset].iterations;
+  return [w.metrics("theta0", w.theta0), ...Array.from({ length: I }, (_, i) => w.metrics(w.ihnLabel(i + 1), w.ihn(i + 1)))];
+}
+
+const TOPIOCQA_GROUPS = ["first", "topic-continues", "topic-switch"] as const;
+
+/** Figure 3: TopiOCQA dev R@5 per iteration by question type. */
+export function figure3(ctx: DenseTargetContext): OutputRef<"figure"> {
+  const its = iterationMetrics(world("topiocqa", ctx));
+  const inputs: Record<string, Metrics> = {};
+  its.forEach((m, i) => (inputs[`iteration_${i}`] = m));
+  const spec: FigureSpec = {
+    id: "figure3",
+    chart: "line",
+    title: `Figure 3: TopiOCQA dev R@5 per IHN iteration by question type, ${titleTail(ctx)}`,
+    caption: "Iteration 0 is θ0 without conversational training; iteration 1 trains with in-batch negatives; each later one retrains from θ0 with negatives mined by the previous iteration.",
+    yLabel: "Recall@5",
+    xLabel: "iteration",
+    categories: its.map((_, i) => String(i)),
+    series: [
+      ...TOPIOCQA_GROUPS.map((g) => ({ name: g, points: its.map((_, i) => ({ input: `iteration_${i}`, metric: "recall@5", group: { by: "questionType" as const, value: g } })) })),
+      { name: "all", points: its.map((_, i) => ({ input: `iteration_${i}`, metric: "recall@5" })) },
+    ],
+    valueFormat: pctFormat,
+    yMax: 1,
+  };
+  return figure(ctx, spec, inputs);
+}
+
+/** Figure 4: R@5 per iteration on TopiOCQA and QReCC. */
+export function figure4(ctx: DenseTargetContext): OutputRef<"figure"> {
+  const q = iterationMetrics(world("qrecc", ctx));
+  const t = iterationMetrics(world("topiocqa", ctx));
+  const inputs: Record<string, Metrics> = {};
+  q.forEach((m, i) => (inputs[`qrecc_${i}`] = m));
+  t.forEach((m, i) => (inputs[`topiocqa_${i}`] = m));
+  const n = Math.max(q.length, t.length);
+  const spec: FigureSpec = {
+    id: "figure4",
+    chart: "line",
+    title: `Figure 4: R@5 per IHN iteration, QReCC test and TopiOCQA dev, ${titleTail(ctx)}`,
+    caption: "Iteration 0 is θ0; QReCC runs I=2 iterations and TopiOCQA I=3, as in the paper.",
+    yLabel: "Recall@5",
+    xLabel: "iteration",
+    categories: Array.from({ length: n }, (_, i) => String(i)),
+    series: [
+      { name: "QReCC", points: Array.from({ length: n }, (_, i) => (i < q.length ? { input: `qrecc_${i}`, metric: "recall@5" } : null)) },
+      { name: "TopiOCQA", points: Array.from({ length: n }, (_, i) => (i < t.length ? { input: `topiocqa_${i}`, metric: "recall@5" } : null)) },
+    ],
+    valueFormat: pctFormat,
+    yMax: 1,
+  };
+  return figure(ctx, spec, inputs);
+}
+
+export type { TableColumnSpec };
