@@ -19,7 +19,9 @@ export interface ExampleInputs {
   /** qids of the tokenized training queries, in row order. */
   readonly trainQids: readonly string[];
   readonly devQids: readonly string[];
-  readonly goldOf: ReadonlyMap<string, readonly string[]>;
+  /** Gold passage ids per qid, one map per split (qids repeat across splits, e.g. TopiOCQA's). */
+  readonly trainGold: ReadonlyMap<string, readonly string[]>;
+  readonly devGold: ReadonlyMap<string, readonly string[]>;
   /** Passage id -> row in the tokenized collection. */
   readonly rowOf: ReadonlyMap<string, number>;
   readonly passages: number;
@@ -59,7 +61,7 @@ export function buildExamples(x: ExampleInputs): Examples {
   const neg: number[][] = [];
   x.trainQids.forEach((qid, row) => {
     const rows: number[] = [];
-    for (const pid of x.goldOf.get(qid) ?? []) {
+    for (const pid of x.trainGold.get(qid) ?? []) {
       const r = x.rowOf.get(pid);
       if (r === undefined) counts.gold_missing!++;
       else if (!rows.includes(r)) rows.push(r);
@@ -91,7 +93,7 @@ export function buildExamples(x: ExampleInputs): Examples {
   const devGoldPids: number[][] = [];
   const inDev = new Set<number>();
   x.devQids.forEach((qid, row) => {
-    const rows = (x.goldOf.get(qid) ?? []).map((p) => x.rowOf.get(p)).filter((r): r is number => r !== undefined);
+    const rows = (x.devGold.get(qid) ?? []).map((p) => x.rowOf.get(p)).filter((r): r is number => r !== undefined);
     if (rows.length === 0) return;
     devRows.push(row);
     devGoldPids.push(rows);

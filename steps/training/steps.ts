@@ -64,16 +64,19 @@ async function assemble(
   },
 ): Promise<void> {
   const { trainSplit, devSplit, k, devPassages, seed } = ctx.params;
-  const goldOf = new Map<string, string[]>();
+  // Per split: qids repeat across splits (TopiOCQA numbers conversations from 1 in each).
+  const trainGold = new Map<string, string[]>();
+  const devGold = new Map<string, string[]>();
   for await (const t of readParquetRows<TurnRow>(ctx.inputs.turns)) {
-    if (t.split === trainSplit || t.split === devSplit) goldOf.set(t.qid, [...t.gold_passage_ids]);
+    if (t.split === trainSplit) trainGold.set(t.qid, [...t.gold_passage_ids]);
+    if (t.split === devSplit) devGold.set(t.qid, [...t.gold_passage_ids]);
   }
   const pids = await readLines(join(ctx.inputs.passages, "pids.txt"));
   const rowOf = new Map(pids.map((p, i) => [p, i]));
   const trainQids = await readLines(join(ctx.inputs.trainQueries, "qids.txt"));
   const devQids = await readLines(join(ctx.inputs.devQueries, "qids.txt"));
   const negatives = ctx.inputs.negatives === undefined ? undefined : await readNegatives(ctx.inputs.negatives);
-  const ex = buildExamples({ trainQids, devQids, goldOf, rowOf, passages: pids.length, k, devPassages, seed, ...(negatives ? { negatives } : {}) });
+  const ex = buildExamples({ trainQids, devQids, trainGold, devGold, rowOf, passages: pids.length, k, devPassages, seed, ...(negatives ? { negatives } : {}) });
   if (ex.trainRows.length === 0) {
     throw new InputError(`no training turn has a gold passage in the collection`, { file: ctx.inputs.turns, field: "gold_passage_ids", fix: "check that the turns and passages come from the same dataset" });
   }

@@ -117,7 +117,7 @@ test("plan: image, pip layer, skeleton, caches, env, secrets by name, GPU, read-
     { op: "mount-dir", path: "/cspipe/in/passages", host: "/r/store/prep/outputs/passages", readOnly: true },
     { op: "mount-file", path: "/cspipe/in/queries/queries.parquet", host: "/r/store/q/outputs/queries.parquet" },
     { op: "mount-file", path: "/cspipe/params.json", host: "/r/staging/work/params.json" },
-    { op: "mount-dir", path: "/cspipe/src", host: "/repo", readOnly: true, exclude: ["node_modules/", "artifacts/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] },
+    { op: "mount-dir", path: "/cspipe/src", host: "/repo", readOnly: true, exclude: ["node_modules/", "artifacts/", "dist/", "report/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] },
     { op: "workdir", path: "/cspipe/work" },
     { op: "exec", argv: ARGV(root) },
   ]);
@@ -294,7 +294,7 @@ test("run: the call chain, then ONE archive exported and unpacked into the job's
       ["withMountedDirectory", "/cspipe/in/passages", `${root}/store/prep/outputs/passages`, { readOnly: true }],
       ["withMountedFile", "/cspipe/in/queries/queries.parquet", `${root}/store/q/outputs/queries.parquet`],
       ["withMountedFile", "/cspipe/params.json", `${root}/staging/work/params.json`],
-      ["withMountedDirectory", "/cspipe/src", "/repo", { readOnly: true, exclude: ["node_modules/", "artifacts/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] }],
+      ["withMountedDirectory", "/cspipe/src", "/repo", { readOnly: true, exclude: ["node_modules/", "artifacts/", "dist/", "report/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] }],
     ],
   );
   assert.deepEqual(
@@ -556,4 +556,34 @@ test("run: under --allow-cpu on a GPU-less engine no GPU is requested and the lo
   assert.ok(!world.evaluated[0]!.some((c) => c[0] === "withGpus"));
   assert.ok(world.evaluated[0]!.some((c) => c[0] === "withEnvVariable" && c[1] === "CSPIPE_DEVICE_HINT" && c[2] === "cpu-allowed"));
   assert.deepEqual(job.lines, ["# dagger: running without a GPU (--allow-cpu): CSPIPE_DAGGER_GPU=0 says the Dagger engine has no GPU"]);
+});
+
+test("plan: the real train-dpr container step maps to the pinned PyTorch image, a GPU, read-only inputs and the trainer's argv", async () => {
+  const { trainDprDef, TRAINING_IMAGE } = await import("../../steps/training/steps.ts");
+  const def = trainDprDef(true);
+  assert.equal(def.runtime.type, "container");
+  const rt = def.runtime as ContainerRuntime;
+  const root = "/r";
+  const job = makeJob(root, {
+    runtime: rt,
+    secrets: {},
+    env: {},
+    inputs: {
+      examples: { path: `${root}/store/ex/outputs/examples`, dir: true },
+      passages: { path: `${root}/store/tok/outputs/tokens`, dir: true },
+      init: { path: `${root}/store/theta0/outputs/model`, dir: true },
+    },
+    outputs: { model: { path: `${root}/staging/outputs/model`, dir: true } },
+  });
+  const plan = planDaggerJob(job, { gpuAvailable: true });
+  assert.deepEqual(plan.ops[0], { op: "from", image: TRAINING_IMAGE });
+  assert.ok(plan.ops.some((o) => o.op === "gpus"));
+  for (const [input, host] of [["examples", "ex/outputs/examples"], ["passages", "tok/outputs/tokens"], ["init", "theta0/outputs/model"]]) {
+    assert.ok(plan.ops.some((o) => o.op === "mount-dir" && (o as { path: string }).path === `/cspipe/in/${input}` && (o as { host: string }).host === `${root}/store/${host}` && (o as { readOnly?: boolean }).readOnly === true), input);
+  }
+  assert.deepEqual(plan.argv, [
+    "python3", "/cspipe/src/steps/training/dpr/train.py", "--config", "/cspipe/params.json", "--out", "/cspipe/out/model",
+    "--inputs", "/cspipe/in/examples", "--passages", "/cspipe/in/passages", "--init-from", "/cspipe/in/init",
+  ]);
+  assert.deepEqual(plan.outputs, [{ name: "model", rel: "model", host: `${root}/staging/outputs/model`, dir: true }]);
 });

@@ -12,7 +12,7 @@ const goldOf = new Map<string, string[]>([
 ]);
 
 test("examples: positive = first gold present, all gold listed, turns without gold dropped", () => {
-  const ex = buildExamples({ trainQids: ["t1", "t2", "t3"], devQids: ["d1", "d2"], goldOf, rowOf, passages: 6, k: 100, devPassages: 0, seed: 1 });
+  const ex = buildExamples({ trainQids: ["t1", "t2", "t3"], devQids: ["d1", "d2"], trainGold: goldOf, devGold: goldOf, rowOf, passages: 6, k: 100, devPassages: 0, seed: 1 });
   assert.deepEqual(ex.trainRows, [0, 2]);
   assert.deepEqual([...ex.pos], [2, 1]);
   assert.equal(ex.gold.cols, 2);
@@ -26,20 +26,28 @@ test("examples: positive = first gold present, all gold listed, turns without go
   assert.deepEqual([...ex.devGold.data], [5]);
 });
 
+test("examples: train and dev gold come from their own split (qids repeat across splits)", () => {
+  const train = new Map([["1_1", ["p0"]]]);
+  const dev = new Map([["1_1", ["p3"]]]);
+  const ex = buildExamples({ trainQids: ["1_1"], devQids: ["1_1"], trainGold: train, devGold: dev, rowOf, passages: 6, k: 1, devPassages: 0, seed: 1 });
+  assert.deepEqual([...ex.pos], [0]);
+  assert.deepEqual([...ex.devGold.data], [3]);
+});
+
 test("examples: mined negatives keep rank order, cut at k, drop unknown ids, -1 pad", () => {
   const negatives = new Map([
     ["t1", ["p3", "zz", "p0", "p5", "p1"]],
     ["t3", ["p4"]],
   ]);
-  const ex = buildExamples({ trainQids: ["t1", "t3"], devQids: ["d1"], goldOf, rowOf, passages: 6, k: 3, devPassages: 0, seed: 1, negatives });
+  const ex = buildExamples({ trainQids: ["t1", "t3"], devQids: ["d1"], trainGold: goldOf, devGold: goldOf, rowOf, passages: 6, k: 3, devPassages: 0, seed: 1, negatives });
   assert.equal(ex.neg!.cols, 3);
   assert.deepEqual([...ex.neg!.data], [3, 0, 5, 4, -1, -1]);
   assert.equal(ex.counts.negatives_missing_ids, 1);
 });
 
 test("examples: the dev collection is the dev gold plus a seeded sample, in collection order", () => {
-  const a = buildExamples({ trainQids: ["t1"], devQids: ["d1"], goldOf, rowOf, passages: 6, k: 1, devPassages: 3, seed: 7 });
-  const b = buildExamples({ trainQids: ["t1"], devQids: ["d1"], goldOf, rowOf, passages: 6, k: 1, devPassages: 3, seed: 7 });
+  const a = buildExamples({ trainQids: ["t1"], devQids: ["d1"], trainGold: goldOf, devGold: goldOf, rowOf, passages: 6, k: 1, devPassages: 3, seed: 7 });
+  const b = buildExamples({ trainQids: ["t1"], devQids: ["d1"], trainGold: goldOf, devGold: goldOf, rowOf, passages: 6, k: 1, devPassages: 3, seed: 7 });
   assert.equal(a.devPassageRows.length, 3);
   assert.ok(a.devPassageRows.includes(5));
   assert.deepEqual(a.devPassageRows, [...a.devPassageRows].sort((x, y) => x - y));
