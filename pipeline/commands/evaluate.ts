@@ -37,9 +37,6 @@ interface EvaluateFlags {
 
 export const DEFAULT_METRICS = "mrr,recall@5,recall@10,recall@20,recall@100";
 
-/** Group order of the breakdowns (the paper's column order), as in the evaluation step. */
-const QUESTION_TYPE_ORDER = ["first", "switch", "no-switch", "topic-continues", "topic-switch"];
-const DOMAIN_ORDER = ["quac", "nq", "trec"];
 
 /** What the command computed: the step's metrics.json plus the files it read. */
 export interface EvaluateReport extends MetricsFile {
@@ -124,6 +121,7 @@ async function evaluateFiles(flags: EvaluateFlags): Promise<{ report: EvaluateRe
   const { readJsonFile } = await import("../../steps/eval/line-reader.ts");
   const { evaluateRun } = await import("../../steps/eval/evaluate.ts");
   const { breakdown, parseLabelsFile } = await import("../../steps/eval/breakdown.ts");
+  const { DOMAIN_ORDER, QUESTION_TYPE_ORDER } = await import("../../steps/eval/outputs.ts");
   const { InputError } = await import("../engine/errors.ts");
   const runPath = resolve(flags.run);
   const qrelsPath = resolve(flags.qrels);
@@ -149,21 +147,9 @@ async function writeOutputs(dir: string, report: EvaluateReport, rows: readonly 
   const { mkdir, writeFile } = await import("node:fs/promises");
   const { join } = await import("node:path");
   const { canonicalJson } = await import("../engine/canonical.ts");
-  const arrow = await import("apache-arrow");
-  const { writeParquetFile } = await import("../../steps/lib/parquet.ts");
+  const { writePerQuery } = await import("../../steps/eval/outputs.ts");
   await mkdir(dir, { recursive: true });
   const metricsFile: MetricsFile = { split: report.split, aggregate: report.aggregate, byQuestionType: report.byQuestionType, byDomain: report.byDomain };
   await writeFile(join(dir, "metrics.json"), canonicalJson(metricsFile, 2) + "\n");
-  const names = Object.keys(rows[0]?.metrics ?? {}).sort();
-  const schema = new arrow.Schema([
-    new arrow.Field("qid", new arrow.Utf8(), false),
-    new arrow.Field("n_gold", new arrow.Int32(), false),
-    new arrow.Field("n_retrieved", new arrow.Int32(), false),
-    ...names.map((n) => new arrow.Field(n, new arrow.Float64(), false)),
-  ]);
-  await writeParquetFile(
-    join(dir, "per-query.parquet"),
-    schema,
-    rows.map((r) => ({ qid: r.qid, n_gold: r.nGold, n_retrieved: r.nRetrieved, ...r.metrics })),
-  );
+  await writePerQuery(join(dir, "per-query.parquet"), rows);
 }

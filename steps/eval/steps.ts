@@ -4,20 +4,18 @@
  * question type and source domain, each with its N) in JSON.
  */
 import { writeFile } from "node:fs/promises";
-import * as arrow from "apache-arrow";
 import { z } from "zod";
 import { defineStep, file } from "../../pipeline/engine/step.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
+import { readParquetRows } from "../lib/parquet.ts";
 import type { TurnRow } from "../data/schemas.ts";
-import { evaluateRun, type PerQueryRow } from "./evaluate.ts";
+import { evaluateRun } from "./evaluate.ts";
+import { DOMAIN_ORDER, QUESTION_TYPE_ORDER, writePerQuery } from "./outputs.ts";
 import { breakdown, type QueryLabels } from "./breakdown.ts";
 import { readRunParquet } from "./run-table.ts";
 import type { Qrels } from "./types.ts";
 
-/** Question-type group order per dataset family (the paper's column order). */
-const TYPE_ORDER = ["first", "switch", "no-switch", "topic-continues", "topic-switch"];
 
 export interface MetricsFile {
   readonly split: string;
@@ -61,8 +59,8 @@ export const evaluateRunStep = defineStep({
       const out: MetricsFile = {
         split,
         aggregate: ev.aggregate,
-        byQuestionType: breakdown(ev.perQuery, labels, { by: "questionType", order: TYPE_ORDER }),
-        byDomain: breakdown(ev.perQuery, labels, { by: "domain", order: ["quac", "nq", "trec"] }),
+        byQuestionType: breakdown(ev.perQuery, labels, { by: "questionType", order: QUESTION_TYPE_ORDER }),
+        byDomain: breakdown(ev.perQuery, labels, { by: "domain", order: DOMAIN_ORDER }),
       };
       await writeFile(ctx.outputs.metrics, canonicalJson(out, 2) + "\n");
       await writePerQuery(ctx.outputs.perQuery, ev.perQuery);
@@ -70,18 +68,3 @@ export const evaluateRunStep = defineStep({
     },
   },
 });
-
-async function writePerQuery(path: string, rows: readonly PerQueryRow[]): Promise<void> {
-  const names = Object.keys(rows[0]?.metrics ?? {}).sort();
-  const schema = new arrow.Schema([
-    new arrow.Field("qid", new arrow.Utf8(), false),
-    new arrow.Field("n_gold", new arrow.Int32(), false),
-    new arrow.Field("n_retrieved", new arrow.Int32(), false),
-    ...names.map((n) => new arrow.Field(n, new arrow.Float64(), false)),
-  ]);
-  await writeParquetFile(
-    path,
-    schema,
-    rows.map((r) => ({ qid: r.qid, n_gold: r.nGold, n_retrieved: r.nRetrieved, ...r.metrics })),
-  );
-}
