@@ -23,7 +23,8 @@ import { createInterface } from "node:readline";
 import { z } from "zod";
 import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { readNpy, writeNpy, type NpyArray } from "../lib/npy.ts";
+import { readNpy, writeNpy } from "../lib/npy.ts";
+import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
 import { encodeNpyFile, encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
@@ -60,43 +61,6 @@ async function readLineRange(path: string, start: number, end: number): Promise<
   return { lines, total: i };
 }
 
-const NPY_DTYPES: Readonly<Record<string, { dtype: "int32" | "int8"; bytes: number }>> = {
-  "<i4": { dtype: "int32", bytes: 4 },
-  "|i1": { dtype: "int8", bytes: 1 },
-  "<i1": { dtype: "int8", bytes: 1 },
-};
-
-/** Rows [start, end) of a 2-D int32/int8 .npy matrix, read without loading the rest. */
-export function readNpyRows(path: string, start: number, end: number): NpyArray & { totalRows: number } {
-  const fd = openSync(path, "r");
-  try {
-    const pre = Buffer.alloc(12);
-    readSync(fd, pre, 0, 12, 0);
-    if (pre.toString("latin1", 1, 6) !== "NUMPY") throw new InputError("not a .npy file", { file: path });
-    const v1 = pre[6] === 1;
-    const headerLen = v1 ? pre.readUInt16LE(8) : pre.readUInt32LE(8);
-    const headerStart = v1 ? 10 : 12;
-    const header = Buffer.alloc(headerLen);
-    readSync(fd, header, 0, headerLen, headerStart);
-    const text = header.toString("latin1");
-    const descr = /'descr':\s*'([^']+)'/.exec(text)?.[1] ?? "";
-    const shape = (/'shape':\s*\(([^)]*)\)/.exec(text)?.[1] ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "").map(Number);
-    const info = NPY_DTYPES[descr];
-    if (info === undefined || /'fortran_order':\s*True/.test(text) || shape.length !== 2) {
-      throw new InputError(`expected a C-order 2-d int32 or int8 matrix, header ${JSON.stringify(text.trim())}`, { file: path, fix: "write token matrices with the tokenize steps" });
-    }
-    const [rows, cols] = shape as [number, number];
-    if (start < 0 || end > rows || start > end) throw new InputError(`rows [${start}, ${end}) outside [0, ${rows})`, { file: path });
-    const bytes = Buffer.alloc((end - start) * cols * info.bytes);
-    const got = readSync(fd, bytes, 0, bytes.length, headerStart + headerLen + start * cols * info.bytes);
-    if (got !== bytes.length) throw new InputError(`truncated: ${got} of ${bytes.length} bytes`, { file: path, fix: "rerun the tokenize step" });
-    const data = info.dtype === "int32" ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : new Int8Array(bytes.buffer, bytes.byteOffset, bytes.length);
-    return { dtype: info.dtype, shape: [end - start, cols], data, totalRows: rows };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 const encodeParams = {
   batchSize: z.number().int().positive().default(64),
   provider: z.enum(PROVIDERS).default("auto"),
@@ -121,13 +85,13 @@ export const encodePassages = defineStep({
       const idsFile = join(ctx.inputs.tokens, "ids.npy");
       const typesFile = join(ctx.inputs.tokens, "type_ids.npy");
       const modelFile = join(ctx.inputs.model, "passage_encoder.onnx");
-      const n = readNpyRows(idsFile, 0, 0).totalRows;
+      const n = readNpyRowRange(idsFile, 0, 0).totalRows;
       const range = splitRows(n, shards)[shard];
       if (range === undefined) throw new InputError(`shard ${shard} of ${shards}`, { field: "shard", fix: "use 0 <= shard < shards" });
       if (range.end === range.start) throw new InputError(`shard ${shard} of ${shards} has no rows (${n} passages)`, { field: "shards", fix: "use fewer shards than passages" });
       const pids = await readLineRange(join(ctx.inputs.tokens, "pids.txt"), range.start, range.end);
       if (pids.total !== n) throw new InputError(`${pids.total} passage ids for ${n} token rows`, { file: join(ctx.inputs.tokens, "pids.txt"), fix: "rerun tokenize-passages" });
-      const tokens = tokenMatrixFromNpy(readNpyRows(idsFile, range.start, range.end), readNpyRows(typesFile, range.start, range.end), { ids: idsFile, types: typesFile });
+      const tokens = tokenMatrixFromNpy(readNpyRowRange(idsFile, range.start, range.end), readNpyRowRange(typesFile, range.start, range.end), { ids: idsFile, types: typesFile });
       const enc = await openEncoder(modelFile, { providers: provider, intraOpThreads: threads });
       ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {

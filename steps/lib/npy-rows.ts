@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import type { NpyDtype } from "./npy.ts";
+import type { NpyArray, NpyDtype } from "./npy.ts";
 
 const BYTES: Record<NpyDtype, number> = { float32: 4, float64: 8, int32: 4, int64: 8, int16: 2, uint16: 2, int8: 1, uint8: 1 };
 const DESCR: Readonly<Record<string, NpyDtype>> = { f4: "float32", f8: "float64", i4: "int32", i8: "int64", i2: "int16", u2: "uint16", i1: "int8", u1: "uint8" };
@@ -58,4 +58,27 @@ export function readNpyRows(path: string, rows: readonly number[]): { header: Np
     closeSync(fd);
   }
   return { header, bytes: out };
+}
+
+/**
+ * Rows [start, end) of a 2-D int32/int8 token matrix, read without loading the rest, plus
+ * the matrix's total row count (`readNpyRowRange(path, 0, 0).totalRows` reads the header only).
+ */
+export function readNpyRowRange(path: string, start: number, end: number): NpyArray & { totalRows: number } {
+  const header = readNpyMatrixHeader(path);
+  if (header.dtype !== "int32" && header.dtype !== "int8") {
+    throw new InputError(`expected a C-order 2-d int32 or int8 matrix, found ${header.dtype}`, { file: path, fix: "write token matrices with the tokenize steps" });
+  }
+  if (start < 0 || end > header.rows || start > end) throw new InputError(`rows [${start}, ${end}) outside [0, ${header.rows})`, { file: path });
+  const rowBytes = header.cols * BYTES[header.dtype];
+  const bytes = new Uint8Array((end - start) * rowBytes);
+  const fd = openSync(path, "r");
+  try {
+    const got = readSync(fd, bytes, 0, bytes.length, header.dataStart + start * rowBytes);
+    if (got !== bytes.length) throw new InputError(`truncated: ${got} of ${bytes.length} bytes`, { file: path, fix: "rerun the tokenize step" });
+  } finally {
+    closeSync(fd);
+  }
+  const data = header.dtype === "int32" ? new Int32Array(bytes.buffer, 0, bytes.length / 4) : new Int8Array(bytes.buffer, 0, bytes.length);
+  return { dtype: header.dtype, shape: [end - start, header.cols], data, totalRows: header.rows };
 }
