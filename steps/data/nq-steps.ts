@@ -6,7 +6,8 @@ import { writeFile } from "node:fs/promises";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, file } from "../../pipeline/engine/step.ts";
+import { defineStep } from "../../pipeline/engine/step.ts";
+import { logWarnings, PREPROCESS_OUTPUTS } from "./preprocess/step-outputs.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { preprocessNq } from "./preprocess/nq.ts";
@@ -37,19 +38,14 @@ export const preprocessNqStep = defineStep({
   description: "Parse NQ-style standalone questions and their passages into turns/passages/qrels Parquet.",
   params: z.object({ strict: z.boolean().default(false), rowGroupRows: z.number().int().positive().default(65_536) }).strict(),
   inputs: { raw: "raw:nq" },
-  outputs: {
-    turns: file("parquet:turns", "turns.parquet"),
-    passages: file("parquet:passages", "passages.parquet"),
-    qrels: file("parquet:qrels", "qrels.parquet"),
-    report: file("json:preprocess-report", "report.json"),
-  },
+  outputs: PREPROCESS_OUTPUTS,
   runtime: {
     type: "in-process",
     async run(ctx) {
       const located = locateNq(ctx.inputs.raw);
       const outDir = join(ctx.outputs.turns, "..");
       const result = await preprocessNq({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
-      for (const w of result.warnings) ctx.log(`warning ${w.code} x${w.count}: ${w.message} (e.g. ${w.examples.join("; ")})`);
+      logWarnings(ctx.log, result.warnings);
       await writeFile(ctx.outputs.report, canonicalJson({ dataset: "nq", counts: result.counts, warnings: result.warnings }, 2) + "\n");
     },
   },

@@ -6,8 +6,9 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
+import { defineStep, dir } from "../../pipeline/engine/step.ts";
 import { writeMiniDataset } from "./mini/index.ts";
+import { logWarnings, PREPROCESS_OUTPUTS } from "./preprocess/step-outputs.ts";
 import type { MiniDatasetName } from "./mini/index.ts";
 import { preprocessorFor } from "./preprocess/registry.ts";
 import { locateDataset } from "./layout.ts";
@@ -76,19 +77,14 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
     description: `Parse native ${dataset} files into turns/passages/qrels Parquet tables.`,
     params: preprocessParams,
     inputs: { raw: kind },
-    outputs: {
-      turns: file("parquet:turns", "turns.parquet"),
-      passages: file("parquet:passages", "passages.parquet"),
-      qrels: file("parquet:qrels", "qrels.parquet"),
-      report: file("json:preprocess-report", "report.json"),
-    },
+    outputs: PREPROCESS_OUTPUTS,
     runtime: {
       type: "in-process",
       async run(ctx) {
         const located = locateDataset(dataset, ctx.inputs.raw);
         const outDir = join(ctx.outputs.turns, "..");
         const result = await preprocessorFor(dataset)({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
-        for (const w of result.warnings) ctx.log(`warning ${w.code} x${w.count}: ${w.message} (e.g. ${w.examples.join("; ")})`);
+        logWarnings(ctx.log, result.warnings);
         const report = { dataset, counts: result.counts, warnings: result.warnings, agreement: result.agreement ?? null };
         await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
       },
