@@ -4,13 +4,12 @@
  */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { registerLockCommand } from "../../pipeline/commands/lock.ts";
-import { parseLockFile, serializeLockFile, type LockEntry, type LockFile } from "../../pipeline/engine/datasets-lock.ts";
-import { startFixture, bytes, type Fixture } from "../data/fetch/http-fixture.ts";
+import { parseLockFile, serializeLockFile, type LockFile } from "../../pipeline/engine/datasets-lock.ts";
+import { startFixture, bytes, sha256Of as sha, lockEntry as entry, type Fixture } from "../data/fetch/http-fixture.ts";
 import { tempDir } from "../engine/helpers.ts";
 
 let fx: Fixture;
@@ -21,11 +20,7 @@ after(async () => {
   await fx.close();
 });
 
-const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 
-function entry(over: Partial<LockEntry> & Pick<LockEntry, "urls" | "file">): LockEntry {
-  return { description: "test", sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };
-}
 
 function writeLock(lock: LockFile): string {
   const path = join(tempDir("cspipe-lockcli-"), "datasets.lock");

@@ -1,14 +1,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchEntry } from "../../../steps/data/fetch/fetch-entry.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
-import type { LockEntry } from "../../../pipeline/engine/datasets-lock.ts";
-import { startFixture, closedPort, bytes, noSleep, type Fixture } from "./http-fixture.ts";
+import { startFixture, closedPort, bytes, noSleep, sha256Of as sha, lockEntry as entry, type Fixture } from "./http-fixture.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -18,12 +16,8 @@ after(async () => {
   await fx.close();
 });
 
-const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 const tmp = (): string => mkdtempSync(join(tmpdir(), "cspipe-fetch-"));
 
-function entry(over: Partial<LockEntry> & Pick<LockEntry, "urls" | "file">): LockEntry {
-  return { description: "test", sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };
-}
 
 test("download: verified by sha256 and size, published as <dest>/<file>, .partial emptied", async () => {
   const body = bytes(30_000, 21);

@@ -2,8 +2,10 @@
  * A tiny HTTP server on 127.0.0.1 for fetch tests: serves in-memory files with Range
  * support, can cut a connection midway, ignore Range, redirect, or fail with a status.
  */
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
+import type { LockEntry } from "../../../pipeline/engine/datasets-lock.ts";
 
 export interface Route {
   body: Buffer;
@@ -127,3 +129,11 @@ export function bytes(n: number, seed = 1): Buffer {
 }
 
 export const noSleep = async (): Promise<void> => {};
+
+/** sha256 hex of bytes (what datasets.lock records). */
+export const sha256Of = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
+
+/** A lock entry for tests: no digest, CC0, no unpacking, unless overridden. */
+export function lockEntry(over: Partial<LockEntry> & Pick<LockEntry, "urls" | "file">): LockEntry {
+  return { description: "test", sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };
+}

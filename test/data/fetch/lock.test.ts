@@ -1,6 +1,5 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +8,7 @@ import { updateLockEntry, withDigest } from "../../../steps/data/fetch/lock-upda
 import { fetchEntry } from "../../../steps/data/fetch/fetch-entry.ts";
 import { parseLockFile, serializeLockFile, type LockEntry, type LockFile } from "../../../pipeline/engine/datasets-lock.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
-import { startFixture, bytes, noSleep, type Fixture } from "./http-fixture.ts";
+import { startFixture, bytes, noSleep, sha256Of as sha, type Fixture } from "./http-fixture.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -19,7 +18,6 @@ after(async () => {
   await fx.close();
 });
 
-const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 
 function entry(over: Partial<LockEntry> & Pick<LockEntry, "file">): LockEntry {
   return { description: "d", urls: ["https://example.org/x"], sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };

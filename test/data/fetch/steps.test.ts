@@ -5,7 +5,6 @@
  */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { crc32, gzipSync } from "node:zlib";
@@ -23,7 +22,7 @@ import type { MiniParamsOverrides } from "../../../steps/data/mini/index.ts";
 import { serializeLockFile } from "../../../pipeline/engine/datasets-lock.ts";
 import { TargetRegistry } from "../../../pipeline/engine/targets.ts";
 import { ROOT, project, registry, run, tempDir } from "../../engine/helpers.ts";
-import { startFixture, bytes, type Fixture } from "./http-fixture.ts";
+import { startFixture, bytes, sha256Of as sha, lockEntry as entry, type Fixture } from "./http-fixture.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -33,11 +32,7 @@ after(async () => {
   await fx.close();
 });
 
-const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 
-function entry(over: Partial<LockEntry> & Pick<LockEntry, "urls" | "file">): LockEntry {
-  return { description: "test", sha256: null, size: null, license: "CC0-1.0", unpack: "none", ...over };
-}
 
 /** A project whose only target fetches one entry; returns it with its store dir. */
 function fetchProject(name: string, e: LockEntry) {

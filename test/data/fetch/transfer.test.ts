@@ -1,12 +1,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { transfer, classifyNetworkError } from "../../../steps/data/fetch/transfer.ts";
 import { FileSink, HashSink } from "../../../steps/data/fetch/sinks.ts";
-import { startFixture, closedPort, bytes, noSleep, type Fixture } from "./http-fixture.ts";
+import { startFixture, closedPort, bytes, noSleep, sha256Of as sha, type Fixture } from "./http-fixture.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -16,7 +15,6 @@ after(async () => {
   await fx.close();
 });
 
-const sha = (b: Buffer): string => createHash("sha256").update(b).digest("hex");
 const tmp = (): string => mkdtempSync(join(tmpdir(), "cspipe-transfer-"));
 
 test("a transfer cut midway resumes with a Range request and yields the exact bytes", async () => {
