@@ -45,7 +45,7 @@ export function humanBytes(n: number): string {
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
 }
 
-async function loadTargets(env: CliIO["env"], root: string): Promise<TargetRegistry> {
+async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScanner): Promise<TargetRegistry> {
   // Tests (and users with their own workflows) may point at another definitions module.
   // The project's own definitions are loaded only when used: they pull in every step's libraries.
   const mod = env.CSPIPE_DEFINITIONS;
@@ -53,7 +53,6 @@ async function loadTargets(env: CliIO["env"], root: string): Promise<TargetRegis
   // after checking that dist/ was built from the current sources of the engine and the definitions.
   const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod)) : resolve(mod)).href : DEFAULT_DEFINITIONS;
   if (COMPILED) {
-    const scanner = new SourceScanner(root);
     // Keys map dist/<path>.js back to <path>.ts only for <root>/dist (scripts/build.mjs's default --out).
     if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
     scanner.fingerprint(SESSION_MODULE);
@@ -99,7 +98,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const store = subStore ?? program.opts<{ store?: string }>().store;
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
-    return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root), env: io.env });
+    // One scanner for the staleness check and the keys: each source file is read and hashed once.
+    const scanner = new SourceScanner(root);
+    return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 
   const reporter = (json: boolean, verbose: boolean): Promise<EventSink> => reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose);

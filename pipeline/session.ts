@@ -26,6 +26,8 @@ export interface ProjectOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Data the targets are built on (default: $CSPIPE_DATA, else "mini"). */
   readonly data?: DataSource;
+  /** A source scanner for this root that already hashed some files (it caches per module). */
+  readonly scanner?: SourceScanner;
 }
 
 export class Project {
@@ -44,7 +46,7 @@ export class Project {
     this.store = new Store(resolve(storeDir));
     this.lock = readLockFile(options.lockPath ?? join(this.root, "datasets.lock"));
     this.targets = options.targets;
-    this.scanner = new SourceScanner(this.root);
+    this.scanner = options.scanner ?? new SourceScanner(this.root);
     const data = options.data ?? this.env.CSPIPE_DATA ?? "mini";
     if (data !== "mini" && data !== "real") throw new Error(`CSPIPE_DATA must be 'mini' or 'real', got '${data}'`);
     this.data = data;
