@@ -24,6 +24,9 @@ const world = (dataset: DatasetName, ctx: DenseTargetContext): DenseWorld => den
 const suffix = (ctx: DenseTargetContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
 const titleTail = (ctx: DenseTargetContext): string => `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
 
+/** A render step's input name for a row id (input names are identifiers: dashes become underscores). */
+const inputName = (rowId: string): string => rowId.replace(/-/g, "_");
+
 interface CellSource {
   readonly input: string;
   readonly metrics: Metrics;
@@ -99,7 +102,7 @@ export function table1(ctx: DenseTargetContext): OutputRef<"table"> {
   ];
   const spec: TableSpec = { ...base, id: "table1", title: `Table 1: QReCC test by question type, ${titleTail(ctx)}`, rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })) };
   const columns = base.columns.map((c) => c.id);
-  return render(ctx, spec, "early-table1", rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns } })));
+  return render(ctx, spec, "early-table1", rows.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns } })));
 }
 
 // ---- Table 3: OR-QuAC with question-only inputs -------------------------------------------
@@ -127,7 +130,7 @@ export function table3(ctx: DenseTargetContext): OutputRef<"table"> {
   const cols = ["orquac-mrr", "orquac-r5"];
   return render(ctx, spec, "final-table3", [
     ...bm25.map((r) => ({ input: `bm25_${r.form}`, metrics: bm25Metrics("orquac", r.form, ctx.data), map: { row: r.row, columns: cols } })),
-    ...dense.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: cols } })),
+    ...dense.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns: cols } })),
   ]);
 }
 
@@ -154,7 +157,7 @@ export function table4(ctx: DenseTargetContext): OutputRef<"table"> {
     spec,
     "final-table4",
     models.map((m) => ({
-      input: m.row.replace(/-/g, "_"),
+      input: inputName(m.row),
       metrics: m.metrics,
       map: groups.map((g) => ({ row: `${g}/${m.row}`, columns: ["r10", "r100"], ...(g === "all" ? {} : { group: { by: "questionType" as const, value: g } }) })),
     })),
@@ -182,7 +185,7 @@ export function table6(ctx: DenseTargetContext): OutputRef<"table"> {
     ],
     rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };
-  return render(ctx, spec, "final-table6", rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
+  return render(ctx, spec, "final-table6", rows.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
 }
 
 // ---- Ablation: gold passages among the mined negatives (the released code's behaviour) -----
@@ -205,7 +208,7 @@ export function goldNegativesAblation(ctx: DenseTargetContext): OutputRef<"table
     ],
     rows: rows.map((r) => ({ id: r.row, label: r.label })),
   };
-  return render(ctx, spec, null, rows.map((r) => ({ input: r.row.replace(/-/g, "_"), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
+  return render(ctx, spec, null, rows.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns: ["mrr", "r10", "r100"] } })));
 }
 
 // ---- Figures ----------------------------------------------------------------------------
@@ -216,7 +219,7 @@ const pctFormat = { kind: "percent", digits: 1 } as const;
 export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
   const models = table2Models(world("qrecc", ctx));
   const inputs: Record<string, Metrics> = {};
-  for (const m of models) inputs[m.row.replace(/-/g, "_")] = m.metrics;
+  for (const m of models) inputs[inputName(m.row)] = m.metrics;
   const spec: FigureSpec = {
     id: "figure2b",
     chart: "bar",
@@ -225,8 +228,8 @@ export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
     yLabel: "Recall",
     categories: models.map((m) => m.label),
     series: [
-      { name: "R@10", points: models.map((m) => ({ input: m.row.replace(/-/g, "_"), metric: "recall@10" })) },
-      { name: "R@100", points: models.map((m) => ({ input: m.row.replace(/-/g, "_"), metric: "recall@100" })) },
+      { name: "R@10", points: models.map((m) => ({ input: inputName(m.row), metric: "recall@10" })) },
+      { name: "R@100", points: models.map((m) => ({ input: inputName(m.row), metric: "recall@100" })) },
     ],
     valueFormat: pctFormat,
     yMax: 1,
@@ -238,11 +241,11 @@ export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
 export function figure2c(ctx: DenseTargetContext): OutputRef<"figure"> {
   const models = table2Models(world("qrecc", ctx));
   const inputs: Record<string, Metrics> = { bm25_history: bm25Metrics("qrecc", "history", ctx.data), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx.data) };
-  for (const m of models) inputs[m.row.replace(/-/g, "_")] = m.metrics;
+  for (const m of models) inputs[inputName(m.row)] = m.metrics;
   const series = [
     { name: "BM25(X_t)", input: "bm25_history" },
     { name: "BM25(X_t \\ q_t)", input: "bm25_history_without_q" },
-    ...models.map((m) => ({ name: m.label, input: m.row.replace(/-/g, "_") })),
+    ...models.map((m) => ({ name: m.label, input: inputName(m.row) })),
   ];
   const spec: FigureSpec = {
     id: "figure2c",
