@@ -153,7 +153,7 @@ function subgraph(graph: Graph, keep: Set<AnyStep>): Graph {
     order,
     byName: new Map(order.map((s) => [s.name, s])),
     params: graph.params,
-    consumers: graph.consumers,
+    consumers: new Map(order.map((s) => [s, (graph.consumers.get(s) ?? []).filter((c) => keep.has(c))])),
   };
 }
 

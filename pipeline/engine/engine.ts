@@ -1,6 +1,7 @@
 /**
  * Scheduling: every step starts as soon as its producers have entries, up to
- * `concurrency` executions at once. Identical steps (same key) run once per process
+ * `concurrency` executions at once; when more are ready than there are slots, the one
+ * with the longest expected chain of work behind it goes first (schedule.ts). Identical steps (same key) run once per process
  * (in-flight map) and once per store (leases). A cache hit costs a manifest read.
  */
 import type { AnyStep, RunSettings } from "./step.ts";
@@ -13,6 +14,7 @@ import type { AnalysisFailure, RunFailure } from "./failures.ts";
 import { cacheKey, type Fingerprint } from "./fingerprint.ts";
 import { fingerprintOf, type KeyContext } from "./keys.ts";
 import { executeStep } from "./execute.ts";
+import { bottomLevels, PrioritySemaphore } from "./schedule.ts";
 
 export type FailureMode = "stop" | "continue" | "kill";
 
@@ -53,29 +55,12 @@ export interface RunResult {
   readonly cached: number;
 }
 
-class Semaphore {
-  private active = 0;
-  private readonly queue: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  async acquire(): Promise<void> {
-    if (this.active < this.limit) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((r) => this.queue.push(r));
-  }
-  release(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.active--;
-  }
-}
-
 type Outcome = { ok: true; entry: Entry } | { ok: false; upstream: string };
 
 export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
   const t0 = performance.now();
-  const sem = new Semaphore(Math.max(1, opts.concurrency));
+  const sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
+  const priority = bottomLevels(graph);
   const abort = new AbortController();
   const outcomes = new Map<AnyStep, Promise<Outcome>>();
   const inflight = new Map<string, Promise<Entry | RunFailure>>();
@@ -85,6 +70,31 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
   let stopping = false;
   let executed = 0;
   let cached = 0;
+
+  // Slots are handed over, not just freed. A step that finishes keeps its slot until those
+  // of its consumers that it made ready have reached the queue (or turned out cached): they
+  // need a store lookup first, and without the wait an unrelated step already queued would
+  // take the slot before the queue could compare it with them. A step "arrives" when it
+  // queues for a slot, joins an identical step's execution, or resolves without a slot.
+  const settled = new Set<AnyStep>();
+  const arrivals = new Map<AnyStep, { promise: Promise<void>; arrive: () => void }>();
+  for (const s of graph.order) {
+    let arrive!: () => void;
+    const promise = new Promise<void>((r) => (arrive = r));
+    arrivals.set(s, { promise, arrive });
+  }
+  const arrive = (s: AnyStep) => arrivals.get(s)!.arrive();
+  const handOver = async (step: AnyStep): Promise<void> => {
+    try {
+      // A rejected outcome fails the whole run through Promise.all below; here it only frees the slot.
+      if ((await outcomes.get(step)!.then(() => true, () => false)) === false) return;
+      // (Consumers outside this run's graph, e.g. under --only, never arrive: skip them.)
+      const ready = (graph.consumers.get(step) ?? []).filter((c) => arrivals.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i))));
+      await Promise.all(ready.map((c) => arrivals.get(c)!.promise));
+    } finally {
+      sem.release();
+    }
+  };
 
   const onFailure = (f: RunFailure) => {
     failures.push(f);
@@ -137,7 +147,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     if (!pending) {
       pending = computeWithLease(step, key, fp, params, inputs, forced);
       inflight.set(key, pending);
-    }
+    } else arrive(step);
     const r = await pending;
     if ("reason" in r) {
       if (owner) onFailure(r);
@@ -157,7 +167,9 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     inputs: Record<string, { entry: Entry; output: string }>,
     forced: boolean,
   ): Promise<Entry | RunFailure> => {
-    await sem.acquire();
+    const slot = sem.acquire(priority.get(step) ?? 0, step.name);
+    arrive(step);
+    await slot;
     try {
       if (stopping) return { reason: "cancelled", step: step.name };
       const lease = await opts.store.lease(key, {
@@ -199,11 +211,20 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
       if (abort.signal.aborted) return { reason: "cancelled", step: step.name };
       throw e;
     } finally {
-      sem.release();
+      void handOver(step);
     }
   };
 
-  for (const step of graph.order) outcomes.set(step, resolveStep(step));
+  for (const step of graph.order) {
+    outcomes.set(
+      step,
+      resolveStep(step).then((o) => {
+        settled.add(step);
+        arrive(step);
+        return o;
+      }),
+    );
+  }
   await Promise.all(outcomes.values());
 
   if (opts.record !== false) {

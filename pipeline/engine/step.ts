@@ -133,6 +133,12 @@ export interface StepDef<S extends ParamsSchema = ParamsSchema, I extends InputK
   readonly env?: readonly string[];
   readonly runtime: Runtime<z.output<S>, I, O>;
   readonly description?: string;
+  /**
+   * Expected cost in rough seconds on one core, for scheduling only (never part of a key):
+   * when more steps are ready than there are slots, the longest chain of cost goes first.
+   * Default 1 for in-process steps and 10 for container steps (pipeline/engine/schedule.ts).
+   */
+  readonly cost?: number | ((params: z.output<S>) => number);
 }
 
 export interface Step<S extends ParamsSchema = ParamsSchema, I extends InputKinds = InputKinds, O extends OutputDecls = OutputDecls> {

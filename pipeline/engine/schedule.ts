@@ -1,0 +1,82 @@
+/**
+ * Which ready step runs next when there are more ready steps than slots: the one with the
+ * longest chain of expected work still behind it (its "bottom level": its own cost plus
+ * the most expensive path through its consumers). Classic critical-path list scheduling;
+ * it starts the long training chains (θ0 → iteration 1 → mining → iteration 2 → ...) early
+ * instead of in name order, so their tail overlaps the short independent steps.
+ *
+ * Costs are hints in rough seconds on one core (`StepDef.cost`); they order work and never
+ * enter a key. Ties are broken by step name, so the order is deterministic.
+ */
+import type { AnyStep } from "./step.ts";
+import type { Graph } from "./graph.ts";
+
+/** Default hints: an in-process step is cheap, a program in a container is not. */
+export const DEFAULT_COST = { "in-process": 1, container: 10 } as const;
+
+export function stepCost(step: AnyStep, params: unknown): number {
+  const hint = step.def.cost;
+  const c = hint === undefined ? DEFAULT_COST[step.def.runtime.type] : typeof hint === "number" ? hint : hint(params as never);
+  if (!Number.isFinite(c) || c < 0) throw new Error(`step ${step.name}: cost hint must be a finite number >= 0, got ${c}`);
+  return c;
+}
+
+/** Bottom level of every step: cost plus the largest bottom level among its consumers. */
+export function bottomLevels(graph: Graph): Map<AnyStep, number> {
+  const levels = new Map<AnyStep, number>();
+  for (let i = graph.order.length - 1; i >= 0; i--) {
+    const s = graph.order[i]!;
+    let tail = 0;
+    for (const c of graph.consumers.get(s) ?? []) tail = Math.max(tail, levels.get(c) ?? 0);
+    levels.set(s, stepCost(s, graph.params.get(s)) + tail);
+  }
+  return levels;
+}
+
+/**
+ * A counting semaphore whose waiters are served highest priority first, then by name
+ * (ascending). Grants happen in a drain scheduled with setImmediate, so steps that become
+ * ready in the same turn (the consumers of a step that just finished) compete by priority
+ * rather than by which one reached `acquire` first.
+ */
+export class PrioritySemaphore {
+  private active = 0;
+  private scheduled = false;
+  private readonly waiting: { priority: number; name: string; wake: () => void }[] = [];
+  constructor(private readonly limit: number) {}
+
+  acquire(priority: number, name: string): Promise<void> {
+    return new Promise<void>((wake) => {
+      this.waiting.push({ priority, name, wake });
+      this.schedule();
+    });
+  }
+
+  release(): void {
+    this.active--;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.active < this.limit && this.waiting.length > 0) {
+      let best = 0;
+      for (let i = 1; i < this.waiting.length; i++) {
+        const w = this.waiting[i]!;
+        const b = this.waiting[best]!;
+        if (w.priority > b.priority || (w.priority === b.priority && w.name < b.name)) best = i;
+      }
+      const [next] = this.waiting.splice(best, 1);
+      this.active++;
+      next!.wake();
+    }
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Critical-path scheduling: bottom levels from cost hints, the priority semaphore, and the
+ * engine starting the longest chain first when there are fewer slots than ready steps.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineStep, file, use, type AnyStep } from "../../pipeline/engine/step.ts";
+import { analyze } from "../../pipeline/engine/graph.ts";
+import { bottomLevels, PrioritySemaphore, stepCost } from "../../pipeline/engine/schedule.ts";
+import { project, registry, run, tempDir } from "./helpers.ts";
+
+const dir = tempDir();
+const src = join(dir, "steps.ts");
+writeFileSync(src, "export const s = 1;\n");
+
+const work = defineStep({
+  id: "work",
+  version: 1,
+  source: src,
+  params: z.object({ cost: z.number(), tag: z.string() }).strict(),
+  inputs: {},
+  outputs: { out: file("text:plain", "out.txt") },
+  cost: (p) => p.cost,
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      writeFileSync(ctx.outputs.out, ctx.params.tag);
+    },
+  },
+});
+
+const after = defineStep({
+  id: "after",
+  version: 1,
+  source: src,
+  params: z.object({ cost: z.number() }).strict(),
+  inputs: { prev: "text:plain" },
+  outputs: { out: file("text:plain", "out.txt") },
+  cost: (p) => p.cost,
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      writeFileSync(ctx.outputs.out, "after");
+    },
+  },
+});
+
+const plain = defineStep({
+  id: "plain",
+  version: 1,
+  source: src,
+  params: z.object({}).strict(),
+  inputs: {},
+  outputs: { out: file("text:plain", "out.txt") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      writeFileSync(ctx.outputs.out, "plain");
+    },
+  },
+});
+
+/**
+ * a-cheap (1)   b-head (2) -> b-tail (50)   c-mid (10)
+ * Bottom levels: a-cheap 1, b-head 52, b-tail 50, c-mid 10.
+ */
+function graph(): AnyStep[] {
+  const head = use(work, { name: "b-head", params: { cost: 2, tag: "b" }, inputs: {} });
+  return [
+    use(work, { name: "a-cheap", params: { cost: 1, tag: "a" }, inputs: {} }),
+    use(after, { name: "b-tail", params: { cost: 50 }, inputs: { prev: head.out.out } }),
+    use(work, { name: "c-mid", params: { cost: 10, tag: "c" }, inputs: {} }),
+  ];
+}
+
+test("bottom levels add each step's cost hint to its most expensive consumer chain", () => {
+  const a = analyze(graph(), { version: 1, entries: {} });
+  assert.ok(a.ok);
+  const levels = Object.fromEntries([...bottomLevels(a.graph)].map(([s, l]) => [s.name, l]));
+  assert.deepEqual(levels, { "a-cheap": 1, "b-head": 52, "b-tail": 50, "c-mid": 10 });
+});
+
+test("without a hint an in-process step costs 1 and a container step 10; bad hints are refused", () => {
+  const p = use(plain, { name: "p", params: {}, inputs: {} });
+  assert.equal(stepCost(p, {}), 1);
+  const { runtime: _inProcess, ...rest } = plain;
+  const container = defineStep({ ...rest, id: "box", runtime: { type: "container", image: `x@sha256:${"a".repeat(64)}`, argv: ["true"] } });
+  assert.equal(stepCost(use(container, { name: "box", params: {}, inputs: {} }), {}), 10);
+  const w = use(work, { name: "w", params: { cost: -1, tag: "" }, inputs: {} });
+  assert.throws(() => stepCost(w, { cost: -1, tag: "" }), /w: cost hint must be a finite number >= 0, got -1/);
+});
+
+test("the priority semaphore grants the highest priority first, then by name, never above its limit", async () => {
+  const sem = new PrioritySemaphore(1);
+  const order: string[] = [];
+  let active = 0;
+  let peak = 0;
+  const job = async (priority: number, name: string) => {
+    await sem.acquire(priority, name);
+    active++;
+    peak = Math.max(peak, active);
+    order.push(name);
+    await new Promise((r) => setImmediate(r));
+    active--;
+    sem.release();
+  };
+  // All arrive in the same turn: the drain picks by priority, not by arrival.
+  await Promise.all([job(1, "low"), job(5, "high-b"), job(5, "high-a"), job(3, "mid")]);
+  assert.deepEqual(order, ["high-a", "high-b", "mid", "low"]);
+  assert.equal(peak, 1);
+});
+
+test("with one slot the engine starts the longest chain first, not the first name", async () => {
+  const p = project(registry({ t: graph }));
+  const r = await run(p, ["t"], { concurrency: 1 });
+  assert.equal(r.outcome.ok, true);
+  const started = r.events.filter((e) => e.type === "started").map((e) => (e as { step: string }).step);
+  // Name order would be a-cheap, b-head, c-mid, b-tail.
+  assert.deepEqual(started, ["b-head", "b-tail", "c-mid", "a-cheap"]);
+});
