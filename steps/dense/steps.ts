@@ -34,6 +34,7 @@ import { bruteForceSearch } from "./brute-force.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { mergeShardTopK, type ShardResult } from "./merge.ts";
+import { emptyQueryRows } from "./empty-queries.ts";
 import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 
@@ -78,6 +79,8 @@ export const encodePassages = defineStep({
     .refine((p) => p.shard < p.shards, { message: "shard must be < shards", path: ["shard"] }),
   inputs: { model: "dpr:model", tokens: "tokens:passages" },
   outputs: { embeddings: dir("embeddings:passages", "embeddings") },
+  // Scheduling hint: a collection through the encoder costs more than the steps around it.
+  cost: 5,
   runtime: {
     type: "in-process",
     async run(ctx) {
@@ -132,11 +135,25 @@ export const encodeQueries = defineStep({
       });
       if (r.rows !== qids.length) throw new InputError(`${qids.length} qids for ${r.rows} token rows`, { file: qidsFile, fix: "rerun tokenize-queries" });
       copyFileSync(qidsFile, join(ctx.outputs.embeddings, "qids.txt"));
-      writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim }, null, 2) + "\n", "utf8");
-      ctx.log(`${r.rows} queries, dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);
+      const empty = emptyQueryRows(tokenMatrixFromNpy(readNpy(join(ctx.inputs.tokens, "ids.npy"))), specialTokenIds(ctx.inputs.tokens)).map((i) => qids[i]!);
+      writeFileSync(join(ctx.outputs.embeddings, EMPTY_QIDS), empty.map((q) => `${q}\n`).join(""), "utf8");
+      writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim, empty: empty.length }, null, 2) + "\n", "utf8");
+      ctx.log(`${r.rows} queries (${empty.length} empty: no hits), dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);
     },
   },
 });
+
+/** Query ids whose token rows hold only special tokens (encode-queries writes it; search-dense gives them no hits). */
+const EMPTY_QIDS = "empty_qids.txt";
+
+/** The pad, [CLS] and [SEP] ids from a token directory's meta.json. */
+function specialTokenIds(tokensDir: string): Set<number> {
+  const file = join(tokensDir, "meta.json");
+  const meta = JSON.parse(readFileSync(file, "utf8")) as { specialIds?: Record<string, unknown> };
+  const ids = ["pad", "cls", "sep"].map((k) => meta.specialIds?.[k]);
+  if (!ids.every((v): v is number => Number.isInteger(v))) throw new InputError("specialIds.pad/cls/sep missing or not integers", { file, field: "specialIds", fix: "rerun tokenize-queries" });
+  return new Set(ids);
+}
 
 /** float32 [N, D] embeddings.npy with its row ids; checks shape, finiteness and the id count. */
 function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
@@ -280,11 +297,14 @@ export function searchDenseDef(shards: number): SearchDenseDef {
           parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
         }
         const hits = mergeShardTopK(parts, k);
+        const empty = new Set(readLines(join(paths.queries!, EMPTY_QIDS)));
         const rows: RunRow[] = [];
-        hits.forEach((list, i) => list.forEach((h, j) => rows.push({ qid: q.ids[i]!, pid: String(h.id), rank: j + 1, score: h.score })));
+        hits.forEach((list, i) => {
+          if (!empty.has(q.ids[i]!)) list.forEach((h, j) => rows.push({ qid: q.ids[i]!, pid: String(h.id), rank: j + 1, score: h.score }));
+        });
         await writeRunParquet(ctx.outputs.run, rows);
         writeFileSync(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
-        ctx.log(`${nq} queries x ${shards} shard(s), ${rows.length} hits`);
+        ctx.log(`${nq} queries x ${shards} shard(s), ${rows.length} hits; ${empty.size} empty queries without hits`);
       },
     },
   });

@@ -71,6 +71,8 @@ const TURNS: TurnRow[] = [
   turn("1", 2, "red cat", [{ question: "big dog", answer: "the dog ran" }]),
   turn("2", 1, "the cat sat on the mat", []),
   turn("3", 1, "dogs ran", []),
+  // Nothing to search for ([CLS] [SEP]): no hits, as BM25 gives an empty query.
+  turn("4", 1, "", []),
 ];
 
 const fixture = <K extends string>(id: string, output: ReturnType<typeof file<K>> | ReturnType<typeof dir<K>>, write: (out: string) => Promise<void>) =>
@@ -163,13 +165,15 @@ test("passage embeddings equal torch's; 2 shards concatenate to 1 shard's rows",
 test("search-dense equals a brute force computed here, ties by pid", { skip }, async () => {
   const q = readNpy(join(outputOf(first, "enc-q", "embeddings"), "embeddings.npy"));
   const qids = readFileSync(join(outputOf(first, "enc-q", "embeddings"), "qids.txt"), "utf8").split("\n").filter(Boolean);
-  assert.deepEqual(qids, ["1_1", "1_2", "2_1", "3_1"]);
+  assert.deepEqual(qids, ["1_1", "1_2", "2_1", "3_1", "4_1"]);
+  assert.equal(readFileSync(join(outputOf(first, "enc-q", "embeddings"), "empty_qids.txt"), "utf8"), "4_1\n");
   const pe = embeddings(outputOf(first, "enc-p1-0", "embeddings"));
   const dim = pe.dim;
   const qd = q.data as Float32Array;
   for (const [step, k] of [["search-1", 5], ["search-all", 20]] as const) {
     const expected: RunRow[] = [];
     qids.forEach((qid, qi) => {
+      if (qid === "4_1") return;
       const scored = pe.ids.map((pid, r) => {
         let s = 0;
         for (let d = 0; d < dim; d++) s += qd[qi * dim + d]! * pe.data[r * dim + d]!;
@@ -183,8 +187,9 @@ test("search-dense equals a brute force computed here, ties by pid", { skip }, a
     got.forEach((r, i) => assert.ok(Math.abs(r.score - expected[i]!.score) < 1e-5, `${step} row ${i}`));
   }
   const all = await runRows(outputOf(first, "search-all", "run"));
-  assert.equal(all.length, 4 * 11, "k > collection: every passage once per query");
-  for (const qid of qids) {
+  assert.equal(all.length, 4 * 11, "k > collection: every passage once per non-empty query");
+  assert.equal(all.filter((r) => r.qid === "4_1").length, 0, "the empty query has no hits");
+  for (const qid of qids.slice(0, 4)) {
     const hits = all.filter((r) => r.qid === qid);
     const i03 = hits.findIndex((h) => h.pid === "p03");
     assert.equal(hits[i03 + 1]?.pid, "p10", `${qid}: the identical passages tie and p03 comes first`);
