@@ -57,7 +57,7 @@ function miniBase(ctx: DenseContext, setup: DenseSetup): { vocab: Vocab; theta0:
   const { epochs, batch, lr } = setup.theta0;
   const theta0 = use(pretrainDprDef(false), {
     name: `pretrain-dpr.${tag}.theta0`,
-    params: { epochs, batch_size: batch, lr, n_hard_negatives: 0, init: { kind: "random", bert_config: MINI_BERT } },
+    params: { epochs, batch_size: batch, lr, n_hard_negatives: 0, eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: MINI_BERT } },
     inputs: { examples, passages, vocab },
   }).out.model;
   return { vocab, theta0 };
@@ -214,6 +214,7 @@ export class DenseWorld {
           batch_size: hard ? Math.max(1, Math.floor(s.batch / 2)) : s.batch,
           lr: s.lr,
           n_hard_negatives: hard ? s.n : 0,
+          eval_before_training: this.setup.evalBeforeTraining,
           ...(options.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
         },
         inputs: { examples, passages: this.passages(), init: this.theta0 },
