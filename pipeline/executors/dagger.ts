@@ -8,19 +8,23 @@
  *
  * The pieces: plan.ts (job → plan, pure), run.ts (plan → calls on a narrow container
  * interface), sdk.ts (that interface over the real SDK, loaded only when a container step
- * actually runs), outputs.ts (host-side unpack), gpu.ts (GPU policy), session.ts.
- * See docs/dagger.md.
+ * actually runs), outputs.ts (host-side unpack), gpu.ts (GPU policy), session.ts,
+ * log-stream.ts + log_tee.py (live logs of Python programs; CSPIPE_DAGGER_LOG_STREAM=0 turns
+ * them off). See docs/dagger.md.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ContainerJob, Executor, JobOutcome } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import type { AnyStep, RunSettings } from "../engine/step.ts";
 import { hostHasGpu } from "./local.ts";
 import { daggerGpuVerdict, gpuFailures, type GpuVerdict, type HostGpuProbe } from "./dagger/gpu.ts";
 import { extractOutputs } from "./dagger/outputs.ts";
-import { planDaggerJob, runtimeProblems, type DaggerJobPlan } from "./dagger/plan.ts";
-import { runPlan, splitLines, type DaggerBackend } from "./dagger/run.ts";
+import { displayLine, startLogReceiver, type LogReceiver } from "./dagger/log-stream.ts";
+import { planDaggerJob, runtimeProblems, streamsLog, type DaggerJobPlan } from "./dagger/plan.ts";
+import { redactor, runPlan, splitLines, type DaggerBackend } from "./dagger/run.ts";
 import { daggerSessionProblem } from "./dagger/session.ts";
 
 export { daggerSessionProblem } from "./dagger/session.ts";
@@ -44,6 +48,20 @@ export interface DaggerExecutorOptions {
   readonly sourceExcludes?: readonly string[];
   /** Cache-buster value when CSPIPE_DAGGER_CACHE=0 (default: random). */
   readonly nonce?: () => string;
+  /** Host path of log_tee.py (default: next to this module, else in the project sources). */
+  readonly logTeeScript?: string;
+  /** Token a log stream must present (default: random per job). */
+  readonly logToken?: () => string;
+}
+
+const LOG_TEE_IN_PROJECT = join("pipeline", "executors", "dagger", "log_tee.py");
+
+/** log_tee.py next to this module (tsx) or, for a compiled run, in the project sources. */
+function findLogTee(sourceRoot: string): string | undefined {
+  const here = fileURLToPath(new URL("./dagger/log_tee.py", import.meta.url));
+  if (existsSync(here)) return here;
+  const inProject = join(sourceRoot, LOG_TEE_IN_PROJECT);
+  return existsSync(inProject) ? inProject : undefined;
 }
 
 const defaultConnect = async (): Promise<DaggerConnection> => {
@@ -73,7 +91,42 @@ export class DaggerExecutor implements Executor {
     return failures;
   }
 
+  /**
+   * The live log receiver for a job whose program is run by Python, unless
+   * CSPIPE_DAGGER_LOG_STREAM=0. Undefined (and one line in the log) when it cannot start.
+   */
+  private async liveLog(job: ContainerJob): Promise<{ receiver: LogReceiver; script: string } | undefined> {
+    if (this.options.env.CSPIPE_DAGGER_LOG_STREAM === "0" || !streamsLog(job.runtime.argv)) return undefined;
+    const unavailable = (why: string) => job.onLine(`# dagger: no live log for this step (${why}); the log arrives when the step ends`);
+    const script = this.options.logTeeScript ?? findLogTee(job.sourceRoot);
+    if (script === undefined) {
+      unavailable(`log_tee.py is neither next to the Dagger executor nor at ${join(job.sourceRoot, LOG_TEE_IN_PROJECT)}`);
+      return undefined;
+    }
+    const redact = redactor(job.secrets);
+    const secrets = Object.values(job.secrets).filter((v) => v.length > 0);
+    try {
+      const receiver = await startLogReceiver({
+        token: (this.options.logToken ?? (() => randomBytes(16).toString("hex")))(),
+        onLine: (line) => job.onLine(displayLine(line, redact, secrets)),
+      });
+      return { receiver, script };
+    } catch (e) {
+      unavailable(`cannot listen on 127.0.0.1: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
   async runContainer(job: ContainerJob): Promise<JobOutcome> {
+    const live = await this.liveLog(job);
+    try {
+      return await this.run(job, live);
+    } finally {
+      await live?.receiver.close();
+    }
+  }
+
+  private async run(job: ContainerJob, live: { receiver: LogReceiver; script: string } | undefined): Promise<JobOutcome> {
     const env = this.options.env;
     let plan: DaggerJobPlan;
     try {
@@ -82,6 +135,7 @@ export class DaggerExecutor implements Executor {
         gpuAvailable: job.runtime.gpu !== undefined && this.gpuVerdict().ok,
         ...(this.options.sourceExcludes ? { sourceExcludes: this.options.sourceExcludes } : {}),
         ...(cacheOff ? { cacheBuster: (this.options.nonce ?? (() => randomBytes(8).toString("hex")))() } : {}),
+        ...(live ? { logStream: { script: live.script, port: live.receiver.port, token: live.receiver.token } } : {}),
       });
     } catch (e) {
       for (const l of splitLines(`# dagger: cannot plan the container: ${(e as Error).message}`)) job.onLine(l);
@@ -102,6 +156,7 @@ export class DaggerExecutor implements Executor {
       backend: connection.backend,
       tarPath: join(job.workDir, "dagger-outputs.tar"),
       extract: (tarPath, p) => extract(tarPath, p, join(job.workDir, "dagger-outputs")),
+      ...(live && plan.logStream ? { stream: live.receiver } : {}),
     });
   }
 

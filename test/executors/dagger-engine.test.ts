@@ -6,7 +6,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -28,19 +30,41 @@ const trainDef = defineStep({
   runtime: { type: "container", image: `python:3.11-slim@sha256:${"b".repeat(64)}`, argv: ["python3", "-c", "print('PROGRESS 1 1')", "{out:model}"], pip: ["numpy==1.26.4"] },
 });
 
-/** A container that "ran" and left /cspipe/out/model.bin = `bytes`. */
-function fakeContainer(calls: string[], bytes: string): ContainerBuilder {
+/**
+ * A container that "ran" and left /cspipe/out/model.bin = `bytes`. Its program streams
+ * its output to the bound log receiver (as log_tee.py would) and finishes only once
+ * `streamed()` says the engine has seen it.
+ */
+function fakeContainer(calls: string[], bytes: string, streamed: () => boolean): ContainerBuilder {
+  let port = 0;
+  let token = "";
   const self: ContainerBuilder = {
     from: (i) => (calls.push(`from ${i}`), self),
     withMountedCache: () => self,
     withMountedDirectory: () => self,
     withMountedFile: () => self,
-    withEnvVariable: () => self,
+    withEnvVariable: (name, value) => {
+      if (name === "CSPIPE_LOG_STREAM_TOKEN") token = value;
+      return self;
+    },
     withSecretVariable: () => self,
     withGpus: () => self,
     withWorkdir: () => self,
-    withExec: (argv) => (calls.push(`exec ${argv.join(" ")}`), self),
-    combinedOutput: async () => "PROGRESS 1 1\ntrained\n",
+    withServiceBinding: (alias, p) => {
+      calls.push(`bind ${alias}`);
+      port = p;
+      return self;
+    },
+    withExec: (argv) => (calls.push(`exec ${argv.join(" ").replace(/--port \d+/, "--port N")}`), self),
+    combinedOutput: async () => {
+      const s = connect(port, "127.0.0.1");
+      await once(s, "connect");
+      s.write(`CSPIPE-LOG-STREAM 1 ${token}\nPROGRESS 1 1\ntrained\n`);
+      for (let i = 0; i < 3000 && !streamed(); i++) await new Promise((r) => setTimeout(r, 5));
+      s.end();
+      await once(s, "close");
+      return "PROGRESS 1 1\ntrained\n";
+    },
     exportFile: async (_path, hostPath) => {
       const out = mkdtempSync(join(tmpdir(), "cspipe-dagger-out-"));
       writeFileSync(join(out, "model.bin"), bytes);
@@ -56,8 +80,15 @@ test("engine + Dagger executor: the unpacked archive is hashed and published; th
   const g = analyze([step], p.lock);
   assert.ok(g.ok);
   const calls: string[] = [];
-  const ex = new DaggerExecutor({ env: {}, connect: async () => ({ backend: { container: () => fakeContainer(calls, "WEIGHTS") }, close: async () => {} }) });
   const events: EngineEvent[] = [];
+  // The program finishes only after its progress and its last line reached the engine's events.
+  let whileRunning: EngineEvent[] = [];
+  const streamed = () => {
+    const ok = events.some((e) => e.type === "progress") && events.some((e) => e.type === "log" && e.line === "trained");
+    if (ok) whileRunning = [...events];
+    return ok;
+  };
+  const ex = new DaggerExecutor({ env: {}, connect: async () => ({ backend: { container: () => fakeContainer(calls, "WEIGHTS", streamed) }, close: async () => {} }) });
   const r = await runGraph(g.graph, {
     store: p.store,
     executor: ex,
@@ -82,12 +113,16 @@ test("engine + Dagger executor: the unpacked archive is hashed and published; th
     `from python:3.11-slim@sha256:${"b".repeat(64)}`,
     "exec python3 -m pip install numpy==1.26.4",
     "exec mkdir -p /cspipe/out /cspipe/work",
-    "exec python3 -c print('PROGRESS 1 1') /cspipe/out/model.bin",
+    "bind cspipe-log",
+    "exec python3 /cspipe/bin/log_tee.py --host cspipe-log --port N -- python3 -c print('PROGRESS 1 1') /cspipe/out/model.bin",
     "exec tar -C /cspipe/out -cf /cspipe/outputs.tar .",
   ]);
-  // PROGRESS lines became progress events, other lines log events.
-  assert.ok(events.some((e) => e.type === "progress" && e.step === step.name && e.done === 1 && e.total === 1));
-  assert.ok(events.some((e) => e.type === "log" && e.step === step.name && e.line === "trained"));
+  // PROGRESS lines became progress events, other lines log events, while the program ran.
+  assert.ok(whileRunning.some((e) => e.type === "progress" && e.step === step.name && e.done === 1 && e.total === 1));
+  assert.ok(whileRunning.some((e) => e.type === "log" && e.step === step.name && e.line === "trained"));
+  // …and the exec's full output at the end added neither again.
+  assert.equal(events.filter((e) => e.type === "log" && e.line === "trained").length, 1);
+  assert.equal(events.filter((e) => e.type === "progress").length, 1);
   // Same key as a local run would use: the local plan sees the Dagger-made entry as cached.
   const rows = await planGraph(g.graph, { store: p.store, keys: p.keyContext("local"), force: new Set() });
   assert.equal(rows[0]!.status, "cached");

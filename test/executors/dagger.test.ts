@@ -6,6 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -175,6 +177,21 @@ interface FakeBehaviour {
   exportError?: Error;
   /** Called instead of answering: the engine never answers combinedOutput. */
   hang?: () => void;
+  /** Plays log_tee.py before combinedOutput answers; gets the stream's address when the chain has one. */
+  stream?: (tee: TeeAddress | undefined) => Promise<void>;
+}
+
+interface TeeAddress {
+  readonly port: number;
+  readonly token: string;
+}
+
+/** Where a recorded chain's log stream goes (the binding's port, the token env var). */
+function teeAddress(calls: readonly Call[]): TeeAddress | undefined {
+  const binding = calls.find((c) => c[0] === "withServiceBinding");
+  const token = calls.find((c) => c[0] === "withEnvVariable" && c[1] === "CSPIPE_LOG_STREAM_TOKEN");
+  if (!binding || !token) return undefined;
+  return { port: binding[2] as number, token: token[2] as string };
 }
 
 class FakeContainer implements ContainerBuilder {
@@ -213,12 +230,16 @@ class FakeContainer implements ContainerBuilder {
   withExec(argv: readonly string[]) {
     return this.add("withExec", [...argv]);
   }
+  withServiceBinding(alias: string, port: number) {
+    return this.add("withServiceBinding", alias, port);
+  }
   async combinedOutput(): Promise<string> {
     this.world.evaluated.push(this.calls);
     if (this.world.behaviour.hang) {
       this.world.behaviour.hang();
       return new Promise<string>(() => {});
     }
+    if (this.world.behaviour.stream) await this.world.behaviour.stream(teeAddress(this.calls));
     const r = this.world.behaviour.run?.(this.calls) ?? "";
     if (r instanceof Error) throw r;
     return r;
@@ -250,8 +271,16 @@ class FakeWorld {
   }
 }
 
+const TEE_SCRIPT = "/opt/cspipe/pipeline/executors/dagger/log_tee.py";
+
 function executor(world: FakeWorld, env: Record<string, string> = { CSPIPE_DAGGER_GPU: "1" }): DaggerExecutor {
-  return new DaggerExecutor({ env, connect: async () => world.connection(), hostGpuProbe: () => ({ ok: false, detail: "no probe in tests" }) });
+  return new DaggerExecutor({
+    env,
+    connect: async () => world.connection(),
+    hostGpuProbe: () => ({ ok: false, detail: "no probe in tests" }),
+    logTeeScript: TEE_SCRIPT,
+    logToken: () => "T0KEN",
+  });
 }
 
 /** A directory as the container would leave /cspipe/out: declared outputs plus a stray file. */
@@ -295,6 +324,7 @@ test("run: the call chain, then ONE archive exported and unpacked into the job's
       ["withMountedFile", "/cspipe/in/queries/queries.parquet", `${root}/store/q/outputs/queries.parquet`],
       ["withMountedFile", "/cspipe/params.json", `${root}/staging/work/params.json`],
       ["withMountedDirectory", "/cspipe/src", "/repo", { readOnly: true, exclude: ["node_modules/", "artifacts/", "dist/", "report/", ".git/", "**/__pycache__/", "**/.pytest_cache/"] }],
+      ["withMountedFile", "/cspipe/bin/log_tee.py", TEE_SCRIPT],
     ],
   );
   assert.deepEqual(
@@ -304,7 +334,15 @@ test("run: the call chain, then ONE archive exported and unpacked into the job's
       ["withGpus", ["0"]],
     ],
   );
-  assert.deepEqual(program.slice(-2), [["withWorkdir", "/cspipe/work"], ["withExec", ARGV(root)]]);
+  // The program runs under the log wrapper, which reaches this host through the binding.
+  const port = program.at(-3)![2] as number;
+  assert.ok(Number.isInteger(port) && port > 0);
+  assert.deepEqual(program.slice(-3), [
+    ["withServiceBinding", "cspipe-log", port],
+    ["withWorkdir", "/cspipe/work"],
+    ["withExec", ["python3", "/cspipe/bin/log_tee.py", "--host", "cspipe-log", "--port", String(port), "--", ...ARGV(root)]],
+  ]);
+  assert.ok(program.some((c) => c[0] === "withEnvVariable" && c[1] === "CSPIPE_LOG_STREAM_TOKEN" && c[2] === "T0KEN"));
   assert.equal(world.secretValues.get("HF_TOKEN"), SECRET);
 
   // The export chain: the program chain + tar + one file export into the work dir.
@@ -586,4 +624,131 @@ test("plan: the real train-dpr container step maps to the pinned PyTorch image, 
     "--inputs", "/cspipe/in/examples", "--passages", "/cspipe/in/passages", "--init-from", "/cspipe/in/init",
   ]);
   assert.deepEqual(plan.outputs, [{ name: "model", rel: "model", host: `${root}/staging/outputs/model`, dir: true }]);
+});
+
+// ---- live logs --------------------------------------------------------------------------
+
+test("plan: a Python program with a log stream runs under the wrapper, with the script mounted and the receiver bound", () => {
+  const stream = { script: "/host/log_tee.py", port: 40123, token: "tok" };
+  const plan = planDaggerJob(makeJob("/r", { secrets: {} }), { gpuAvailable: true, logStream: stream });
+  assert.equal(plan.logStream, true);
+  assert.deepEqual(plan.argv, ARGV("/r"), "the program's argv is still reported as itself");
+  assert.deepEqual(plan.execArgv, ["python3", "/cspipe/bin/log_tee.py", "--host", "cspipe-log", "--port", "40123", "--", ...ARGV("/r")]);
+  assert.deepEqual(plan.ops.slice(-4), [
+    { op: "mount-file", path: "/cspipe/bin/log_tee.py", host: "/host/log_tee.py" },
+    { op: "service-binding", alias: "cspipe-log", port: 40123 },
+    { op: "workdir", path: "/cspipe/work" },
+    { op: "exec", argv: plan.execArgv },
+  ]);
+  assert.ok(plan.ops.some((o) => o.op === "env" && o.name === "CSPIPE_LOG_STREAM_TOKEN" && o.value === "tok"));
+  // Without the option, or for a program that is not run by Python: no wrapper, no binding, no token.
+  const cat = makeJob("/r", { runtime: { type: "container", image: IMAGE, argv: ["cat", "{in:queries}"] }, secrets: {} });
+  for (const p of [planDaggerJob(makeJob("/r", { secrets: {} }), { gpuAvailable: true }), planDaggerJob(cat, { gpuAvailable: true, logStream: stream })]) {
+    assert.equal(p.logStream, false);
+    assert.deepEqual(p.execArgv, p.argv);
+    assert.ok(!p.ops.some((o) => o.op === "service-binding" || (o.op === "mount-file" && o.path === "/cspipe/bin/log_tee.py") || (o.op === "env" && o.name === "CSPIPE_LOG_STREAM_TOKEN")));
+  }
+});
+
+test("plan: which interpreters get the wrapper", async () => {
+  const { streamsLog } = await import("../../pipeline/executors/dagger/plan.ts");
+  for (const a0 of ["python", "python3", "python3.11", "/usr/bin/python3", "/opt/conda/bin/python"]) assert.equal(streamsLog([a0, "x.py"]), true, a0);
+  for (const a0 of ["bash", "cat", "/usr/bin/python3-config", "pythonista", "{src}/run.sh"]) assert.equal(streamsLog([a0]), false, a0);
+  assert.equal(streamsLog([]), false);
+});
+
+/** Plays log_tee.py: connect to the receiver, send `text`, wait until `arrived`, then close. */
+async function teeSends(tee: TeeAddress | undefined, text: string, arrived: () => boolean): Promise<void> {
+  assert.ok(tee, "the chain has a log stream");
+  const s = connect(tee.port, "127.0.0.1");
+  await once(s, "connect");
+  s.write(`CSPIPE-LOG-STREAM 1 ${tee.token}\n${text}`);
+  for (let i = 0; i < 3000 && !arrived(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(arrived(), "streamed lines reached the log before the exec finished");
+  s.end();
+  await once(s, "close");
+}
+
+test("run: streamed lines reach the log while the program runs, and the full output adds none of them again", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const world = new FakeWorld({
+    stream: (tee) => teeSends(tee, `loading\nPROGRESS 1 2\ntoken ${SECRET}\n`, () => job.lines.length === 3),
+    run: () => `loading\nPROGRESS 1 2\ntoken ${SECRET}\nepoch 1 done\n`,
+    exportFrom: containerOut(),
+  });
+  const outcome = await executor(world).runContainer(job);
+  assert.equal(outcome.ok, true);
+  // Three lines live (secret redacted), the fourth (sent after the stream closed) once at the end.
+  assert.deepEqual(job.lines, ["loading", "PROGRESS 1 2", "token ***", "epoch 1 done"]);
+});
+
+test("run: when nothing is streamed (no connection, or Dagger replayed the exec) the full output goes to the log once", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  let sawStream = false;
+  const world = new FakeWorld({
+    stream: async (tee) => {
+      sawStream = tee !== undefined;
+    },
+    run: () => "loading\nPROGRESS 1 2\n# cspipe log stream: cannot connect to cspipe-log:1 (refused); the log arrives when the step ends\n",
+    exportFrom: containerOut(),
+  });
+  assert.equal((await executor(world).runContainer(job)).ok, true);
+  assert.equal(sawStream, true);
+  assert.deepEqual(job.lines, ["loading", "PROGRESS 1 2", "# cspipe log stream: cannot connect to cspipe-log:1 (refused); the log arrives when the step ends"]);
+});
+
+test("run: a failing program with a streamed log: no line twice, the program's argv in the outcome, no setup-step note", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const world = new FakeWorld({
+    stream: (tee) => teeSends(tee, "step 1\nTraceback\n", () => job.lines.length === 2),
+    run: (calls) => execError(calls.at(-1)![1] as string[], 3, "step 1\nTraceback\nValueError: bad\n", "# cspipe log stream: the connection broke (reset)\n"),
+  });
+  const outcome = await executor(world).runContainer(job);
+  assert.deepEqual(outcome, { ok: false, kind: "exit", argv: ARGV(root), exitStatus: 3, signal: null });
+  assert.deepEqual(job.lines, ["step 1", "Traceback", "ValueError: bad", "# cspipe log stream: the connection broke (reset)"]);
+});
+
+test("run: no wrapper for a program that is not run by Python, nor with CSPIPE_DAGGER_LOG_STREAM=0", async () => {
+  const cases: [Partial<ContainerJob>, Record<string, string>][] = [
+    [{ runtime: { ...runtime, argv: ["bash", "-c", "echo hi > {out:run}; mkdir -p {out:index}"] } }, { CSPIPE_DAGGER_GPU: "1" }],
+    [{}, { CSPIPE_DAGGER_GPU: "1", CSPIPE_DAGGER_LOG_STREAM: "0" }],
+  ];
+  for (const [overrides, env] of cases) {
+    const root = tmp();
+    const job = makeJob(root, overrides);
+    stage(job);
+    let address: TeeAddress | undefined;
+    const world = new FakeWorld({
+      stream: async (tee) => {
+        address = tee;
+      },
+      run: () => "hi\n",
+      exportFrom: containerOut(),
+    });
+    assert.equal((await executor(world, env).runContainer(job)).ok, true);
+    const program = world.evaluated[0]!;
+    assert.equal(address, undefined);
+    assert.ok(!program.some((c) => c[0] === "withServiceBinding" || (c[0] === "withMountedFile" && c[1] === "/cspipe/bin/log_tee.py")));
+    assert.notEqual((program.at(-1)![1] as string[])[1], "/cspipe/bin/log_tee.py");
+    assert.deepEqual(job.lines, ["hi"]);
+  }
+});
+
+test("run: by default the wrapper mounted is the log_tee.py next to the executor", async () => {
+  const root = tmp();
+  const job = makeJob(root);
+  stage(job);
+  const world = new FakeWorld({ run: () => "done\n", exportFrom: containerOut() });
+  const ex = new DaggerExecutor({ env: { CSPIPE_DAGGER_GPU: "1" }, connect: async () => world.connection() });
+  assert.equal((await ex.runContainer(job)).ok, true);
+  const mount = world.evaluated[0]!.find((c) => c[0] === "withMountedFile" && c[1] === "/cspipe/bin/log_tee.py");
+  assert.ok(mount);
+  assert.match(mount[2] as string, /pipeline\/executors\/dagger\/log_tee\.py$/);
+  assert.ok(existsSync(mount[2] as string));
 });

@@ -13,11 +13,13 @@
  *   /cspipe/src                     the project sources, only when the argv uses {src}
  *   /cspipe/params.json             the validated params
  *   /cspipe/work                    scratch directory and working directory
+ *   /cspipe/bin/log_tee.py          the live-log wrapper (log-stream.ts), only when the log is streamed
  */
 import { basename, dirname, relative, sep } from "node:path";
 import type { ContainerJob } from "../../engine/executor.ts";
 import { resolveArgv } from "../../engine/executor.ts";
 import type { ContainerRuntime } from "../../engine/step.ts";
+import { TOKEN_ENV } from "./log-stream.ts";
 
 export const CONTAINER_ROOT = "/cspipe";
 export const CONTAINER_IN = "/cspipe/in";
@@ -26,6 +28,9 @@ export const CONTAINER_SRC = "/cspipe/src";
 export const CONTAINER_PARAMS = "/cspipe/params.json";
 export const CONTAINER_WORK = "/cspipe/work";
 export const CONTAINER_TAR = "/cspipe/outputs.tar";
+export const CONTAINER_LOG_TEE = "/cspipe/bin/log_tee.py";
+/** Hostname under which the container reaches the host's log receiver. */
+export const LOG_STREAM_ALIAS = "cspipe-log";
 
 /** Cache volumes mounted into every container step (registry: add a row, not an if). */
 export interface CacheMount {
@@ -66,6 +71,8 @@ export type PlanOp =
   | { readonly op: "secret"; readonly name: string }
   | { readonly op: "gpus"; readonly devices: "all" | readonly string[] }
   | { readonly op: "workdir"; readonly path: string }
+  /** A host TCP port reachable from the container as `alias:port` (Dagger host service). */
+  | { readonly op: "service-binding"; readonly alias: string; readonly port: number }
   | { readonly op: "exec"; readonly argv: readonly string[] };
 
 export interface OutputMapping {
@@ -82,6 +89,10 @@ export interface DaggerJobPlan {
   readonly ops: readonly PlanOp[];
   /** The program's argv as it runs in the container (placeholders mapped). */
   readonly argv: readonly string[];
+  /** What the program's exec runs: `argv`, or `argv` under log_tee.py when the log is streamed. */
+  readonly execArgv: readonly string[];
+  /** Whether the program's output is streamed to the host while it runs. */
+  readonly logStream: boolean;
   /** Run after a successful exec: one archive of /cspipe/out. */
   readonly archive: { readonly argv: readonly string[]; readonly path: string };
   readonly outputs: readonly OutputMapping[];
@@ -96,6 +107,33 @@ export interface PlanOptions {
   readonly modelCaches?: readonly CacheMount[];
   /** When set, enters the container env so Dagger's layer cache cannot reuse an earlier exec (CSPIPE_DAGGER_CACHE=0). */
   readonly cacheBuster?: string;
+  /** Stream the program's output live (log-stream.ts); applied only when `streamsLog(argv)`. */
+  readonly logStream?: LogStreamOptions;
+}
+
+export interface LogStreamOptions {
+  /** Host path of log_tee.py. */
+  readonly script: string;
+  /** Host port of the log receiver. */
+  readonly port: number;
+  readonly token: string;
+}
+
+/** python, python3, python3.11, /usr/bin/python3, /opt/conda/bin/python… */
+const PYTHON = /^(?:.*\/)?python(?:3(?:\.\d+)?)?$/;
+
+/**
+ * Can this program's output be streamed? Only when it is run by a Python interpreter: the
+ * wrapper is a Python script, and an image is only known to have Python when the step
+ * itself uses it. The wrapper runs under the same interpreter as the program.
+ */
+export function streamsLog(argv: readonly string[]): boolean {
+  return argv.length > 0 && PYTHON.test(argv[0]!);
+}
+
+/** The exec argv that runs `argv` under log_tee.py, sending its output to `alias:port`. */
+export function logTeeArgv(argv: readonly string[], port: number, alias = LOG_STREAM_ALIAS): string[] {
+  return [argv[0]!, CONTAINER_LOG_TEE, "--host", alias, "--port", String(port), "--", ...argv];
 }
 
 const SAFE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
@@ -200,6 +238,8 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   const threads = rt.resources?.cpus;
   if (threads !== undefined) Object.assign(env, { OMP_NUM_THREADS: String(threads), CSPIPE_THREADS: String(threads) });
   if (options.cacheBuster !== undefined) env.CSPIPE_DAGGER_NONCE = options.cacheBuster;
+  const stream = options.logStream !== undefined && streamsLog(argv) ? options.logStream : undefined;
+  if (stream) env[TOKEN_ENV] = stream.token;
   for (const k of Object.keys(env).sort()) ops.push({ op: "env", name: k, value: env[k]! });
   for (const k of Object.keys(job.secrets).sort()) ops.push({ op: "secret", name: k });
   // 5. GPUs, when the step asks for them and the engine has them.
@@ -212,13 +252,22 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   }
   ops.push({ op: "mount-file", path: CONTAINER_PARAMS, host: job.paramsFile });
   if (usesSrc) ops.push({ op: "mount-dir", path: CONTAINER_SRC, host: job.sourceRoot, readOnly: true, exclude: [...(options.sourceExcludes ?? DEFAULT_SOURCE_EXCLUDES)] });
-  // 7. The program.
+  // 7. The live log: the wrapper and the host's receiver. The token and the port change on
+  //    every run, so Dagger never replays a streamed exec from its layer cache.
+  if (stream) {
+    ops.push({ op: "mount-file", path: CONTAINER_LOG_TEE, host: stream.script });
+    ops.push({ op: "service-binding", alias: LOG_STREAM_ALIAS, port: stream.port });
+  }
+  // 8. The program.
+  const execArgv = stream ? logTeeArgv(argv, stream.port) : argv;
   ops.push({ op: "workdir", path: CONTAINER_WORK });
-  ops.push({ op: "exec", argv });
+  ops.push({ op: "exec", argv: execArgv });
 
   return {
     ops,
     argv,
+    execArgv,
+    logStream: stream !== undefined,
     archive: { argv: ["tar", "-C", CONTAINER_OUT, "-cf", CONTAINER_TAR, "."], path: CONTAINER_TAR },
     outputs,
     gpu,

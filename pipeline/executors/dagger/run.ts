@@ -5,10 +5,13 @@
  * Protocol: apply the plan's operations, evaluate (the program's combined output, or an
  * exec failure), then archive /cspipe/out inside the container, export that ONE file to
  * the host and unpack it into the job's output paths (many-file exports are slow).
+ * When the plan streams the program's log (log-stream.ts), lines reach the step log while
+ * the program runs, and at the end only the lines that did not arrive that way are added.
  */
 import { constants } from "node:os";
 import type { ContainerJob, JobOutcome } from "../../engine/executor.ts";
 import type { DaggerJobPlan, PlanOp } from "./plan.ts";
+import { unstreamedLines, type StreamedLine } from "./log-stream.ts";
 
 /** The part of a Dagger container the executor uses. Immutable: each `with*` returns a new builder. */
 export interface ContainerBuilder {
@@ -21,6 +24,8 @@ export interface ContainerBuilder {
   withSecretVariable(name: string, value: string): ContainerBuilder;
   withGpus(devices: "all" | readonly string[]): ContainerBuilder;
   withWorkdir(path: string): ContainerBuilder;
+  /** Make the host's `127.0.0.1:port` reachable from the container as `alias:port` (a Dagger host service). */
+  withServiceBinding(alias: string, port: number): ContainerBuilder;
   withExec(argv: readonly string[]): ContainerBuilder;
   /** Evaluate; resolves to the last exec's combined stdout+stderr, rejects with an `ExecFailure` when an exec exits non-zero. */
   combinedOutput(): Promise<string>;
@@ -76,6 +81,7 @@ const opHandlers: { [K in PlanOp["op"]]: (c: ContainerBuilder, op: Extract<PlanO
   },
   gpus: (c, op) => c.withGpus(op.devices),
   workdir: (c, op) => c.withWorkdir(op.path),
+  "service-binding": (c, op) => c.withServiceBinding(op.alias, op.port),
   exec: (c, op) => c.withExec(op.argv),
 };
 
@@ -106,13 +112,18 @@ export function signalOfExitCode(code: number): string | null {
   return name ?? null;
 }
 
-/** A failure during evaluation → the outcome the engine expects, plus the lines for the step log. */
-export function outcomeOfError(e: unknown, argv: readonly string[]): { outcome: JobOutcome; lines: string[] } {
+/**
+ * A failure during evaluation → the outcome the engine expects, plus the lines for the step
+ * log. `execArgv` is what the exec ran (the program under the log wrapper, say); a failure
+ * of that exec is reported with the program's `argv`.
+ */
+export function outcomeOfError(e: unknown, argv: readonly string[], execArgv: readonly string[] = argv): { outcome: JobOutcome; lines: string[] } {
   const x = asExecFailure(e);
   if (x) {
     const lines = [...splitLines(x.stdout), ...splitLines(x.stderr)];
-    const failedArgv = x.cmd.length > 0 ? x.cmd : argv;
-    if (failedArgv.join("\0") !== argv.join("\0")) lines.push(`# dagger: the failing command was a setup step, not the program: ${failedArgv.join(" ")}`);
+    const same = (a: readonly string[], b: readonly string[]) => a.join("\0") === b.join("\0");
+    const failedArgv = x.cmd.length === 0 || same(x.cmd, execArgv) ? argv : x.cmd;
+    if (!same(failedArgv, argv)) lines.push(`# dagger: the failing command was a setup step, not the program: ${failedArgv.join(" ")}`);
     const exitStatus = x.exitCode >= 0 ? x.exitCode : null;
     return { outcome: { ok: false, kind: "exit", argv: failedArgv, exitStatus, signal: exitStatus === null ? "unknown" : signalOfExitCode(exitStatus) }, lines };
   }
@@ -129,7 +140,20 @@ export interface RunPlanDeps {
   extract(tarPath: string, plan: DaggerJobPlan): Promise<void>;
   /** Host path where the archive is exported. */
   readonly tarPath: string;
+  /** The live log of a plan with `logStream` (log-stream.ts); its lines already went to `job.onLine`. */
+  readonly stream?: LiveLog;
 }
+
+/** What runPlan needs from the log receiver. */
+export interface LiveLog {
+  /** Wait until the streams have ended, or `ms` passed. */
+  settle(ms: number): Promise<void>;
+  /** Stop emitting; the lines emitted so far. */
+  freeze(): readonly StreamedLine[];
+}
+
+/** How long to wait, once the exec has finished, for the last streamed lines to arrive. */
+export const STREAM_SETTLE_MS = 5000;
 
 function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new Error("cancelled"));
@@ -158,15 +182,21 @@ export async function runPlan(plan: DaggerJobPlan, job: ContainerJob, deps: RunP
   const emit = (lines: readonly string[]) => {
     for (const l of lines) job.onLine(redact(l));
   };
+  // Lines of the exec's full output that were not streamed (all of them without a stream).
+  const rest = async (lines: readonly string[]): Promise<readonly string[]> => {
+    if (!deps.stream) return lines;
+    await deps.stream.settle(STREAM_SETTLE_MS);
+    return unstreamedLines(lines, deps.stream.freeze());
+  };
   let ran: ContainerBuilder;
   try {
     ran = applyPlanOps(deps.backend.container(), plan.ops, job.secrets);
     const output = await abortable(ran.combinedOutput(), job.signal);
-    emit(splitLines(output));
+    emit(await rest(splitLines(output)));
   } catch (e) {
     if (job.signal.aborted) return { ok: false, kind: "exit", argv: plan.argv, exitStatus: null, signal: "cancelled" };
-    const { outcome, lines } = outcomeOfError(e, plan.argv);
-    emit(lines);
+    const { outcome, lines } = outcomeOfError(e, plan.argv, plan.execArgv);
+    emit(asExecFailure(e) ? await rest(lines) : lines);
     return outcome;
   }
   try {

@@ -44,6 +44,12 @@ class SdkContainer implements ContainerBuilder {
   withWorkdir(path: string): ContainerBuilder {
     return this.next(this.c.withWorkdir(path));
   }
+  withServiceBinding(alias: string, port: number): ContainerBuilder {
+    // A host service: the session's client (the `dagger run` CLI, on this machine) forwards
+    // the container's connections to 127.0.0.1:port here, where the log receiver listens.
+    const service = this.client.host().service([{ backend: port }], { host: "127.0.0.1" });
+    return this.next(this.c.withServiceBinding(alias, service));
+  }
   withExec(argv: readonly string[]): ContainerBuilder {
     return this.next(this.c.withExec([...argv]));
   }
