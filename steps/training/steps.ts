@@ -165,13 +165,15 @@ const bertConfig = z
  */
 export const TRAINING_IMAGE = "pytorch/pytorch:2.0.1-cuda11.7-cudnn8-runtime@sha256:82e0d379a5dedd6303c89eda57bcc434c40be11f249ddfadfd5673b84351e806";
 
-const TRAINER = ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}", "--inputs", "{in:examples}", "--passages", "{in:passages}"];
+const TRAINER_OUT = ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}"];
+const TRAINER = [...TRAINER_OUT, "--inputs", "{in:examples}", "--passages", "{in:passages}"];
 
-function trainerRuntime(extraArgv: readonly string[], gpuRequired: boolean): ContainerRuntime {
+/** The trainer as a container step; `trainingInputs` false drops `--inputs`/`--passages` (export-only runs, epochs 0). */
+export function trainerRuntime(extraArgv: readonly string[], gpuRequired: boolean, trainingInputs = true): ContainerRuntime {
   return {
     type: "container",
     image: TRAINING_IMAGE,
-    argv: [...TRAINER, ...extraArgv],
+    argv: [...(trainingInputs ? TRAINER : TRAINER_OUT), ...extraArgv],
     pythonModules: ["torch", "numpy"],
     // GPU when there is one; a real-data run requires it (planning fails without, unless --allow-cpu).
     gpu: { count: 1, required: gpuRequired },
@@ -182,6 +184,8 @@ function trainerRuntime(extraArgv: readonly string[], gpuRequired: boolean): Con
 }
 
 const modelOutputs = { model: dir("dpr:model", "model") };
+/** Scheduling hint: training dominates the dense graph and scales with its epochs. */
+const trainingCost = (p: { epochs: number }): number => 10 + 20 * p.epochs;
 const trainerSources = ["steps/training/dpr"];
 
 const memo = new Map<string, unknown>();
@@ -203,6 +207,7 @@ export function pretrainDprDef(gpuRequired = false) {
       inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
       outputs: modelOutputs,
       runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], gpuRequired),
+      cost: trainingCost,
     }),
   );
 }
@@ -220,6 +225,7 @@ export function trainDprDef(gpuRequired = false) {
       inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },
       outputs: modelOutputs,
       runtime: trainerRuntime(["--init-from", "{in:init}"], gpuRequired),
+      cost: trainingCost,
     }),
   );
 }

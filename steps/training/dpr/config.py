@@ -34,10 +34,12 @@ def _fail(msg, path, field, fix=None):
     raise TrainingInputError(msg, file=path, field=field, fix=fix)
 
 
-def load_config(path, init_from=None, vocab_size=None):
+def load_config(path, init_from=None, vocab_size=None, init_hf_dpr=None):
     """Reads and validates the config. `init_from` (a directory written by an earlier run of
-    this trainer) replaces `init` with its two encoders; `vocab_size` fills a random init's
-    missing `bert_config.vocab_size` (the tokenizer's vocabulary decides it, not the config)."""
+    this trainer) replaces `init` with its two encoders; `init_hf_dpr` (a directory holding the
+    HF DPR model directories question_encoder/ and ctx_encoder/) replaces it with those;
+    `vocab_size` fills a random init's missing `bert_config.vocab_size` (the tokenizer's
+    vocabulary decides it, not the config)."""
     try:
         with open(path, encoding="utf-8") as f:
             raw = json.load(f)
@@ -45,12 +47,22 @@ def load_config(path, init_from=None, vocab_size=None):
         _fail("config file not found", path, None)
     except json.JSONDecodeError as e:
         _fail(f"not valid JSON (line {e.lineno}: {e.msg})", path, None)
+    if init_from is not None and init_hf_dpr is not None:
+        _fail("both --init-from and --init-hf-dpr are given", path, "init",
+              "pass one of them: --init-from DIR (an earlier run's --out) or --init-hf-dpr DIR (HF DPR checkpoint)")
     if isinstance(raw, dict) and init_from is not None:
         if raw.get("init") is not None:
             _fail("both --init-from and init are given", path, "init", "drop one of them")
         raw["init"] = {"kind": "checkpoint",
                        "query_path": os.path.abspath(os.path.join(init_from, "query_encoder.safetensors")),
                        "passage_path": os.path.abspath(os.path.join(init_from, "passage_encoder.safetensors"))}
+    if isinstance(raw, dict) and init_hf_dpr is not None:
+        if raw.get("init") is not None:
+            _fail("both --init-hf-dpr and init are given", path, "init",
+                  "drop the config's init or the --init-hf-dpr flag")
+        raw["init"] = {"kind": "hf-dpr",
+                       "question_encoder_path": os.path.abspath(os.path.join(init_hf_dpr, "question_encoder")),
+                       "ctx_encoder_path": os.path.abspath(os.path.join(init_hf_dpr, "ctx_encoder"))}
     if isinstance(raw, dict) and vocab_size is not None and isinstance(raw.get("init"), dict) and raw["init"].get("kind") == "random":
         from bert_model import TINY_BERT  # noqa: PLC0415
         bert = dict(raw["init"].get("bert_config") or TINY_BERT)
@@ -75,9 +87,11 @@ def validate_config(raw, path="<config>"):
     for key, options in CHOICES.items():
         if cfg[key] not in options:
             _fail(f"{cfg[key]!r} is not one of {', '.join(options)}", path, key)
-    for key in ("epochs", "batch_size", "eval_batch_size", "recall_k", "progress_every"):
+    for key in ("batch_size", "eval_batch_size", "recall_k", "progress_every"):
         if cfg[key] < 1:
             _fail("must be >= 1", path, key)
+    if cfg["epochs"] < 0:
+        _fail("must be >= 0 (0 = export the initial encoders without training)", path, "epochs")
     if cfg["n_hard_negatives"] < 0 or cfg["lr"] <= 0 or not 0 <= cfg["warmup_ratio"] < 1 or cfg["clip"] <= 0:
         _fail("out of range (n_hard_negatives >= 0, lr > 0, 0 <= warmup_ratio < 1, clip > 0)", path, "lr")
     if cfg["threads"] is not None and cfg["threads"] < 1:

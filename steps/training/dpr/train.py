@@ -2,7 +2,8 @@
 """DPR bi-encoder training (torch + numpy only).
 
     python3 steps/training/dpr/train.py --config cfg.json --inputs DIR --out DIR [--threads N]
-        [--passages DIR] [--init-from DIR] [--vocab vocab.txt]
+        [--passages DIR] [--init-from DIR | --init-hf-dpr DIR] [--vocab vocab.txt]
+    python3 steps/training/dpr/train.py --config cfg.json --out DIR --init-hf-dpr DIR   (epochs 0: export only)
     python3 steps/training/dpr/train.py --selftest <name>   (see selftest.py)
 
 stdout carries only machine-readable lines: `PROGRESS <done> <total>` and `EPOCH <json>`;
@@ -55,6 +56,8 @@ def main(argv):
     ap.add_argument("--threads", type=int)
     ap.add_argument("--passages", help="tokenized collection dir (ids.npy, type_ids.npy) instead of <inputs>/passage_ids.npy")
     ap.add_argument("--init-from", help="start from the encoders of an earlier run's --out dir (replaces the config's init)")
+    ap.add_argument("--init-hf-dpr", help="start from an HF DPR checkpoint dir holding question_encoder/ and ctx_encoder/ "
+                    "(pytorch_model.bin + config.json each; replaces the config's init)")
     ap.add_argument("--vocab", help="vocab.txt whose size a random init uses when bert_config has no vocab_size")
     ap.add_argument("--selftest")
     args = ap.parse_args(argv)
@@ -76,8 +79,8 @@ def main(argv):
         if args.selftest:
             from selftest import run_selftest  # noqa: PLC0415
             return run_selftest(args.selftest, sys.stdin.read(), emit)
-        if not (args.config and args.inputs and args.out):
-            raise TrainingInputError("--config, --inputs and --out are required",
+        if not (args.config and args.out):
+            raise TrainingInputError("--config and --out are required (and --inputs unless epochs is 0)",
                                      fix="python3 steps/training/dpr/train.py --config cfg.json --inputs DIR --out DIR")
         from config import load_config  # noqa: PLC0415
         from inputs import load_inputs  # noqa: PLC0415
@@ -89,14 +92,19 @@ def main(argv):
                     vocab_size = sum(1 for line in f if line.rstrip("\n"))
             except OSError as e:
                 raise TrainingInputError(f"cannot read the vocabulary ({e})", file=args.vocab) from e
-        cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size)
+        cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size, init_hf_dpr=args.init_hf_dpr)
+        if not args.inputs and (cfg["epochs"] > 0 or args.passages):
+            raise TrainingInputError("--inputs is required when epochs > 0 or --passages is given",
+                                     file=args.config, field="epochs",
+                                     fix="pass --inputs DIR, or set epochs to 0 to export the initial encoders only")
         threads = _threads(args.threads, cfg["threads"])
         torch.set_num_threads(threads)
         log(f"torch {torch.__version__}, {threads} CPU thread(s)")
-        inputs = load_inputs(args.inputs, args.passages)
+        inputs = load_inputs(args.inputs, args.passages) if args.inputs else None
         result = train(cfg, inputs, args.out, log, emit)
+        recall = result["dev_recall_at_" + str(cfg["recall_k"])]
         log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
-            f"{result['dev_recall_at_' + str(cfg['recall_k'])]:.4f}, {result['seconds']} s")
+            f"{'n/a' if recall is None else format(recall, '.4f')}, {result['seconds']} s")
         return 0
     except TrainingInputError as e:
         sys.stderr.write(f"error: {' '.join(str(e).split())}\n")

@@ -97,8 +97,65 @@ class Batcher:
         return q, p, mask, cols
 
 
+def _metrics_writer(out_dir, emit):
+    """Truncates metrics.jsonl and returns (rows, record): record appends a row and emits its EPOCH line."""
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "metrics.jsonl")
+    rows = []
+
+    def record(row):
+        rows.append(row)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+        emit("EPOCH " + json.dumps(row, sort_keys=True))
+
+    open(path, "w").close()
+    return rows, record
+
+
+def _write_result(out_dir, result):
+    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2, sort_keys=True)
+    return result
+
+
+def export_initial(cfg, inputs, out_dir, log, emit):
+    """epochs 0: the encoders of `init`, unchanged, written as a training run writes its best
+    epoch (best_epoch 0). `inputs` may be None; with inputs and eval_before_training the dev
+    Recall@k of the exported model is measured and logged as epoch 0."""
+    t0 = time.time()
+    device = pick_device(cfg["device"])
+    seed_everything(cfg["seed"])
+    q_model, p_model, load_reports = build_encoders(cfg, log)
+    if cfg["parity_check_transformers"]:
+        check_against_transformers(q_model, log)
+    metrics, record = _metrics_writer(out_dir, emit)
+    key = f"dev_recall_at_{cfg['recall_k']}"
+    recall = None
+    if cfg["eval_before_training"] and inputs is not None:
+        recall, counted = evaluate(q_model.to(device), p_model.to(device), inputs, cfg, device)
+        record({"epoch": 0, key: recall, "dev_queries": counted, "selectable": False})
+    elif cfg["eval_before_training"]:
+        log("note: no --inputs, so no dev evaluation of the exported encoders")
+    q_model.cpu().eval()
+    p_model.cpu().eval()
+    log("epochs 0: exporting the initial encoders without training")
+    outputs = write_outputs(q_model, p_model, cfg, out_dir, 0, log)
+    return _write_result(out_dir, {
+        "best_epoch": 0, key: recall, "export_only": True,
+        "dev_recall_per_epoch": {str(m["epoch"]): m[key] for m in metrics},
+        "steps": 0, "examples": 0, "train_queries": 0 if inputs is None else len(inputs.pos),
+        "fallback_negatives": 0, "seconds": round(time.time() - t0, 3),
+        "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
+        "amp": "none", "load_reports": load_reports, "outputs": outputs,
+    })
+
+
 def train(cfg, inputs, out_dir, log, emit):
-    """Runs the whole program; returns the result dict (also written to out_dir/result.json)."""
+    """Runs the whole program; returns the result dict (also written to out_dir/result.json).
+    With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None)."""
+    if cfg["epochs"] == 0:
+        return export_initial(cfg, inputs, out_dir, log, emit)
     t0 = time.time()
     device = pick_device(cfg["device"])
     seed_everything(cfg["seed"])
@@ -116,17 +173,7 @@ def train(cfg, inputs, out_dir, log, emit):
     opt, sched = make_optimizer([q_model, p_model], cfg, total)
     amp = Amp(cfg["amp"], device, log)
     batcher = Batcher(inputs, cfg, device)
-    os.makedirs(out_dir, exist_ok=True)
-    metrics_path = os.path.join(out_dir, "metrics.jsonl")
-    metrics = []
-
-    def record(row):
-        metrics.append(row)
-        with open(metrics_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-
-    open(metrics_path, "w").close()
+    metrics, record = _metrics_writer(out_dir, emit)
     key = f"dev_recall_at_{cfg['recall_k']}"
     if cfg["eval_before_training"]:
         r, counted = evaluate(q_model, p_model, inputs, cfg, device)
@@ -174,9 +221,7 @@ def train(cfg, inputs, out_dir, log, emit):
         "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
         "amp": "none" if amp.dtype is None else cfg["amp"], "load_reports": load_reports, "outputs": outputs,
     }
-    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2, sort_keys=True)
-    return result
+    return _write_result(out_dir, result)
 
 
 def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log):
