@@ -83,3 +83,29 @@ test("a change upstream (iteration 1) changes the identity of every later iterat
   const epochs = (w: DenseWorld, i: number) => (w.ihn(i).step.params as { epochs: number }).epochs;
   assert.notEqual(epochs(a, 1), epochs(b, 1));
 });
+
+test("on real data θ0 is the locked DPR-NQ checkpoint exported with zero epochs, and tokens use BERT's locked vocabulary", () => {
+  const targets = buildTargets();
+  const g = graphOf(targets.get("report")!.steps({ data: "real" }));
+  const names = g.order.map((s) => s.name);
+  assert.ok(!names.some((n) => n.includes("mini")), names.filter((n) => n.includes("mini")).join(", "));
+  assert.ok(!g.order.some((s) => s.def.id === "pretrain-dpr" || s.def.id === "train-wordpiece-vocab"));
+  const w = new DenseWorld("qrecc", { data: "real", profile: "paper" });
+  const theta0 = w.theta0.step;
+  assert.equal(theta0.def.id, "import-dpr-checkpoint");
+  const checkpoint = producer(theta0, "checkpoint");
+  assert.equal(checkpoint.def.id, "assemble-hf-dpr-checkpoint");
+  assert.deepEqual(
+    ["questionWeights", "questionConfig", "contextWeights", "contextConfig"].map((i) => producer(checkpoint, i).name),
+    ["fetch-dataset.dpr-nq-question-encoder", "fetch-dataset.dpr-nq-question-encoder-config", "fetch-dataset.dpr-nq-context-encoder", "fetch-dataset.dpr-nq-context-encoder-config"],
+  );
+  for (const s of [w.ihn(1).step, w.ihn(2).step]) {
+    assert.equal(producer(s, "init"), theta0);
+    // The paper's schedule and a GPU requirement on real data.
+    assert.equal((s.params as { lr: number }).lr, 3e-5);
+    assert.equal(s.def.runtime.type === "container" && s.def.runtime.gpu?.required, true);
+  }
+  const vocab = producer(producer(w.ihn(1).step, "passages"), "vocab");
+  assert.equal(vocab.def.id, "import-bert-vocab");
+  assert.equal(producer(vocab, "files").name, "fetch-dataset.bert-base-uncased-vocab");
+});

@@ -8,7 +8,6 @@
  */
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DataSource } from "../../engine/targets.ts";
-import { InputError } from "../../engine/errors.ts";
 import { generateMini } from "../../../steps/data/steps.ts";
 import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
@@ -20,7 +19,9 @@ import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
-import { datasetTables } from "../datasets.ts";
+import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
+import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
+import { datasetTables, lockedFiles } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, MINI_BERT, type DenseSetup, type Profile } from "./setup.ts";
 
@@ -39,8 +40,14 @@ const tagOf = (ctx: DenseContext): string => (ctx.profile === "paper" ? ctx.data
 /** Where a source of hard negatives comes from (Tables 1 and 6). */
 export type NegativeSource = "bm25" | "bm25-rewrite" | "cqr" | "model";
 
+/** What every dense model starts from: the tokenizer's vocabulary and θ0. */
+interface Base {
+  readonly vocab: Vocab;
+  readonly theta0: Model;
+}
+
 /** The vocabulary and θ0 of the mini benchmark: a tiny BERT pre-trained on mini-nq's standalone questions. */
-function miniBase(ctx: DenseContext, setup: DenseSetup): { vocab: Vocab; theta0: Model } {
+function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
   const tag = tagOf(ctx);
   const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
   const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
@@ -63,24 +70,37 @@ function miniBase(ctx: DenseContext, setup: DenseSetup): { vocab: Vocab; theta0:
   return { vocab, theta0 };
 }
 
+/**
+ * The real runs' vocabulary and θ0: BERT-base uncased's vocab.txt and the DPR-NQ question
+ * and context encoders from datasets.lock, laid out as one HF DPR checkpoint and exported
+ * by the trainer with zero epochs (same safetensors + ONNX layout as a trained model).
+ */
+function realBase(): Base {
+  const vocab = use(importBertVocab, { name: "import-bert-vocab", params: {}, inputs: { files: lockedFiles(BERT_VOCAB_LOCK_ENTRY) } }).out.vocab;
+  const e = DPR_NQ_LOCK_ENTRIES;
+  const checkpoint = use(assembleHfDprCheckpoint, {
+    name: "assemble-hf-dpr-checkpoint.dpr-nq",
+    params: {},
+    inputs: { questionWeights: lockedFiles(e.questionWeights), questionConfig: lockedFiles(e.questionConfig), contextWeights: lockedFiles(e.contextWeights), contextConfig: lockedFiles(e.contextConfig) },
+  }).out.checkpoint;
+  const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint } }).out.model;
+  return { vocab, theta0 };
+}
+
+const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
+
 /** All dense models, runs and evaluations of one dataset. */
 export class DenseWorld {
   readonly setup: DenseSetup;
   readonly tag: string;
   private readonly memo = new Map<string, unknown>();
-  private readonly base: { vocab: Vocab; theta0: Model };
+  private readonly base: Base;
   readonly tables;
 
   constructor(readonly dataset: DatasetName, readonly ctx: DenseContext) {
     this.setup = DENSE_SETUPS[ctx.data][ctx.profile];
     this.tag = `${tagOf(ctx)}-${dataset}`;
-    if (ctx.data !== "mini") {
-      throw new InputError("the dense targets are wired for the mini benchmark only so far: real runs need θ0 = the locked DPR-NQ checkpoint converted and exported to ONNX (not built yet)", {
-        field: "--data",
-        fix: "use --data mini, or run the lexical targets (table2-bm25, table1-bm25, table3-bm25) on real data",
-      });
-    }
-    this.base = miniBase(ctx, this.setup);
+    this.base = BASES[ctx.data](ctx, this.setup);
     this.tables = datasetTables(dataset, ctx.data);
   }
 
