@@ -1,8 +1,9 @@
 /**
  * Scheduling: every step starts as soon as its producers have entries, up to
  * `concurrency` executions at once; when more are ready than there are slots, the one
- * with the longest expected chain of work behind it goes first (schedule.ts). Identical steps (same key) run once per process
- * (in-flight map) and once per store (leases). A cache hit costs a manifest read.
+ * with the longest expected chain of work behind it goes first (schedule.ts). Identical
+ * steps (same key) run once per process (in-flight map) and once per store (leases).
+ * A cache hit costs a manifest read.
  */
 import type { AnyStep, RunSettings } from "./step.ts";
 import type { Graph } from "./graph.ts";
