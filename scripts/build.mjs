@@ -13,7 +13,8 @@
  * (pipeline/engine/sources.ts) maps `dist/<path>.js` back to `<path>.ts` and hashes the
  * source. Relative `.ts` import specifiers (static, `export ... from`, `import("...")`,
  * `new URL("./x.ts", import.meta.url)`) are rewritten to `.js`; non-TS files the code
- * reads next to itself (`*.json`) are copied.
+ * reads next to itself (`*.json`, and `*.py` such as the Dagger executor's log_tee.py) are
+ * copied, so every file the CLI's source closure reaches is in the build manifest.
  *
  * Pure-JS ESM packages that cost start-up time because they are many small files (zod: ~95
  * modules, ~40 ms; apache-arrow: ~150 modules, ~120 ms) are bundled once into
@@ -37,7 +38,7 @@ export const DEFAULT_DIRS = ["pipeline", "steps", "bench/engine"];
 /** Packages bundled into dist/vendor/ (pure JS, no import.meta.url or native code). */
 export const DEFAULT_VENDOR = ["zod", "apache-arrow"];
 const TS_EXT = /\.(ts|mts)$/;
-const ASSET_EXT = /\.json$/;
+const ASSET_EXT = /\.(json|py)$/;
 
 /** sha256 of a file as the scanner hashes it (its text, UTF-8). */
 function digest(text) {

@@ -210,3 +210,18 @@ test("zod is bundled into dist/vendor/ and pinned to the installed version", () 
     writeFileSync(manifestPath, original);
   }
 });
+
+test("every module and asset the CLI reaches is in a whole-project build (nothing is stale right after building)", () => {
+  const whole = mkdtempSync(join(ROOT, "node_modules", ".cspipe-test-dist-"));
+  try {
+    const r = build(["--root", ROOT, "--out", whole]);
+    assert.equal(r.status, 0, r.stderr);
+    const scanner = new SourceScanner(ROOT, { distDir: whole });
+    // The CLI's closure reaches every step module and the assets they load with new URL(...),
+    // e.g. the Dagger executor's log_tee.py: each must be recorded by the build.
+    const fp = scanner.fingerprint(join(whole, "pipeline", "main.js"));
+    assert.ok(Object.keys(fp.files).includes("pipeline/executors/dagger/log_tee.py"), Object.keys(fp.files).join(", "));
+  } finally {
+    rmSync(whole, { recursive: true, force: true });
+  }
+});
