@@ -138,7 +138,7 @@ export const encodeQueries = defineStep({
       });
       if (r.rows !== qids.length) throw new InputError(`${qids.length} qids for ${r.rows} token rows`, { file: qidsFile, fix: "rerun tokenize-queries" });
       copyFileSync(qidsFile, join(ctx.outputs.embeddings, "qids.txt"));
-      const empty = emptyQueryRows(tokenMatrixFromNpy(readNpy(join(ctx.inputs.tokens, "ids.npy"))), specialTokenIds(ctx.inputs.tokens)).map((i) => qids[i]!);
+      const empty = emptyQueryRows(r.tokens, specialTokenIds(ctx.inputs.tokens)).map((i) => qids[i]!);
       writeFileSync(join(ctx.outputs.embeddings, EMPTY_QIDS), empty.map((q) => `${q}\n`).join(""), "utf8");
       writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim, empty: empty.length }, null, 2) + "\n", "utf8");
       ctx.log(`${r.rows} queries (${empty.length} empty: no hits), dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);

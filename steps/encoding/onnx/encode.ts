@@ -89,6 +89,8 @@ export interface EncodeFileResult {
   readonly providers: ExecutionProvider[];
   /** Why these execution providers (for logs and manifests). */
   readonly reason: string;
+  /** The token matrix read (and validated) from `ids`, for callers that inspect the rows too. */
+  readonly tokens: TokenMatrix;
 }
 
 /** Reads token ids (.npy), encodes rows [start, end), writes embeddings (.npy float32). */
@@ -102,7 +104,7 @@ export async function encodeNpyFile(p: EncodeFileParams): Promise<EncodeFileResu
   try {
     const emb = await encodeRows(enc.session, tokens, range, { ...p, modelFile: p.model });
     writeNpy(p.out, { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
-    return { rows: emb.rows, dim: emb.dim, providers: enc.providers, reason: enc.reason };
+    return { rows: emb.rows, dim: emb.dim, providers: enc.providers, reason: enc.reason, tokens };
   } finally {
     await enc.session.release();
   }
