@@ -48,21 +48,14 @@ export interface DaggerExecutorOptions {
   readonly sourceExcludes?: readonly string[];
   /** Cache-buster value when CSPIPE_DAGGER_CACHE=0 (default: random). */
   readonly nonce?: () => string;
-  /** Host path of log_tee.py (default: next to this module, else in the project sources). */
+  /** Host path of log_tee.py (default: next to this module). */
   readonly logTeeScript?: string;
   /** Token a log stream must present (default: random per job). */
   readonly logToken?: () => string;
 }
 
-const LOG_TEE_IN_PROJECT = join("pipeline", "executors", "dagger", "log_tee.py");
-
-/** log_tee.py next to this module (tsx) or, for a compiled run, in the project sources. */
-function findLogTee(sourceRoot: string): string | undefined {
-  const here = fileURLToPath(new URL("./dagger/log_tee.py", import.meta.url));
-  if (existsSync(here)) return here;
-  const inProject = join(sourceRoot, LOG_TEE_IN_PROJECT);
-  return existsSync(inProject) ? inProject : undefined;
-}
+/** log_tee.py next to this module (`npm run build` copies it into dist/ with the module). */
+const LOG_TEE = fileURLToPath(new URL("./dagger/log_tee.py", import.meta.url));
 
 const defaultConnect = async (): Promise<DaggerConnection> => {
   const { openSdkSession } = await import("./dagger/sdk.ts");
@@ -98,9 +91,9 @@ export class DaggerExecutor implements Executor {
   private async liveLog(job: ContainerJob): Promise<{ receiver: LogReceiver; script: string } | undefined> {
     if (this.options.env.CSPIPE_DAGGER_LOG_STREAM === "0" || !streamsLog(job.runtime.argv)) return undefined;
     const unavailable = (why: string) => job.onLine(`# dagger: no live log for this step (${why}); the log arrives when the step ends`);
-    const script = this.options.logTeeScript ?? findLogTee(job.sourceRoot);
+    const script = this.options.logTeeScript ?? (existsSync(LOG_TEE) ? LOG_TEE : undefined);
     if (script === undefined) {
-      unavailable(`log_tee.py is neither next to the Dagger executor nor at ${join(job.sourceRoot, LOG_TEE_IN_PROJECT)}`);
+      unavailable(`${LOG_TEE} does not exist`);
       return undefined;
     }
     const redact = redactor(job.secrets);
