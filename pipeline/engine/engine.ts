@@ -72,30 +72,35 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
   let executed = 0;
   let cached = 0;
 
-  // Slots are handed over, not just freed. A step that finishes keeps its slot until those
-  // of its consumers that it made ready have reached the queue (or turned out cached): they
-  // need a store lookup first, and without the wait an unrelated step already queued would
-  // take the slot before the queue could compare it with them. A step "arrives" when it
-  // queues for a slot, joins an identical step's execution, or resolves without a slot.
+  // Ready steps compete for slots only once all of them are in the queue. A step is on its
+  // way from the moment its producers have all settled (at once, for a step without inputs)
+  // until it arrives: queues for a slot, joins an identical step's execution, or resolves
+  // without one (cached, skipped, failed). Grants wait while any step is on its way, so a
+  // step still reading its manifest is never overtaken by one that read faster; in
+  // particular a finishing step's slot goes to the best of the consumers it made ready.
+  const inGraph = new Set(graph.order);
   const settled = new Set<AnyStep>();
-  const arrivals = new Map<AnyStep, { promise: Promise<void>; arrive: () => void }>();
-  for (const s of graph.order) {
-    let arrive!: () => void;
-    const promise = new Promise<void>((r) => (arrive = r));
-    arrivals.set(s, { promise, arrive });
-  }
-  const arrive = (s: AnyStep) => arrivals.get(s)!.arrive();
-  const handOver = async (step: AnyStep): Promise<void> => {
-    try {
-      // A rejected outcome fails the whole run through Promise.all below; here it only frees the slot.
-      if ((await outcomes.get(step)!.then(() => true, () => false)) === false) return;
-      // (Consumers outside this run's graph, e.g. under --only, never arrive: skip them.)
-      const ready = (graph.consumers.get(step) ?? []).filter((c) => arrivals.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i))));
-      await Promise.all(ready.map((c) => arrivals.get(c)!.promise));
-    } finally {
-      sem.release();
+  const onTheWay = new Set<AnyStep>();
+  const arrived = new Set<AnyStep>();
+  const depart = (s: AnyStep) => {
+    if (onTheWay.has(s) || arrived.has(s)) return;
+    onTheWay.add(s);
+    sem.hold();
+  };
+  const arrive = (s: AnyStep) => {
+    if (arrived.has(s)) return;
+    arrived.add(s);
+    if (onTheWay.delete(s)) sem.unhold();
+  };
+  const settle = (s: AnyStep) => {
+    settled.add(s);
+    arrive(s);
+    for (const c of graph.consumers.get(s) ?? []) {
+      if (inGraph.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
     }
   };
+  // The slot is freed once the step's outcome has settled, i.e. after its consumers departed.
+  const release = () => sem.release();
 
   const onFailure = (f: RunFailure) => {
     failures.push(f);
@@ -212,18 +217,24 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
       if (abort.signal.aborted) return { reason: "cancelled", step: step.name };
       throw e;
     } finally {
-      void handOver(step);
+      void outcomes.get(step)!.then(release, release);
     }
   };
 
+  for (const step of graph.order) if (Object.keys(step.def.inputs).length === 0) depart(step);
   for (const step of graph.order) {
     outcomes.set(
       step,
-      resolveStep(step).then((o) => {
-        settled.add(step);
-        arrive(step);
-        return o;
-      }),
+      resolveStep(step).then(
+        (o) => {
+          settle(step);
+          return o;
+        },
+        (e: unknown) => {
+          arrive(step);
+          throw e;
+        },
+      ),
     );
   }
   await Promise.all(outcomes.values());

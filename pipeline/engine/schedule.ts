@@ -36,11 +36,17 @@ export function bottomLevels(graph: Graph): Map<AnyStep, number> {
 /**
  * A counting semaphore whose waiters are served highest priority first, then by name
  * (ascending). Grants happen in a drain scheduled with setImmediate, so steps that become
- * ready in the same turn (the consumers of a step that just finished) compete by priority
- * rather than by which one reached `acquire` first.
+ * ready in the same turn compete by priority rather than by which one reached `acquire`
+ * first.
+ *
+ * `hold()` / `unhold()` pause grants while some caller is still on its way to `acquire`
+ * (the engine holds for every step whose inputs are all available until that step has
+ * looked up the store and either queued or turned out cached). Without it, whichever step
+ * finished its lookup first would take a free slot before the others could compete.
  */
 export class PrioritySemaphore {
   private active = 0;
+  private holds = 0;
   private scheduled = false;
   private readonly waiting: { priority: number; name: string; wake: () => void }[] = [];
   constructor(private readonly limit: number) {}
@@ -57,6 +63,16 @@ export class PrioritySemaphore {
     this.schedule();
   }
 
+  hold(): void {
+    this.holds++;
+  }
+
+  unhold(): void {
+    if (this.holds === 0) throw new Error("PrioritySemaphore.unhold without a hold");
+    this.holds--;
+    if (this.holds === 0) this.schedule();
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -67,7 +83,7 @@ export class PrioritySemaphore {
   }
 
   private drain(): void {
-    while (this.active < this.limit && this.waiting.length > 0) {
+    while (this.holds === 0 && this.active < this.limit && this.waiting.length > 0) {
       let best = 0;
       for (let i = 1; i < this.waiting.length; i++) {
         const w = this.waiting[i]!;

@@ -121,3 +121,37 @@ test("with one slot the engine starts the longest chain first, not the first nam
   // Name order would be a-cheap, b-head, c-mid, b-tail.
   assert.deepEqual(started, ["b-head", "b-tail", "c-mid", "a-cheap"]);
 });
+
+test("a step that finishes its store lookup first does not take the slot from a longer chain still looking", async () => {
+  const p = project(registry({ t: graph }));
+  // The first lookup (a-cheap's: steps resolve in graph order) answers at once, every
+  // later one after 40 ms, as on a loaded machine. Only b-tail's lookups come after a
+  // slot is busy, so the delay cannot change the order through anything but the start.
+  const lookup = p.store.lookup.bind(p.store);
+  let calls = 0;
+  p.store.lookup = async (stepId, key) => {
+    if (calls++ > 0) await new Promise((r) => setTimeout(r, 40));
+    return lookup(stepId, key);
+  };
+  const r = await run(p, ["t"], { concurrency: 1 });
+  assert.equal(r.outcome.ok, true);
+  const started = r.events.filter((e) => e.type === "started").map((e) => (e as { step: string }).step);
+  assert.deepEqual(started, ["b-head", "b-tail", "c-mid", "a-cheap"]);
+});
+
+test("grants wait while a caller holds the semaphore, then go by priority", async () => {
+  const sem = new PrioritySemaphore(1);
+  const order: string[] = [];
+  sem.hold();
+  const low = sem.acquire(1, "low").then(() => order.push("low"));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(order.length, 0, "nothing is granted while held");
+  const high = sem.acquire(9, "high").then(() => order.push("high"));
+  sem.unhold();
+  await high;
+  assert.deepEqual(order, ["high"]);
+  sem.release();
+  await low;
+  assert.deepEqual(order, ["high", "low"]);
+  assert.throws(() => sem.unhold(), /unhold without a hold/);
+});
