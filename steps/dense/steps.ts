@@ -35,7 +35,7 @@ import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { mergeShardTopK, type ShardResult } from "./merge.ts";
 import { emptyQueryRows } from "./empty-queries.ts";
-import { checkVocabFitsDirs } from "./vocab-fit.ts";
+import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 
@@ -86,7 +86,7 @@ export const encodePassages = defineStep({
     type: "in-process",
     async run(ctx) {
       const { shard, shards, batchSize, provider, threads } = ctx.params;
-      checkVocabFitsDirs(ctx.inputs.tokens, ctx.inputs.model);
+      checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
       const idsFile = join(ctx.inputs.tokens, "ids.npy");
       const typesFile = join(ctx.inputs.tokens, "type_ids.npy");
       const modelFile = join(ctx.inputs.model, "passage_encoder.onnx");
@@ -124,7 +124,7 @@ export const encodeQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads } = ctx.params;
-      checkVocabFitsDirs(ctx.inputs.tokens, ctx.inputs.model);
+      checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
       const qidsFile = join(ctx.inputs.tokens, "qids.txt");
       const qids = readLines(qidsFile);
       const r = await encodeNpyFile({

@@ -184,9 +184,11 @@ export const importDprCheckpoint = defineStep({
   extraSources: ["steps/training/dpr"],
   description: "An HF DPR checkpoint as a dpr:model (the trainer with epochs 0: safetensors, ONNX encoders, parity fixtures).",
   params: importParams,
-  inputs: { checkpoint: HF_DPR_CHECKPOINT_KIND },
+  // The vocabulary the checkpoint was trained with: its sha256 is recorded in the model's
+  // config.json, so encoding refuses tokens from any other vocabulary, even of the same size.
+  inputs: { checkpoint: HF_DPR_CHECKPOINT_KIND, vocab: "wordpiece:vocab" },
   outputs: { model: dir("dpr:model", "model") },
-  runtime: trainerRuntime(["--init-hf-dpr", "{in:checkpoint}"], false, false),
+  runtime: trainerRuntime(["--init-hf-dpr", "{in:checkpoint}", "--vocab", "{in:vocab}/vocab.txt"], false, false),
   // BERT-base: 27 s and 3.1 GB peak RSS on one thread of the 2-core reference machine (load, 2 ONNX exports).
   cost: 30,
 });

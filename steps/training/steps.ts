@@ -21,6 +21,7 @@ import { readNpyRows } from "../lib/npy-rows.ts";
 import type { TurnRow } from "../data/schemas.ts";
 import { readNegatives } from "../mining/steps.ts";
 import { buildExamples } from "./examples.ts";
+import { sameVocabulary, tokensVocab } from "../encoding/vocab-identity.ts";
 import { TRAINER_SCRIPT, TRAINING_DEFAULTS } from "./contract.ts";
 
 async function readLines(path: string): Promise<string[]> {
@@ -64,6 +65,8 @@ async function assemble(
   },
 ): Promise<void> {
   const { trainSplit, devSplit, k, devPassages, seed } = ctx.params;
+  // Queries and passages must share a vocabulary; the trainer checks it again against its initial model.
+  const vocabDigest = sameVocabulary([ctx.inputs.passages, ctx.inputs.trainQueries, ctx.inputs.devQueries].map(tokensVocab));
   // Per split: qids repeat across splits (TopiOCQA numbers conversations from 1 in each).
   const trainGold = new Map<string, string[]>();
   const devGold = new Map<string, string[]>();
@@ -90,7 +93,7 @@ async function assemble(
   writeRows(join(ctx.inputs.passages, "ids.npy"), ex.devPassageRows, join(out, "dev_passage_ids.npy"));
   writeRows(join(ctx.inputs.passages, "type_ids.npy"), ex.devPassageRows, join(out, "dev_passage_type_ids.npy"));
   writeNpy(join(out, "dev_gold.npy"), { dtype: "int32", shape: [ex.devRows.length, ex.devGold.cols], data: ex.devGold.data });
-  await writeFile(join(out, "meta.json"), canonicalJson({ counts: ex.counts, negatives: ex.neg !== null, k, devPassages, seed }, 2) + "\n");
+  await writeFile(join(out, "meta.json"), canonicalJson({ counts: ex.counts, negatives: ex.neg !== null, k, devPassages, seed, ...(vocabDigest ? { vocabDigest } : {}) }, 2) + "\n");
   ctx.log(Object.entries(ex.counts).map(([key, v]) => `${key}=${v}`).join(" "));
 }
 

@@ -138,13 +138,36 @@ const fakeFetch = defineStep({
   },
 });
 
+/** The checkpoint's vocabulary: [PAD] [UNK] [CLS] [SEP] [MASK] and filler tokens, as many as its embedding rows (60). */
+function vocabTxt(n: number): string {
+  return ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ...Array.from({ length: n - 5 }, (_, i) => `tok${i}`)].map((t) => `${t}\n`).join("");
+}
+const VOCAB_60 = vocabTxt(60);
+
+/** Stands in for import-bert-vocab. */
+const fakeVocab = defineStep({
+  id: "test-fake-vocab",
+  version: 1,
+  source: FIXTURE_SOURCE,
+  params: z.object({ text: z.string() }).strict(),
+  inputs: {},
+  outputs: { vocab: dir("wordpiece:vocab", "vocab") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      writeFileSync(join(ctx.outputs.vocab, "vocab.txt"), ctx.params.text);
+    },
+  },
+});
+
 function graph(dirs: Record<keyof typeof DPR_NQ_LOCK_FILES, string>, withImport: boolean) {
   const f = (part: keyof typeof DPR_NQ_LOCK_FILES) => use(fakeFetch, { name: `fetch-${part}`, params: { from: dirs[part] }, inputs: {} }).out.files;
   const ckpt = use(assembleHfDprCheckpoint, {
     name: "assemble",
     inputs: { questionWeights: f("questionWeights"), questionConfig: f("questionConfig"), contextWeights: f("contextWeights"), contextConfig: f("contextConfig") },
   });
-  return withImport ? [ckpt, use(importDprCheckpoint, { name: "import", inputs: { checkpoint: ckpt.out.checkpoint } })] : [ckpt];
+  const vocab = use(fakeVocab, { name: "vocab", params: { text: VOCAB_60 }, inputs: {} }).out.vocab;
+  return withImport ? [ckpt, use(importDprCheckpoint, { name: "import", inputs: { checkpoint: ckpt.out.checkpoint, vocab } })] : [ckpt];
 }
 
 async function runGraph(dirs: Record<keyof typeof DPR_NQ_LOCK_FILES, string>, withImport: boolean) {
@@ -211,6 +234,19 @@ test("import-dpr-checkpoint writes a dpr:model: result.json says export-only, be
   );
   const config = JSON.parse(readFileSync(join(model, TRAINING_OUTPUT_FILES.config), "utf8")) as Record<string, unknown>;
   assert.deepEqual([config.hidden_size, config.num_hidden_layers, config.vocab_size, config.max_position_embeddings], [32, 2, 60, 40]);
+  // the vocabulary input is recorded by its sha256, the digest tokenization steps record
+  assert.equal((config.cspipe as Record<string, unknown>).vocab_digest, createHash("sha256").update(VOCAB_60).digest("hex"));
+});
+
+test("train.py: a --vocab with more tokens than the checkpoint's embedding rows is a bad-input exit", () => {
+  const cfg = join(root, "cfg-vocab.json");
+  writeFileSync(cfg, JSON.stringify({ epochs: 0, export_onnx: false }));
+  const vocab = join(root, "vocab-61.txt");
+  writeFileSync(vocab, vocabTxt(61));
+  const r = runTrainer(["--config", cfg, "--out", join(root, "o-vocab"), "--init-hf-dpr", hf, "--vocab", vocab]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /error: .*vocab-61\.txt: the vocabulary has 61 tokens but the initial model's embedding table has 60 rows Fix: pass the vocabulary the initial model was trained with/);
+  assert.ok(!existsSync(join(root, "o-vocab")), "nothing written");
 });
 
 for (const [file, role] of [[TRAINING_OUTPUT_FILES.queryWeights, "question"], [TRAINING_OUTPUT_FILES.passageWeights, "ctx"]] as const) {

@@ -83,7 +83,7 @@ function realBase(): Base {
     params: {},
     inputs: { questionWeights: lockedFiles(e.questionWeights), questionConfig: lockedFiles(e.questionConfig), contextWeights: lockedFiles(e.contextWeights), contextConfig: lockedFiles(e.contextConfig) },
   }).out.checkpoint;
-  const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint } }).out.model;
+  const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint, vocab } }).out.model;
   return { vocab, theta0 };
 }
 

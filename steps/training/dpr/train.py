@@ -58,7 +58,8 @@ def main(argv):
     ap.add_argument("--init-from", help="start from the encoders of an earlier run's --out dir (replaces the config's init)")
     ap.add_argument("--init-hf-dpr", help="start from an HF DPR checkpoint dir holding question_encoder/ and ctx_encoder/ "
                     "(pytorch_model.bin + config.json each; replaces the config's init)")
-    ap.add_argument("--vocab", help="vocab.txt whose size a random init uses when bert_config has no vocab_size")
+    ap.add_argument("--vocab", help="the tokens' vocab.txt: its size sets a random init's vocab_size when bert_config has "
+                    "none, its sha256 is recorded in config.json (cspipe.vocab_digest)")
     ap.add_argument("--selftest")
     args = ap.parse_args(argv)
     _require_torch()
@@ -85,13 +86,11 @@ def main(argv):
         from config import load_config  # noqa: PLC0415
         from inputs import load_inputs  # noqa: PLC0415
         from trainer import train  # noqa: PLC0415
-        vocab_size = None
-        if args.vocab:
-            try:
-                with open(args.vocab, encoding="utf-8") as f:
-                    vocab_size = sum(1 for line in f if line.rstrip("\n"))
-            except OSError as e:
-                raise TrainingInputError(f"cannot read the vocabulary ({e})", file=args.vocab) from e
+        from vocab_identity import digest_of_vocab_file, training_vocab_digest  # noqa: PLC0415
+        vocab_size = digest_of_vocab_file(args.vocab)[1] if args.vocab else None
+        # Every input that records its vocabulary must name the same one (exit 2 otherwise).
+        vocab = {"size": vocab_size, "file": args.vocab,
+                 "digest": training_vocab_digest(args.inputs, args.passages, args.vocab, args.init_from)}
         cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size, init_hf_dpr=args.init_hf_dpr)
         if not args.inputs and (cfg["epochs"] > 0 or args.passages):
             raise TrainingInputError("--inputs is required when epochs > 0 or --passages is given",
@@ -101,7 +100,7 @@ def main(argv):
         torch.set_num_threads(threads)
         log(f"torch {torch.__version__}, {threads} CPU thread(s)")
         inputs = load_inputs(args.inputs, args.passages) if args.inputs else None
-        result = train(cfg, inputs, args.out, log, emit)
+        result = train(cfg, inputs, args.out, log, emit, vocab)
         recall = result["dev_recall_at_" + str(cfg["recall_k"])]
         log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
             f"{'n/a' if recall is None else format(recall, '.4f')}, {result['seconds']} s")

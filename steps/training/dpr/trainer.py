@@ -119,7 +119,16 @@ def _write_result(out_dir, result):
     return result
 
 
-def export_initial(cfg, inputs, out_dir, log, emit):
+def check_vocab_fits(model, vocab):
+    """A --vocab with more tokens than the model's embedding table has rows is refused."""
+    if vocab and vocab.get("size") is not None and vocab["size"] > model.config.vocab_size:
+        raise TrainingInputError(
+            f"the vocabulary has {vocab['size']} tokens but the initial model's embedding table has "
+            f"{model.config.vocab_size} rows", file=vocab.get("file"),
+            fix="pass the vocabulary the initial model was trained with")
+
+
+def export_initial(cfg, inputs, out_dir, log, emit, vocab=None):
     """epochs 0: the encoders of `init`, unchanged, written as a training run writes its best
     epoch (best_epoch 0). `inputs` may be None; with inputs and eval_before_training the dev
     Recall@k of the exported model is measured and logged as epoch 0."""
@@ -127,6 +136,7 @@ def export_initial(cfg, inputs, out_dir, log, emit):
     device = pick_device(cfg["device"])
     seed_everything(cfg["seed"])
     q_model, p_model, load_reports = build_encoders(cfg, log)
+    check_vocab_fits(q_model, vocab)
     if cfg["parity_check_transformers"]:
         check_against_transformers(q_model, log)
     metrics, record = _metrics_writer(out_dir, emit)
@@ -140,7 +150,7 @@ def export_initial(cfg, inputs, out_dir, log, emit):
     q_model.cpu().eval()
     p_model.cpu().eval()
     log("epochs 0: exporting the initial encoders without training")
-    outputs = write_outputs(q_model, p_model, cfg, out_dir, 0, log)
+    outputs = write_outputs(q_model, p_model, cfg, out_dir, 0, log, vocab)
     return _write_result(out_dir, {
         "best_epoch": 0, key: recall, "export_only": True,
         "dev_recall_per_epoch": {str(m["epoch"]): m[key] for m in metrics},
@@ -151,11 +161,13 @@ def export_initial(cfg, inputs, out_dir, log, emit):
     })
 
 
-def train(cfg, inputs, out_dir, log, emit):
+def train(cfg, inputs, out_dir, log, emit, vocab=None):
     """Runs the whole program; returns the result dict (also written to out_dir/result.json).
-    With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None)."""
+    With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None).
+    `vocab` ({size, file, digest}, from --vocab and the inputs' records) is checked against
+    the model and its digest recorded in config.json."""
     if cfg["epochs"] == 0:
-        return export_initial(cfg, inputs, out_dir, log, emit)
+        return export_initial(cfg, inputs, out_dir, log, emit, vocab)
     t0 = time.time()
     device = pick_device(cfg["device"])
     seed_everything(cfg["seed"])
@@ -163,6 +175,7 @@ def train(cfg, inputs, out_dir, log, emit):
         raise TrainingInputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
                                  field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
     q_model, p_model, load_reports = build_encoders(cfg, log)
+    check_vocab_fits(q_model, vocab)
     if cfg["parity_check_transformers"]:
         check_against_transformers(q_model, log)
     q_model.to(device).train()
@@ -212,7 +225,7 @@ def train(cfg, inputs, out_dir, log, emit):
     p_model.load_state_dict(best_state[1])
     q_model.cpu().eval()
     p_model.cpu().eval()
-    outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log)
+    outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab)
     result = {
         "best_epoch": best_epoch, key: best_r,
         "dev_recall_per_epoch": {str(m["epoch"]): m[key] for m in metrics},
@@ -224,14 +237,16 @@ def train(cfg, inputs, out_dir, log, emit):
     return _write_result(out_dir, result)
 
 
-def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log):
+def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab=None):
     outputs = []
     if cfg["save_checkpoint"]:
         meta = {"best_epoch": str(best_epoch), "pooling": "cls", "similarity": "dot"}
         save_encoder(q_model, os.path.join(out_dir, "query_encoder.safetensors"), {**meta, "role": "query"})
         save_encoder(p_model, os.path.join(out_dir, "passage_encoder.safetensors"), {**meta, "role": "passage"})
-        conf = {**q_model.config.to_hf_dict(), "cspipe": {"pooling": "cls", "similarity": "dot",
-                                                         "best_epoch": best_epoch, "format": "dpr-biencoder/1"}}
+        own = {"pooling": "cls", "similarity": "dot", "best_epoch": best_epoch, "format": "dpr-biencoder/1"}
+        if vocab and vocab.get("digest"):
+            own["vocab_digest"] = vocab["digest"]
+        conf = {**q_model.config.to_hf_dict(), "cspipe": own}
         with open(os.path.join(out_dir, "config.json"), "w", encoding="utf-8") as f:
             json.dump(conf, f, indent=2, sort_keys=True)
         outputs += ["query_encoder.safetensors", "passage_encoder.safetensors", "config.json"]
