@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { registerEvaluateCommand } from "../../pipeline/commands/evaluate.ts";
 import { readParquetRows } from "../../steps/lib/parquet.ts";
+import { tempDir } from "../tmp.ts";
 
 /*
  * Fixture (hand-computed). Gold: q1 {d1}, q2 {d2, d3}, q3 none (QReCC's {"": 1}), q4 {d4}.
@@ -15,7 +15,7 @@ import { readParquetRows } from "../../steps/lib/parquet.ts";
  * Labels: first {q1}, switch {q2, q4}; nq {q1, q2}, trec {q4}:
  *   first N=1: 1, 1, 1; switch N=2: MRR 0.25, R@2 0.25, R@10 0.5; nq N=2: 0.75, 0.75, 1; trec N=1: 0, 0, 0.
  */
-const dir = mkdtempSync(join(tmpdir(), "cspipe-evaluate-"));
+const dir = tempDir("cspipe-evaluate-");
 const trecRun = join(dir, "run.trec");
 writeFileSync(trecRun, ["q1 Q0 d1 1 3 t", "q1 Q0 d9 2 2 t", "q2 Q0 d9 1 5 t", "q2 Q0 d2 2 4 t", "q2 Q0 d8 3 3 t", "q2 Q0 d3 4 2 t", "q3 Q0 d5 1 1 t", "q5 Q0 d1 1 1 t", ""].join("\n"));
 const jsonRun = join(dir, "run.json");

@@ -6,8 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { faissAvailability, resolveBackend } from "../../steps/dense/backend.ts";
 import type { FaissModule } from "../../steps/dense/backend.ts";
@@ -17,6 +16,7 @@ import type { FaissLoadMethod } from "../../steps/dense/faiss-index.ts";
 import { mergeShardTopK, shardRanges, topKToHits } from "../../steps/dense/merge.ts";
 import { searchIndexes, searchShardFiles } from "../../steps/dense/sharded-search.ts";
 import { assertSameTopK, randomMatrix } from "./fixtures.ts";
+import { tempDir } from "../tmp.ts";
 
 const avail = faissAvailability();
 const skipFaiss = avail.available ? false : `faiss-node unavailable: ${avail.reason}`;
@@ -26,7 +26,7 @@ const queries = randomMatrix(40, dim, 22);
 const reference = bruteForceSearch(corpus, queries, dim, 25);
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "cspipe-dense-test-"));
+  return tempDir("cspipe-dense-test-");
 }
 
 test("backend resolution: auto picks faiss when present, else brute force, and says why", (t) => {

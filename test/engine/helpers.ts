@@ -1,7 +1,7 @@
 /** Shared helpers for engine tests: temp stores, inline targets, event capture. */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../tmp.ts";
 import { TargetRegistry } from "../../pipeline/engine/targets.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import type { EngineEvent } from "../../pipeline/engine/events.ts";
@@ -11,9 +11,7 @@ import { serializeLockFile, type LockFile } from "../../pipeline/engine/datasets
 
 export const ROOT = findProjectRoot();
 
-export function tempDir(prefix = "cspipe-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir };
 
 export function registry(targets: Record<string, () => readonly AnyStep[]>): TargetRegistry {
   const r = new TargetRegistry();

@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SourceScanner, compiledModule, BUILD_MANIFEST } from "../../pipeline/engine/sources.ts";
@@ -167,7 +167,7 @@ test("the build refuses imports that leave the built folders", () => {
 
 // The real engine and benchmark step definitions, compiled into a temp dist inside the
 // project (so the compiled modules resolve node_modules), against their tsx-loaded twins.
-const realDist = mkdtempSync(join(ROOT, "node_modules", ".cspipe-test-dist-"));
+const realDist = tempDir(".cspipe-test-dist-", join(ROOT, "node_modules"));
 after(() => {
   rmSync(realDist, { recursive: true, force: true });
   rmSync(fixture, { recursive: true, force: true });
@@ -212,7 +212,7 @@ test("zod is bundled into dist/vendor/ and pinned to the installed version", () 
 });
 
 test("every module and asset the CLI reaches is in a whole-project build (nothing is stale right after building)", () => {
-  const whole = mkdtempSync(join(ROOT, "node_modules", ".cspipe-test-dist-"));
+  const whole = tempDir(".cspipe-test-dist-", join(ROOT, "node_modules"));
   try {
     const r = build(["--root", ROOT, "--out", whole]);
     assert.equal(r.status, 0, r.stderr);

@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { readTrecRun, writeTrecRun, parseTrecRunLine } from "../../steps/eval/trec-run.ts";
 import { readQrels, writeTrecQrels, qrelsFromJson, qrelsToJson, NO_GOLD_DOCID } from "../../steps/eval/qrels.ts";
@@ -9,8 +8,9 @@ import { readRun, runFromJson, runToJson } from "../../steps/eval/json-run.ts";
 import { evaluateRun } from "../../steps/eval/evaluate.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { Qrels, Run } from "../../steps/eval/types.ts";
+import { tempDir } from "../tmp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "cspipe-eval-io-"));
+const dir = tempDir("cspipe-eval-io-");
 const file = (name: string, text?: string): string => {
   const p = join(dir, name);
   if (text !== undefined) writeFileSync(p, text);

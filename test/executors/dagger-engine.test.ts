@@ -7,9 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, file, use } from "../../pipeline/engine/step.ts";
@@ -19,6 +18,7 @@ import type { EngineEvent } from "../../pipeline/engine/events.ts";
 import { DaggerExecutor } from "../../pipeline/executors/dagger.ts";
 import type { ContainerBuilder } from "../../pipeline/executors/dagger/run.ts";
 import { project, registry } from "../engine/helpers.ts";
+import { tempDir } from "../tmp.ts";
 
 const trainDef = defineStep({
   id: "train-tiny-model",
@@ -66,7 +66,7 @@ function fakeContainer(calls: string[], bytes: string, streamed: () => boolean):
       return "PROGRESS 1 1\ntrained\n";
     },
     exportFile: async (_path, hostPath) => {
-      const out = mkdtempSync(join(tmpdir(), "cspipe-dagger-out-"));
+      const out = tempDir("cspipe-dagger-out-");
       writeFileSync(join(out, "model.bin"), bytes);
       assert.equal(spawnSync("tar", ["-C", out, "-cf", hostPath, "."]).status, 0);
     },

@@ -6,14 +6,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { displayLine, HANDSHAKE, LineSplitter, startLogReceiver, TRUNCATION_MARK, unstreamedLines, type StreamedLine } from "../../pipeline/executors/dagger/log-stream.ts";
 import { parseProgressLine } from "../../pipeline/engine/executor.ts";
 import { redactor } from "../../pipeline/executors/dagger/run.ts";
+import { tempDir } from "../tmp.ts";
 
 const LOG_TEE = fileURLToPath(new URL("../../pipeline/executors/dagger/log_tee.py", import.meta.url));
 const PYTHON = "/usr/bin/python3";
@@ -172,7 +172,7 @@ for (const [name, exit, status] of [
   ["killed by SIGTERM", "import signal; os.kill(os.getpid(), signal.SIGTERM)", 128 + 15],
 ] as const) {
   test(`log_tee.py: lines reach the receiver while the program runs; ${name} gives status ${status}`, async () => {
-    const gate = join(mkdtempSync(join(tmpdir(), "cspipe-tee-")), "gate");
+    const gate = join(tempDir("cspipe-tee-"), "gate");
     const got: string[] = [];
     const r = await startLogReceiver({
       token: "s3cret-token",

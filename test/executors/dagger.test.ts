@@ -8,8 +8,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { connect } from "node:net";
-import { mkdirSync, mkdtempSync, readFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ContainerJob, JobOutcome } from "../../pipeline/engine/executor.ts";
@@ -23,13 +22,14 @@ import type { ContainerBuilder } from "../../pipeline/executors/dagger/run.ts";
 import { outcomeOfError, signalOfExitCode } from "../../pipeline/executors/dagger/run.ts";
 import { daggerGpuVerdict } from "../../pipeline/executors/dagger/gpu.ts";
 import { daggerSessionProblem } from "../../pipeline/executors/dagger/session.ts";
+import { tempDir } from "../tmp.ts";
 
 const IMAGE = `python:3.11-slim@sha256:${"a".repeat(64)}`;
 const SECRET = "hf_s3cr3t-VALUE-42";
 const SESSION = { DAGGER_SESSION_PORT: "41234", DAGGER_SESSION_TOKEN: "tok" };
 
 function tmp(): string {
-  return mkdtempSync(join(tmpdir(), "cspipe-dagger-"));
+  return tempDir("cspipe-dagger-");
 }
 
 const runtime: ContainerRuntime = {

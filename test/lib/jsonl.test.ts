@@ -1,13 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readJsonl, readLineChunks, readLines, readTsvChunks, splitTsvRecord } from "../../steps/lib/jsonl.ts";
+import { tempDir } from "../tmp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "cspipe-jsonl-"));
+const dir = tempDir("cspipe-jsonl-");
 
 async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

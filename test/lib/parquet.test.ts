@@ -1,15 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parquetLayout, readParquetBatches, readParquetRows, readParquetTable, rowsToRecordBatch, writeParquetFile } from "../../steps/lib/parquet.ts";
 import type { TurnRow } from "../../steps/data/schemas.ts";
 import { passagesSchema, turnsSchema } from "../../steps/data/schemas.ts";
+import { tempDir } from "../tmp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "cspipe-parquet-"));
+const dir = tempDir("cspipe-parquet-");
 
 function turn(i: number): TurnRow {
   return {

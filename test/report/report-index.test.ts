@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderReportIndex, writeReportIndex } from "../../steps/report/report-index.ts";
 import type { ReportIndexSpec } from "../../steps/report/report-index.ts";
+import { tempDir } from "../tmp.ts";
 
 const spec: ReportIndexSpec = {
   title: "cspipe report",
@@ -44,7 +44,7 @@ test("index.md lists tables then figures, states the dataset, links every file",
 });
 
 test("index.html escapes text, embeds figures, and is written to disk", async () => {
-  const dir = join(mkdtempSync(join(tmpdir(), "cspipe-report-")), "report");
+  const dir = join(tempDir("cspipe-report-"), "report");
   const paths = await writeReportIndex(dir, spec);
   const html = readFileSync(paths.html, "utf8");
   assert.equal(html, renderReportIndex(spec).html);

@@ -1,8 +1,7 @@
 // Index file round trip, corrupted files, id/term edge cases and parallel search determinism.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { buildIndex, buildIndexSync, compareCodePoints, docId, findTerm, forEachPostingOf, termAt } from "../../steps/sparse/index.ts";
@@ -10,8 +9,9 @@ import { readIndex, writeIndex } from "../../steps/sparse/index-file.ts";
 import { searchBatchParallel } from "../../steps/sparse/parallel.ts";
 import { search, searchBatch } from "../../steps/sparse/search.ts";
 import type { RunRow } from "../../steps/sparse/search.ts";
+import { tempDir } from "../tmp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "cspipe-bm25-"));
+const dir = tempDir("cspipe-bm25-");
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 const docs = Array.from({ length: 500 }, (_, i) => ({

@@ -1,10 +1,10 @@
 /** Checks of the Python training core through `train.py --selftest` (exact, hand-computed numbers). */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runTrainer, selftest, writeSyntheticInputs } from "./python.ts";
+import { tempDir } from "../tmp.ts";
 
 test("in-batch NLL matches a hand-computed batch (2 queries, 2 positives, 1 hard negative each)", () => {
   // q1=(1,0), q2=(0,1); columns [p1=(2,0), p2=(0,1), n1=(1,1), n2=(0,0)].
@@ -101,7 +101,7 @@ test("missing encoder weights fail loudly with names and a fix", () => {
 });
 
 test("bad input exits 2 with one line naming the missing file and its expected shape", () => {
-  const dir = mkdtempSync(join(tmpdir(), "cspipe-train-bad-"));
+  const dir = tempDir("cspipe-train-bad-");
   writeSyntheticInputs(join(dir, "in"));
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify({ init: { kind: "random" } }));

@@ -1,15 +1,15 @@
 /** A tiny end-to-end training run: dev R@5 improves, checkpoint + ONNX written, ONNX parity in onnxruntime-node. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { readNpy } from "../../steps/lib/npy.ts";
 import { parseTrainerLine, readTrainingResult, trainerArgv, trainingConfig, TRAINING_OUTPUT_FILES } from "../../steps/training/contract.ts";
 import { PYTHON, TEST_BERT, runTrainer, writeSyntheticInputs } from "./python.ts";
+import { tempDir } from "../tmp.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "cspipe-train-e2e-"));
+const dir = tempDir("cspipe-train-e2e-");
 const inputs = join(dir, "in");
 const out = join(dir, "out");
 writeSyntheticInputs(inputs);

@@ -1,12 +1,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchEntry } from "../../../steps/data/fetch/fetch-entry.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { startFixture, closedPort, bytes, noSleep, sha256Of as sha, lockEntry as entry, type Fixture } from "./http-fixture.ts";
+import { tempDir } from "../../tmp.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -16,7 +16,7 @@ after(async () => {
   await fx.close();
 });
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), "cspipe-fetch-"));
+const tmp = (): string => tempDir("cspipe-fetch-");
 
 
 test("download: verified by sha256 and size, published as <dest>/<file>, .partial emptied", async () => {

@@ -1,7 +1,6 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkLock, formatLockCheck } from "../../../steps/data/fetch/lock-check.ts";
 import { updateLockEntry, withDigest } from "../../../steps/data/fetch/lock-update.ts";
@@ -9,6 +8,7 @@ import { fetchEntry } from "../../../steps/data/fetch/fetch-entry.ts";
 import { parseLockFile, serializeLockFile, type LockEntry, type LockFile } from "../../../pipeline/engine/datasets-lock.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { startFixture, bytes, noSleep, sha256Of as sha, type Fixture } from "./http-fixture.ts";
+import { tempDir } from "../../tmp.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -79,7 +79,7 @@ test("updateLockEntry downloads (resuming a cut), fills sha256 and size, leaves 
   // the result round-trips through the canonical serialiser and parser
   assert.deepEqual(parseLockFile(serializeLockFile(updated)), updated);
   // and a fetch of the now pinned entry verifies against it
-  const dest = mkdtempSync(join(tmpdir(), "cspipe-lock-"));
+  const dest = tempDir("cspipe-lock-");
   const pinned = updated.entries["pin"];
   assert.ok(pinned);
   const r = await fetchEntry("pin", pinned, { destDir: dest, sleep: noSleep });
@@ -90,7 +90,7 @@ test("updateLockEntry with keepDir keeps the file; unknown names are InputErrors
   const body = bytes(3_000, 32);
   fx.routes.set("/keep.bin", { body });
   const lock: LockFile = { version: 1, entries: { keep: entry({ file: "keep.bin", urls: [`${fx.base}/keep.bin`] }) } };
-  const dir = mkdtempSync(join(tmpdir(), "cspipe-lock-"));
+  const dir = tempDir("cspipe-lock-");
   await updateLockEntry(lock, "keep", { keepDir: dir, sleep: noSleep });
   assert.deepEqual(readFileSync(join(dir, "keep.bin")), body);
   assert.equal(existsSync(join(dir, ".partial", "keep.bin")), false);

@@ -1,11 +1,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { transfer, classifyNetworkError } from "../../../steps/data/fetch/transfer.ts";
 import { FileSink, HashSink } from "../../../steps/data/fetch/sinks.ts";
 import { startFixture, closedPort, bytes, noSleep, sha256Of as sha, type Fixture } from "./http-fixture.ts";
+import { tempDir } from "../../tmp.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -15,7 +15,7 @@ after(async () => {
   await fx.close();
 });
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), "cspipe-transfer-"));
+const tmp = (): string => tempDir("cspipe-transfer-");
 
 test("a transfer cut midway resumes with a Range request and yields the exact bytes", async () => {
   const body = bytes(100_000, 7);

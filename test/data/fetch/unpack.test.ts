@@ -1,14 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { unpackFile } from "../../../steps/data/fetch/unpack.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
+import { tempDir } from "../../tmp.ts";
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), "cspipe-unpack-"));
+const tmp = (): string => tempDir("cspipe-unpack-");
 
 /** A source tree: a.txt and sub/b.txt. */
 function tree(): string {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
@@ -8,6 +8,7 @@ import { InputError } from "../../../pipeline/engine/errors.ts";
 import { preprocessorFor, preprocessors } from "../../../steps/data/preprocess/registry.ts";
 import type { PassageRow, QrelRow, TurnRow } from "../../../steps/data/schemas.ts";
 import { readParquetRows } from "../../../steps/lib/parquet.ts";
+import { tempDir } from "../../tmp.ts";
 
 const FIX = join(import.meta.dirname, "fixtures");
 const q = (f: string) => join(FIX, "qrecc", f);
@@ -32,7 +33,7 @@ const qreccInputs = (outDir: string) => ({
 });
 
 test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-only train, warnings", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-qrecc-"));
+  const outDir = tempDir("cspipe-pre-qrecc-");
   const progress: number[] = [];
   const res = await preprocessors.qrecc({ ...qreccInputs(outDir), params: { devConversations: 0 }, onProgress: (d) => progress.push(d) });
   assert.deepEqual(res.counts, { dev_conversations: 0, train_turns_dropped_no_gold: 3, turns_train: 7, turns_test: 5, passages: 10, qrels: 12 });
@@ -74,7 +75,7 @@ test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-
 });
 
 test("QReCC: dev split (clamped to 1 of 5 conversations) and labels override", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-qrecc-"));
+  const outDir = tempDir("cspipe-pre-qrecc-");
   const res = await preprocessorFor("qrecc")({ ...qreccInputs(outDir), params: { labelsMode: "override" } });
   assert.equal(res.counts["dev_conversations"], 1);
   assert.equal(res.counts["turns_dev"], 2);
@@ -85,7 +86,7 @@ test("QReCC: dev split (clamped to 1 of 5 conversations) and labels override", a
 });
 
 test("QReCC strict: a gold id missing from the collection names the turn's file and line", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-qrecc-"));
+  const outDir = tempDir("cspipe-pre-qrecc-");
   await assert.rejects(preprocessors.qrecc({ ...qreccInputs(outDir), params: { devConversations: 0, strict: true } }), (e: unknown) => {
     assert.ok(e instanceof InputError);
     assert.equal(e.file, q("qrecc_test.json"));
@@ -96,7 +97,7 @@ test("QReCC strict: a gold id missing from the collection names the turn's file 
 });
 
 test("duplicate passage id is an InputError naming both lines, and no passages file is left", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-dup-"));
+  const outDir = tempDir("cspipe-pre-dup-");
   const coll = join(outDir, "dup.jsonl");
   writeFileSync(coll, ['{"id": "a_p0", "contents": "x"}', '{"id": "b_p0", "contents": "y"}', "", '{"id": "a_p0", "contents": "z"}'].join("\n"));
   await assert.rejects(
@@ -107,7 +108,7 @@ test("duplicate passage id is an InputError naming both lines, and no passages f
 });
 
 test("malformed collection line names file and line", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-bad-"));
+  const outDir = tempDir("cspipe-pre-bad-");
   const coll = join(outDir, "bad.jsonl");
   writeFileSync(coll, '{"id": "a_p0", "contents": "x"}\n{"id": "b_p0", "contents": \n');
   await assert.rejects(
@@ -117,7 +118,7 @@ test("malformed collection line names file and line", async () => {
 });
 
 test("TopiOCQA: TSV header skipped, quoted field kept, gold resolved by title+text, topic types", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-topi-"));
+  const outDir = tempDir("cspipe-pre-topi-");
   const res = await preprocessors.topiocqa({
     turnsFiles: { train: join(FIX, "topiocqa", "train.json"), dev: join(FIX, "topiocqa", "topiocqa_valid.jsonl") },
     collectionFiles: [join(FIX, "topiocqa", "full_wiki_segments.tsv")],
@@ -142,7 +143,7 @@ test("TopiOCQA: TSV header skipped, quoted field kept, gold resolved by title+te
 });
 
 test("OR-QuAC: gold from qrels.txt, types, blocks with titles", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-orquac-"));
+  const outDir = tempDir("cspipe-pre-orquac-");
   const o = (f: string) => join(FIX, "orquac", f);
   const res = await preprocessors.orquac({
     turnsFiles: { train: o("train.txt"), dev: o("dev.txt") },
@@ -171,7 +172,7 @@ test("registry: unknown dataset and unknown split", async () => {
 });
 
 test("QReCC: a labels file touches only its split (qids repeat across splits)", async () => {
-  const outDir = mkdtempSync(join(tmpdir(), "cspipe-pre-qrecc-"));
+  const outDir = tempDir("cspipe-pre-qrecc-");
   const labels = join(outDir, "labels.json");
   // "1_1" exists only in train here, as test qids would in the real data
   writeFileSync(labels, JSON.stringify({ trec: ["1_1"], nq: [], quac: [], first: [], switch: ["1_1"], "no-switch": [] }));

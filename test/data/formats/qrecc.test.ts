@@ -1,14 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { parseQreccPassage, parseQreccQrels, parseQreccTurns, parseQuestionTypeLabels, qreccDocumentOf } from "../../../steps/data/formats/qrecc.ts";
 import { loadRecords, readJsonFile } from "../../../steps/data/formats/records.ts";
+import { tempDir } from "../../tmp.ts";
 
 const FIX = join(import.meta.dirname, "fixtures", "qrecc");
-const dir = mkdtempSync(join(tmpdir(), "cspipe-qrecc-"));
+const dir = tempDir("cspipe-qrecc-");
 
 test("SCAI shape: ids, rewrite/answer from Truth_*, gold from Truth_passages, history from earlier turns, sorted", () => {
   const turns = parseQreccTurns(loadRecords(join(FIX, "scai-qrecc21-train.json")), "train");

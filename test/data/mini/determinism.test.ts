@@ -1,17 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { generateWorld, resolveParams, writeMiniDataset, MINI_DATASETS } from "../../../steps/data/mini/index.ts";
 import type { MiniDatasetName, MiniParamsOverrides } from "../../../steps/data/mini/index.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
+import { tempDir } from "../../tmp.ts";
 
 const SMALL: MiniParamsOverrides = { entities: 40, trainTurns: 60, devTurns: 20, testTurns: 20, standaloneTrain: 30, standaloneDev: 10 };
 
 async function digestOf(name: MiniDatasetName, params: MiniParamsOverrides): Promise<{ files: string[]; digest: string }> {
-  const dir = await mkdtemp(join(tmpdir(), "mini-det-"));
+  const dir = tempDir("mini-det-");
   try {
     const { files } = await writeMiniDataset(name, params, dir);
     const h = createHash("sha256");

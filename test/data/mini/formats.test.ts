@@ -4,18 +4,18 @@
  */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeMiniDataset } from "../../../steps/data/mini/index.ts";
 import type { MiniDatasetName } from "../../../steps/data/mini/index.ts";
+import { tempDir } from "../../tmp.ts";
 
 const TINY = { seed: 5, entities: 8, trainTurns: 1, devTurns: 1, testTurns: 1, standaloneTrain: 2, standaloneDev: 1 };
 let root = "";
 const files: Partial<Record<MiniDatasetName, string[]>> = {};
 
 before(async () => {
-  root = await mkdtemp(join(tmpdir(), "mini-fmt-"));
+  root = tempDir("mini-fmt-");
   for (const name of ["mini-qrecc", "mini-topiocqa", "mini-orquac", "mini-nq"] as const) {
     files[name] = (await writeMiniDataset(name, TINY, join(root, name))).files;
   }

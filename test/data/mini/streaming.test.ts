@@ -4,10 +4,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { generateWorld, resolveParams, streamCollection, writeMiniDataset } from "../../../steps/data/mini/index.ts";
+import { tempDir } from "../../tmp.ts";
 
 const PARAMS = { seed: 9, entities: 20, trainTurns: 20, devTurns: 10, testTurns: 10, scale: 1234 };
 
@@ -23,7 +23,7 @@ test("streamCollection yields exactly `scale` passages, pool first, ordinals in 
 });
 
 test("written collections hold `scale` passages and every gold passage, with progress reported", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "mini-scale-"));
+  const dir = tempDir("mini-scale-");
   try {
     const progress: [number, number | undefined][] = [];
     await writeMiniDataset("mini-topiocqa", PARAMS, join(dir, "t"), { onProgress: (d, t) => progress.push([d, t]) });

@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readNpy } from "../../../steps/lib/npy.ts";
 import { vocabFromTokens } from "../../../steps/encoding/tokenize/vocab.ts";
@@ -9,12 +8,13 @@ import { createBertTokenizer } from "../../../steps/encoding/tokenize/bert-token
 import { NpyRowWriter } from "../../../steps/encoding/format/npy-row-writer.ts";
 import { writePassageMatrix, writeQueryMatrix } from "../../../steps/encoding/format/write-token-matrix.ts";
 import type { TurnRow } from "../../../steps/encoding/format/rows.ts";
+import { tempDir } from "../../tmp.ts";
 
 const vocab = vocabFromTokens(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b", "c"]);
 const enc = createBertTokenizer(vocab);
 
 test("NpyRowWriter streams rows across chunk boundaries and patches N into the header", () => {
-  const dir = mkdtempSync(join(tmpdir(), "npyrow-"));
+  const dir = tempDir("npyrow-");
   try {
     const w = new NpyRowWriter(join(dir, "m.npy"), "int32", 3, 2);
     [[1], [2, 3], [4, 5, 6], [], [7]].forEach((r) => w.append(r));
@@ -33,7 +33,7 @@ test("NpyRowWriter streams rows across chunk boundaries and patches N into the h
 });
 
 test("writeQueryMatrix / writePassageMatrix write ids, types, row ids and the sidecar", () => {
-  const dir = mkdtempSync(join(tmpdir(), "tokmat-"));
+  const dir = tempDir("tokmat-");
   try {
     const base: TurnRow = { qid: "c_1", conversation_id: "c", turn: 1, question: "a b", rewrite: null, answer: "c", history: [], gold_passage_ids: [] };
     const turns: TurnRow[] = [base, { ...base, qid: "c_2", turn: 2, question: "c c c", history: [{ question: "a b", answer: "c" }] }];

@@ -5,8 +5,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readNpy, writeNpy } from "../../../steps/lib/npy.ts";
@@ -14,6 +13,7 @@ import { encodeNpyFile, encodeRows } from "../../../steps/encoding/onnx/encode.t
 import { openEncoder } from "../../../steps/encoding/onnx/session.ts";
 import { tokenMatrixFromNpy } from "../../../steps/encoding/onnx/batch.ts";
 import { splitRows } from "../../../steps/encoding/onnx/shards.ts";
+import { tempDir } from "../../tmp.ts";
 
 const PY = "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("./tiny_encoder.py", import.meta.url));
@@ -43,7 +43,7 @@ const MODELS = {
 
 before(() => {
   if (skip !== false) return;
-  dir = mkdtempSync(join(tmpdir(), "cspipe-onnx-test-"));
+  dir = tempDir("cspipe-onnx-test-");
   // Deterministic ids: row r has real length 1 + (r * 5) % L, then padding 0; no row is empty.
   const ids = new Int32Array(N * L);
   const types = new Int8Array(N * L);

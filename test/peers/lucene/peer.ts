@@ -4,9 +4,9 @@
  * (the package names its jars lucene-core-8.x.jar and lucene-analyzers-common-8.x.jar).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../../tmp.ts";
 
 const SOURCE = new URL("./LuceneBm25.java", import.meta.url).pathname;
 
@@ -33,7 +33,7 @@ function run(classpath: string, args: string[]): string {
 const b64 = (s: string): string => Buffer.from(s, "utf8").toString("base64");
 
 function withTemp<T>(fn: (dir: string) => T): T {
-  const dir = mkdtempSync(join(tmpdir(), "cspipe-lucene-"));
+  const dir = tempDir("cspipe-lucene-");
   try {
     return fn(dir);
   } finally {
