@@ -188,7 +188,7 @@ export const importDprCheckpoint = defineStep({
   // config.json, so encoding refuses tokens from any other vocabulary, even of the same size.
   inputs: { checkpoint: HF_DPR_CHECKPOINT_KIND, vocab: "wordpiece:vocab" },
   outputs: { model: dir("dpr:model", "model") },
-  runtime: trainerRuntime(["--init-hf-dpr", "{in:checkpoint}", "--vocab", "{in:vocab}/vocab.txt"], false, false),
+  runtime: trainerRuntime(["--init-hf-dpr", "{in:checkpoint}", "--vocab", "{in:vocab}/vocab.txt"], { gpu: "none", trainingInputs: false }),
   // BERT-base: 27 s and 3.1 GB peak RSS on one thread of the 2-core reference machine (load, 2 ONNX exports).
   cost: 30,
 });

@@ -171,18 +171,25 @@ export const TRAINING_IMAGE = "pytorch/pytorch:2.0.1-cuda11.7-cudnn8-runtime@sha
 const TRAINER_OUT = ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}"];
 const TRAINER = [...TRAINER_OUT, "--inputs", "{in:examples}", "--passages", "{in:passages}"];
 
-/** The trainer as a container step; `trainingInputs` false drops `--inputs`/`--passages` (export-only runs, epochs 0). */
-export function trainerRuntime(extraArgv: readonly string[], gpuRequired: boolean, trainingInputs = true): ContainerRuntime {
+/**
+ * The trainer as a container step.
+ * - `gpu` "optional": a GPU when there is one; "required": planning fails without one (unless
+ *   --allow-cpu); "none": export-only runs, which train nothing and compute on CPU anyway.
+ * - Training is executor-sensitive (fp16 autocast on GPU vs float32 on CPU changes the
+ *   numbers); an export-only run copies weights and exports ONNX on CPU under any executor,
+ *   so its entry is shared between the local and the Dagger executor.
+ * - `trainingInputs` false drops `--inputs`/`--passages` (export-only runs, epochs 0).
+ */
+export function trainerRuntime(extraArgv: readonly string[], opts: { gpu: "optional" | "required" | "none"; trainingInputs?: boolean }): ContainerRuntime {
+  const training = opts.gpu !== "none";
   return {
     type: "container",
     image: TRAINING_IMAGE,
-    argv: [...(trainingInputs ? TRAINER : TRAINER_OUT), ...extraArgv],
+    argv: [...(opts.trainingInputs === false ? TRAINER_OUT : TRAINER), ...extraArgv],
     pythonModules: ["torch", "numpy"],
-    // GPU when there is one; a real-data run requires it (planning fails without, unless --allow-cpu).
-    gpu: { count: 1, required: gpuRequired },
+    ...(training ? { gpu: { count: 1, required: opts.gpu === "required" } } : {}),
     resources: { cpus: 1, memoryGiB: 8 },
-    // fp16 autocast on GPU vs float32 on CPU: the executor's hardware changes the numbers.
-    executorSensitive: true,
+    executorSensitive: training,
   };
 }
 
@@ -209,7 +216,7 @@ export function pretrainDprDef(gpuRequired = false) {
       params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfig.optional() }).strict() }).strict(),
       inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
       outputs: modelOutputs,
-      runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], gpuRequired),
+      runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], { gpu: gpuRequired ? "required" : "optional" }),
       cost: trainingCost,
     }),
   );
@@ -227,7 +234,7 @@ export function trainDprDef(gpuRequired = false) {
       params: z.object(trainerConfig).strict(),
       inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },
       outputs: modelOutputs,
-      runtime: trainerRuntime(["--init-from", "{in:init}"], gpuRequired),
+      runtime: trainerRuntime(["--init-from", "{in:init}"], { gpu: gpuRequired ? "required" : "optional" }),
       cost: trainingCost,
     }),
   );

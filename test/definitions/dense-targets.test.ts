@@ -108,4 +108,8 @@ test("on real data θ0 is the locked DPR-NQ checkpoint exported with zero epochs
   const vocab = producer(producer(w.ihn(1).step, "passages"), "vocab");
   assert.equal(vocab.def.id, "import-bert-vocab");
   assert.equal(producer(vocab, "files").name, "fetch-dataset.bert-base-uncased-vocab");
+  // θ0 records the vocabulary the tokens use; exporting it needs no GPU and is the same under any executor.
+  assert.equal(producer(theta0, "vocab"), vocab);
+  const rt = theta0.def.runtime;
+  assert.ok(rt.type === "container" && rt.gpu === undefined && rt.executorSensitive === false);
 });
