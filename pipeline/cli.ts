@@ -231,11 +231,21 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .description("remove entries not reachable from pinned or recent targets; report bytes freed")
     .option("--keep-runs <n>", "recent runs whose entries are kept", positiveInt, 5)
     .option("--dry-run", "only report", false)
-    .action(async (flags: { keepRuns: number; dryRun: boolean }) => {
+    .option("--scratch", "also remove steps' persistent scratch (abandoned partial downloads); refused while a run is active", false)
+    .action(async (flags: { keepRuns: number; dryRun: boolean; scratch: boolean }) => {
       const p = await project();
-      const r = await collectGarbage(p, { keepRuns: flags.keepRuns, dryRun: flags.dryRun });
+      const r = await collectGarbage(p, { keepRuns: flags.keepRuns, dryRun: flags.dryRun, scratch: flags.scratch });
       for (const e of r.removed) out(`${flags.dryRun ? "would remove" : "removed"} ${e.key.slice(0, 12)} ${e.manifest.step.name}`);
-      out(`${flags.dryRun ? "would free" : "freed"} ${humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs); kept ${r.kept} keys`);
+      const s = r.scratch;
+      const scratch = s.removed ? `, ${s.dirs} scratch dirs` : "";
+      out(`${flags.dryRun ? "would free" : "freed"} ${humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs${scratch}); kept ${r.kept} keys`);
+      if (s.busy.length > 0) {
+        const who = s.busy.map((h) => `pid ${h.pid} on ${h.host}`).join(", ");
+        err(`error: scratch kept (${humanBytes(s.bytes)} in ${s.dirs} dirs): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
+        exitCode = 1;
+      } else if (!s.removed && s.dirs > 0) {
+        out(`scratch: ${humanBytes(s.bytes)} in ${s.dirs} dirs kept (partial downloads resume from there); gc --scratch removes them`);
+      }
     });
 
   program

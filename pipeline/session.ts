@@ -333,13 +333,14 @@ export async function pinTarget(project: Project, name: string, target: string):
   return { ok: true, pin };
 }
 
-export async function collectGarbage(project: Project, options: { keepRuns?: number; dryRun?: boolean } = {}) {
+export async function collectGarbage(project: Project, options: { keepRuns?: number; dryRun?: boolean; scratch?: boolean } = {}) {
   const keep = new Set<string>();
   for (const p of await project.store.pins()) for (const k of p.keys) keep.add(k);
   const runs = await project.store.runs();
   for (const r of runs.slice(-(options.keepRuns ?? 5))) for (const k of r.keys) keep.add(k);
-  const opts: { dryRun?: boolean } = {};
+  const opts: { dryRun?: boolean; scratch?: boolean } = {};
   if (options.dryRun !== undefined) opts.dryRun = options.dryRun;
+  if (options.scratch !== undefined) opts.scratch = options.scratch;
   const res = await project.store.gc(keep, opts);
   const prunedRuns = options.dryRun ? 0 : await project.store.pruneRuns(options.keepRuns ?? 5);
   return { ...res, kept: keep.size, prunedRuns, host: hostname() };

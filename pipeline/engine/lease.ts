@@ -48,9 +48,34 @@ async function readHolder(path: string): Promise<LeaseHolder | undefined> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Default heartbeat age after which a lease of another host counts as abandoned. */
+export const STALE_MS = 15_000;
+
+/** "live" (its holder may still be computing), "stale" (holder dead or silent), or "gone". */
+async function leaseState(path: string, holder: LeaseHolder | undefined, host: string, staleMs: number): Promise<"live" | "stale" | "gone"> {
+  if (holder && holder.host === host && !pidAlive(holder.pid)) return "stale";
+  try {
+    const s = await stat(path);
+    return Date.now() - s.mtimeMs > staleMs ? "stale" : "live";
+  } catch {
+    return "gone";
+  }
+}
+
+/** The holders of the live leases among `paths` (a run on this store is computing their keys). */
+export async function liveLeaseHolders(paths: readonly string[], staleMs = STALE_MS): Promise<LeaseHolder[]> {
+  const host = hostname();
+  const out: LeaseHolder[] = [];
+  for (const p of paths) {
+    const holder = await readHolder(p);
+    if ((await leaseState(p, holder, host, staleMs)) === "live") out.push(holder ?? { pid: 0, host: "unknown", since: "" });
+  }
+  return out;
+}
+
 export async function acquireLease(path: string, options: LeaseOptions = {}): Promise<Lease> {
   const heartbeatMs = options.heartbeatMs ?? 1000;
-  const staleMs = options.staleMs ?? 15_000;
+  const staleMs = options.staleMs ?? STALE_MS;
   const pollMs = options.pollMs ?? 100;
   const host = hostname();
   let waited = false;
@@ -79,17 +104,9 @@ export async function acquireLease(path: string, options: LeaseOptions = {}): Pr
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
     const holder = await readHolder(path);
-    let stale = false;
-    if (holder && holder.host === host && !pidAlive(holder.pid)) stale = true;
-    else {
-      try {
-        const s = await stat(path);
-        stale = Date.now() - s.mtimeMs > staleMs;
-      } catch {
-        continue; // released meanwhile
-      }
-    }
-    if (stale) {
+    const state = await leaseState(path, holder, host, staleMs);
+    if (state === "gone") continue; // released meanwhile
+    if (state === "stale") {
       const aside = `${path}.stale-${randomBytes(4).toString("hex")}`;
       try {
         await rename(path, aside);

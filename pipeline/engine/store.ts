@@ -20,7 +20,7 @@ import { randomBytes } from "node:crypto";
 import { canonicalJson } from "./canonical.ts";
 import type { Fingerprint } from "./fingerprint.ts";
 import { outputDigest } from "./digest.ts";
-import { acquireLease, pidAlive, type Lease, type LeaseOptions } from "./lease.ts";
+import { acquireLease, liveLeaseHolders, pidAlive, type Lease, type LeaseHolder, type LeaseOptions } from "./lease.ts";
 
 export interface OutputRecord {
   readonly path: string;
@@ -234,7 +234,34 @@ export class Store {
    * Remove entries not in `keep`, staging debris older than `stagingMaxAgeMs` and the
    * trash. Returns what was removed and the bytes freed.
    */
-  async gc(keep: ReadonlySet<string>, options: { dryRun?: boolean; stagingMaxAgeMs?: number } = {}): Promise<{ removed: Entry[]; bytes: number; staging: number }> {
+  /**
+   * Persistent scratch (`<root>/scratch/<step-id>/<dir>`): abandoned partial downloads and the
+   * like. Kept by gc unless asked (`scratch: true`), since a partial may be resumed; never
+   * removed while any run holds a live lease on this store (it may be writing there).
+   */
+  async scratch(): Promise<{ dir: string; bytes: number }[]> {
+    const root = join(this.root, "scratch");
+    const out: { dir: string; bytes: number }[] = [];
+    for (const id of existsSync(root) ? (await readdir(root)).sort() : []) {
+      for (const name of (await readdir(join(root, id)).catch(() => [] as string[])).sort()) {
+        const dir = join(root, id, name);
+        out.push({ dir, bytes: await dirSize(dir) });
+      }
+    }
+    return out;
+  }
+
+  /** Holders of live leases: runs computing on this store right now. */
+  async activeRuns(): Promise<LeaseHolder[]> {
+    const dir = join(this.root, "leases");
+    const names = existsSync(dir) ? (await readdir(dir)).filter((n) => n.endsWith(".lease")) : [];
+    return liveLeaseHolders(names.map((n) => join(dir, n)));
+  }
+
+  async gc(
+    keep: ReadonlySet<string>,
+    options: { dryRun?: boolean; stagingMaxAgeMs?: number; scratch?: boolean } = {},
+  ): Promise<{ removed: Entry[]; bytes: number; staging: number; scratch: { bytes: number; dirs: number; removed: boolean; busy: LeaseHolder[] } }> {
     const removed: Entry[] = [];
     let bytes = 0;
     for (const e of await this.entries()) {
@@ -263,7 +290,17 @@ export class Store {
       }
     }
     if (!options.dryRun) await rm(join(this.root, "trash"), { recursive: true, force: true });
-    return { removed, bytes, staging };
+    const dirs = await this.scratch();
+    const scratch = { bytes: dirs.reduce((a, d) => a + d.bytes, 0), dirs: dirs.length, removed: false, busy: [] as LeaseHolder[] };
+    if (options.scratch && dirs.length > 0) {
+      scratch.busy = await this.activeRuns();
+      if (scratch.busy.length === 0) {
+        scratch.removed = true;
+        bytes += scratch.bytes;
+        if (!options.dryRun) for (const d of dirs) await rm(d.dir, { recursive: true, force: true });
+      }
+    }
+    return { removed, bytes, staging, scratch };
   }
 }
 

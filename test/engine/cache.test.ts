@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync, readFileSync, appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, file, use } from "../../pipeline/engine/step.ts";
@@ -357,4 +357,36 @@ test("a deep graph with fan-in analyses (identities stay bounded)", async () => 
   assert.ok(r.ok);
   // Reachable from l39-0: itself, l38-0 and l38-1, then all 3 steps of layers 0..37: 1 + 2 + 38 * 3 = 117.
   assert.equal(r.graph.order.length, 117);
+});
+
+test("gc keeps steps' scratch unless asked, and never removes it while a run holds a live lease", async () => {
+  const { collectGarbage } = await import("../../pipeline/session.ts");
+  const p = project(registry({ t: () => chain({ text: "scratch" }) }));
+  await run(p, ["t"]);
+  const partial = join(p.store.scratchDir("fetch-dataset"), "some-entry", ".partial");
+  mkdirSync(partial, { recursive: true });
+  writeFileSync(join(partial, "big.zip"), "x".repeat(1000));
+  const kept = await collectGarbage(p, { keepRuns: 1 });
+  assert.deepEqual({ ...kept.scratch, busy: kept.scratch.busy.length }, { bytes: 1000, dirs: 1, removed: false, busy: 0 });
+  assert.ok(existsSync(join(partial, "big.zip")));
+
+  // A live lease (this process, fresh heartbeat): another run may be writing to scratch.
+  const lease = await p.store.lease("f".repeat(64));
+  try {
+    const busy = await collectGarbage(p, { keepRuns: 1, scratch: true });
+    assert.equal(busy.scratch.removed, false);
+    assert.deepEqual(busy.scratch.busy.map((h) => h.pid), [process.pid]);
+    assert.ok(existsSync(join(partial, "big.zip")));
+  } finally {
+    await lease.release();
+  }
+  const dry = await collectGarbage(p, { keepRuns: 1, scratch: true, dryRun: true });
+  assert.equal(dry.scratch.removed, true);
+  assert.equal(dry.bytes, 1000);
+  assert.ok(existsSync(join(partial, "big.zip")), "a dry run removes nothing");
+  const done = await collectGarbage(p, { keepRuns: 1, scratch: true });
+  assert.equal(done.bytes, 1000);
+  assert.ok(!existsSync(join(p.store.scratchDir("fetch-dataset"), "some-entry")));
+  const again = await run(p, ["t"]);
+  assert.deepEqual(again.executed, [], "entries are untouched");
 });
