@@ -243,7 +243,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         const who = s.busy.map((h) => `pid ${h.pid} on ${h.host}`).join(", ");
         err(`error: scratch kept (${humanBytes(s.bytes)} in ${s.dirs} dirs): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
         exitCode = 1;
-      } else if (!s.removed && s.dirs > 0) {
+      } else if (!s.removed && s.bytes > 0) {
         out(`scratch: ${humanBytes(s.bytes)} in ${s.dirs} dirs kept (partial downloads resume from there); gc --scratch removes them`);
       }
     });

@@ -231,10 +231,6 @@ export class Store {
   }
 
   /**
-   * Remove entries not in `keep`, staging debris older than `stagingMaxAgeMs` and the
-   * trash. Returns what was removed and the bytes freed.
-   */
-  /**
    * Persistent scratch (`<root>/scratch/<step-id>/<dir>`): abandoned partial downloads and the
    * like. Kept by gc unless asked (`scratch: true`), since a partial may be resumed; never
    * removed while any run holds a live lease on this store (it may be writing there).
@@ -258,6 +254,11 @@ export class Store {
     return liveLeaseHolders(names.map((n) => join(dir, n)));
   }
 
+  /**
+   * Remove entries not in `keep`, staging debris older than `stagingMaxAgeMs` and the
+   * trash; with `scratch`, also the steps' scratch unless a run is active (`busy` names it).
+   * Returns what was removed and the bytes freed.
+   */
   async gc(
     keep: ReadonlySet<string>,
     options: { dryRun?: boolean; stagingMaxAgeMs?: number; scratch?: boolean } = {},

@@ -87,10 +87,11 @@ def main(argv):
         from inputs import load_inputs  # noqa: PLC0415
         from trainer import train  # noqa: PLC0415
         from vocab_identity import digest_of_vocab_file, training_vocab_digest  # noqa: PLC0415
-        vocab_size = digest_of_vocab_file(args.vocab)[1] if args.vocab else None
+        vocab_digest, vocab_size = digest_of_vocab_file(args.vocab) if args.vocab else (None, None)
         # Every input that records its vocabulary must name the same one (exit 2 otherwise).
         vocab = {"size": vocab_size, "file": args.vocab,
-                 "digest": training_vocab_digest(args.inputs, args.passages, args.vocab, args.init_from)}
+                 "digest": training_vocab_digest(args.inputs, args.passages,
+                                                 (args.vocab, vocab_digest) if args.vocab else None, args.init_from)}
         cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size, init_hf_dpr=args.init_hf_dpr)
         if not args.inputs and (cfg["epochs"] > 0 or args.passages):
             raise TrainingInputError("--inputs is required when epochs > 0 or --passages is given",

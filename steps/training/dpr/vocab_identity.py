@@ -51,12 +51,13 @@ def recorded_digest(path, field):
     return value
 
 
-def training_vocab_digest(inputs_dir=None, passages_dir=None, vocab_file=None, init_dir=None):
+def training_vocab_digest(inputs_dir=None, passages_dir=None, vocab=None, init_dir=None):
     """The vocabulary digest of a run, checked across everything that records one.
 
     Sources: the examples' meta.json (`vocabDigest`), the tokenized collection's meta.json,
-    a --vocab file, and the initial model's config.json (`cspipe.vocab_digest`). Those that
-    record a digest must agree; returns it (None when nothing records one).
+    `vocab` = (path, digest) of a --vocab file, and the initial model's config.json
+    (`cspipe.vocab_digest`). Those that record a digest must agree; returns it (None when
+    nothing records one).
     """
     found = []
     if inputs_dir:
@@ -66,8 +67,8 @@ def training_vocab_digest(inputs_dir=None, passages_dir=None, vocab_file=None, i
     if init_dir:
         found.append((os.path.join(init_dir, "config.json"), "cspipe.vocab_digest"))
     seen = [(p, f, recorded_digest(p, f)) for p, f in found]
-    if vocab_file:
-        seen.append((vocab_file, "sha256", digest_of_vocab_file(vocab_file)[0]))
+    if vocab:
+        seen.append((vocab[0], "sha256", vocab[1]))
     seen = [s for s in seen if s[2] is not None]
     for path, field, digest in seen[1:]:
         first_path, first_field, first = seen[0]
