@@ -157,6 +157,19 @@ function subgraph(graph: Graph, keep: Set<AnyStep>): Graph {
   };
 }
 
+/**
+ * Steps that would fetch a datasets.lock entry without a sha256: refused before anything
+ * runs (unless --allow-unpinned), rather than when the fetch step starts, possibly after
+ * other downloads began. A cached fetch is fine: nothing will be downloaded.
+ */
+async function unpinnedToFetch(project: Project, graph: Graph, executor: string): Promise<AnalysisFailure[]> {
+  const unpinned = (s: AnyStep) => (s.def.datasets ?? []).filter((d) => project.lock.entries[d]?.sha256 === null);
+  const candidates = graph.order.filter((s) => unpinned(s).length > 0);
+  if (candidates.length === 0) return [];
+  const rows = new Map((await planGraph(graph, { store: project.store, keys: project.keyContext(executor), force: new Set() })).map((r) => [r.step, r]));
+  return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset })));
+}
+
 export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
   const g = project.graph(req.targets);
   if (!g.ok) {
@@ -179,6 +192,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   if ("reason" in exec) failures.push(exec);
   const settings = req.settings ?? {};
   if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
+  if (!settings.allowUnpinned && !("reason" in exec)) failures.push(...(await unpinnedToFetch(project, graph, exec.name)));
   if (only && failures.length === 0) {
     // --only: every producer of the step must already be cached (checked before anything runs).
     const rows = await planGraph(graph, { store: project.store, keys: project.keyContext(exec && !("reason" in exec) ? exec.name : "local"), force: new Set() });

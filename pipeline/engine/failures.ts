@@ -13,6 +13,7 @@ export type AnalysisFailure =
   | { readonly reason: "kind-mismatch"; readonly step: string; readonly input: string; readonly expected: string; readonly actual: string }
   | { readonly reason: "invalid-params"; readonly step: string; readonly issues: readonly string[] }
   | { readonly reason: "dataset-not-locked"; readonly step: string; readonly dataset: string }
+  | { readonly reason: "dataset-unpinned"; readonly step: string; readonly dataset: string }
   | { readonly reason: "image-not-pinned"; readonly step: string; readonly image: string }
   | { readonly reason: "input-not-cached"; readonly step: string; readonly input: string; readonly producer: string }
   | { readonly reason: "digest-mismatch"; readonly step: string; readonly outputs: readonly string[]; readonly key: string }
@@ -69,6 +70,8 @@ export function describeFailure(f: Failure): string {
       return `${f.step}: invalid params: ${f.issues.join("; ")}`;
     case "dataset-not-locked":
       return `${f.step}: dataset '${f.dataset}' has no entry in datasets.lock`;
+    case "dataset-unpinned":
+      return `${f.step}: datasets.lock entry '${f.dataset}' has no sha256 yet, so its download cannot be verified. Pin it with 'lock --update ${f.dataset}' on a machine with internet (then commit datasets.lock), or pass --allow-unpinned to fetch it once unverified`;
     case "image-not-pinned":
       return `${f.step}: container image '${f.image}' is not pinned by digest (use name@sha256:<digest>)`;
     case "input-not-cached":

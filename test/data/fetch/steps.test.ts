@@ -12,7 +12,7 @@ import { use } from "../../../pipeline/engine/step.ts";
 import type { RunSettings } from "../../../pipeline/engine/step.ts";
 import type { LockEntry, LockFile } from "../../../pipeline/engine/datasets-lock.ts";
 import { readLockFile } from "../../../pipeline/engine/datasets-lock.ts";
-import type { RunFailure } from "../../../pipeline/engine/failures.ts";
+import { describeFailure, type RunFailure } from "../../../pipeline/engine/failures.ts";
 import { Project } from "../../../pipeline/session.ts";
 import { fetchStepDef } from "../../../steps/data/fetch/steps.ts";
 import { dataTarget } from "../../../pipeline/definitions/datasets.ts";
@@ -139,18 +139,29 @@ test("a download killed midway resumes from its .partial with a Range request", 
   assert.deepEqual(readFileSync(join(r.outDir!, "big.bin")), body);
 });
 
-test("an unpinned entry fails when its step starts, asking for lock --update; --allow-unpinned fetches it and logs the digest", async () => {
+test("an unpinned entry is refused before anything runs, asking for lock --update; --allow-unpinned fetches it and logs the digest", async () => {
   const body = bytes(500, 35);
   fx.routes.set("/s/loose.txt", { body });
   const e = entry({ urls: [`${fx.base}/s/loose.txt`], file: "loose.txt" });
-  const refused = await fetchRun("loose", e);
-  assert.equal(refused.failure?.reason, "bad-input");
-  assert.match(refused.message, /lock --update loose/);
-  assert.match(refused.message, /--allow-unpinned/);
-  const allowed = await fetchRun("loose", e, { allowUnpinned: true });
+  const s = fetchProject("loose", e);
+  const requests = fx.log.length;
+  const refused = await run(s.p, ["fetch"]);
+  const analysis = [...refused.outcome.analysis];
+  const message = analysis.map(describeFailure).join("\n");
+  assert.deepEqual(analysis, [{ reason: "dataset-unpinned", step: "fetch-dataset.loose", dataset: "loose" }]);
+  assert.match(message, /^fetch-dataset\.loose: datasets\.lock entry 'loose' has no sha256 yet/);
+  assert.match(message, /'lock --update loose'/);
+  assert.match(message, /--allow-unpinned/);
+  assert.deepEqual(refused.executed, []);
+  assert.equal(fx.log.length, requests, "nothing was requested");
+  const allowed = await fetchRun("loose", e, { allowUnpinned: true }, s);
   assert.equal(allowed.failure, undefined, allowed.message);
   const log = allowed.r.events.filter((ev) => ev.type === "log").map((ev) => (ev as { line: string }).line).join("\n");
   assert.ok(log.includes(`not pinned: got sha256 ${sha(body)}`), log);
+  // Once fetched, nothing needs downloading: a run without the flag is a cache hit.
+  const again = await fetchRun("loose", e, {}, s);
+  assert.equal(again.failure, undefined, again.message);
+  assert.deepEqual(again.r.hits, ["fetch-dataset.loose"]);
 });
 
 test("--data-dir: a file placed by hand is verified and used offline", async () => {
