@@ -222,6 +222,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       verify: req.verify ?? false,
       targets: g.names,
       tools: project.tools(),
+      measured: await project.store.measuredSeconds(),
     });
     const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
     return { ok: result.ok, analysis: [], result, exported };

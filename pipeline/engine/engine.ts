@@ -38,6 +38,8 @@ export interface RunOptions {
   readonly tools: Readonly<Record<string, string>>;
   /** Record the run (for gc and explain); default true. */
   readonly record?: boolean;
+  /** Step name -> seconds of its last execution (Store.measuredSeconds): scheduling only. */
+  readonly measured?: ReadonlyMap<string, number>;
 }
 
 export interface StepResult {
@@ -61,7 +63,8 @@ type Outcome = { ok: true; entry: Entry } | { ok: false; upstream: string };
 export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
   const t0 = performance.now();
   const sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
-  const priority = bottomLevels(graph);
+  const priority = bottomLevels(graph, opts.measured);
+  const seconds = new Map<string, number>(); // key -> execution time, for the run record
   const abort = new AbortController();
   const outcomes = new Map<AnyStep, Promise<Outcome>>();
   const inflight = new Map<string, Promise<Entry | RunFailure>>();
@@ -208,6 +211,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
         });
         if (!r.ok) return r.failure;
         executed++;
+        seconds.set(key, r.seconds);
         opts.emit({ type: "succeeded", step: step.name, key, seconds: r.seconds, reused: false });
         return r.entry;
       } finally {
@@ -240,10 +244,12 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
   await Promise.all(outcomes.values());
 
   if (opts.record !== false) {
-    const steps: Record<string, { stepId: string; key: string }> = {};
+    const steps: Record<string, { stepId: string; key: string; seconds?: number }> = {};
     for (const s of graph.order) {
       const r = results.get(s.name);
-      if (r?.key && r.status !== "skipped") steps[s.name] = { stepId: s.def.id, key: r.key };
+      if (!r?.key || r.status === "skipped") continue;
+      const took = r.status === "executed" ? seconds.get(r.key) : undefined;
+      steps[s.name] = took === undefined ? { stepId: s.def.id, key: r.key } : { stepId: s.def.id, key: r.key, seconds: Math.round(took * 1000) / 1000 };
     }
     const keys = [...new Set(Object.values(steps).map((s) => s.key))].sort();
     await opts.store.recordRun({ time: new Date().toISOString(), targets: opts.targets, keys, steps });

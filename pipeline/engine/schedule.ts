@@ -5,8 +5,10 @@
  * it starts the long training chains (θ0 → iteration 1 → mining → iteration 2 → ...) early
  * instead of in name order, so their tail overlaps the short independent steps.
  *
- * Costs are hints in rough seconds on one core (`StepDef.cost`); they order work and never
- * enter a key. Ties are broken by step name, so the order is deterministic.
+ * Costs are hints in rough seconds on one core (`StepDef.cost`), replaced by the measured
+ * duration of a step's last execution when an earlier run recorded one; they order work and
+ * never enter a key. Ties are broken by step name, so the order is deterministic given the
+ * same hints and history.
  */
 import type { AnyStep } from "./step.ts";
 import type { Graph } from "./graph.ts";
@@ -21,14 +23,18 @@ export function stepCost(step: AnyStep, params: unknown): number {
   return c;
 }
 
-/** Bottom level of every step: cost plus the largest bottom level among its consumers. */
-export function bottomLevels(graph: Graph): Map<AnyStep, number> {
+/**
+ * Bottom level of every step: cost plus the largest bottom level among its consumers. A
+ * step's cost is its measured duration when `measured` has one (seconds of its last
+ * execution, by step name, from earlier runs' records), else its hint.
+ */
+export function bottomLevels(graph: Graph, measured: ReadonlyMap<string, number> = new Map()): Map<AnyStep, number> {
   const levels = new Map<AnyStep, number>();
   for (let i = graph.order.length - 1; i >= 0; i--) {
     const s = graph.order[i]!;
     let tail = 0;
     for (const c of graph.consumers.get(s) ?? []) tail = Math.max(tail, levels.get(c) ?? 0);
-    levels.set(s, stepCost(s, graph.params.get(s)) + tail);
+    levels.set(s, (measured.get(s.name) ?? stepCost(s, graph.params.get(s))) + tail);
   }
   return levels;
 }

@@ -55,8 +55,9 @@ export interface RunRecord {
   readonly targets: readonly string[];
   /** Every key the run resolved (hit or computed): what `gc` keeps for recent runs. */
   readonly keys: readonly string[];
-  /** Step name -> the key it resolved to (what `explain` compares against). */
-  readonly steps: Readonly<Record<string, { readonly stepId: string; readonly key: string }>>;
+  /** Step name -> the key it resolved to (what `explain` compares against) and, for steps
+   * this run executed, how long that took (scheduling hints for later runs). */
+  readonly steps: Readonly<Record<string, { readonly stepId: string; readonly key: string; readonly seconds?: number }>>;
 }
 
 export interface Pin {
@@ -176,13 +177,26 @@ export class Store {
     const name = `${record.time.replace(/[:.]/g, "-")}-${process.pid}.json`;
     await this.writeJson(join(this.root, "runs", name), record);
   }
-  async runs(): Promise<RunRecord[]> {
+  /** Run records, oldest first; with `newest`, only the last that many. */
+  async runs(newest?: number): Promise<RunRecord[]> {
     const dir = join(this.root, "runs");
     if (!existsSync(dir)) return [];
     const out: RunRecord[] = [];
-    for (const name of (await readdir(dir)).filter((n) => n.endsWith(".json")).sort()) {
+    const names = (await readdir(dir)).filter((n) => n.endsWith(".json")).sort();
+    for (const name of newest === undefined ? names : names.slice(-newest)) {
       const r = await this.readJson<RunRecord>(join(dir, name));
       if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /** Step name -> seconds of its latest execution among the newest `lookBack` run records. */
+  async measuredSeconds(lookBack = 10): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const r of (await this.runs(lookBack)).reverse()) {
+      for (const [name, s] of Object.entries(r.steps ?? {})) {
+        if (!out.has(name) && typeof s.seconds === "number" && Number.isFinite(s.seconds) && s.seconds >= 0) out.set(name, s.seconds);
+      }
     }
     return out;
   }

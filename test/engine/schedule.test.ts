@@ -155,3 +155,25 @@ test("grants wait while a caller holds the semaphore, then go by priority", asyn
   assert.deepEqual(order, ["high", "low"]);
   assert.throws(() => sem.unhold(), /unhold without a hold/);
 });
+
+test("measured durations from earlier runs replace the hints: a step that took long starts first", async () => {
+  const a = analyze(graph(), { version: 1, entries: {} });
+  assert.ok(a.ok);
+  const levels = Object.fromEntries([...bottomLevels(a.graph, new Map([["a-cheap", 100], ["b-tail", 0.5]]))].map(([s, l]) => [s.name, l]));
+  assert.deepEqual(levels, { "a-cheap": 100, "b-head": 2.5, "b-tail": 0.5, "c-mid": 10 });
+
+  const p = project(registry({ t: graph }));
+  const first = await run(p, ["t"], { concurrency: 1 });
+  assert.equal(first.outcome.ok, true);
+  // The run record carries each executed step's seconds.
+  const [record] = await p.store.runs();
+  assert.deepEqual(Object.keys(record!.steps).sort(), ["a-cheap", "b-head", "b-tail", "c-mid"]);
+  for (const s of Object.values(record!.steps)) assert.ok(typeof s.seconds === "number" && s.seconds >= 0, JSON.stringify(s));
+  // A later record says a-cheap took 100 s; the newest measurement wins.
+  await p.store.recordRun({ ...record!, time: "9999-01-01T00:00:00.000Z", steps: { ...record!.steps, "a-cheap": { ...record!.steps["a-cheap"]!, seconds: 100 } } });
+  assert.equal((await p.store.measuredSeconds()).get("a-cheap"), 100);
+  const again = await run(p, ["t"], { concurrency: 1, force: ["a-cheap", "b-head", "b-tail", "c-mid"] });
+  assert.equal(again.outcome.ok, true);
+  const started = again.events.filter((e) => e.type === "started").map((e) => (e as { step: string }).step);
+  assert.deepEqual(started[0], "a-cheap");
+});
