@@ -222,6 +222,15 @@ function openError(file: string, err: unknown): InputError {
   return new InputError(`not a readable Parquet file: ${(err as Error).message ?? String(err)}`, { file, fix: "re-run the step that wrote it" });
 }
 
+/** Opens a Parquet file as a file-backed Blob (only the row groups decoded are in memory). */
+async function openParquet(file: string): Promise<pw.ParquetFile> {
+  try {
+    return await pw.ParquetFile.fromFile(await openAsBlob(file));
+  } catch (err) {
+    throw openError(file, err);
+  }
+}
+
 export interface ReadParquetOptions {
   /** Only these columns. */
   readonly columns?: string[];
@@ -248,12 +257,7 @@ export interface ParquetBatchOptions extends ReadParquetOptions {
 
 /** Number of row groups and rows in a Parquet file, read from its footer. */
 export async function parquetLayout(file: string): Promise<{ rowGroups: number[]; rows: number }> {
-  let pf: pw.ParquetFile;
-  try {
-    pf = await pw.ParquetFile.fromFile(await openAsBlob(file));
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const pf = await openParquet(file);
   try {
     const meta = pf.metadata();
     const rowGroups = meta.rowGroups().map((g) => g.numRows());
@@ -268,12 +272,7 @@ export async function parquetLayout(file: string): Promise<{ rowGroups: number[]
  * Blob, so only the row groups being decoded are in memory.
  */
 export async function* readParquetBatches(file: string, options: ParquetBatchOptions = {}): AsyncGenerator<arrow.RecordBatch> {
-  let pf: pw.ParquetFile;
-  try {
-    pf = await pw.ParquetFile.fromFile(await openAsBlob(file));
-  } catch (err) {
-    throw openError(file, err);
-  }
+  const pf = await openParquet(file);
   try {
     const readerOptions: pw.ReaderOptions = { batchSize: options.batchRows ?? 65_536 };
     if (options.columns !== undefined) readerOptions.columns = options.columns;

@@ -65,15 +65,20 @@ function syntaxError(file: string, text: string, err: Error): InputError {
   return new InputError(`malformed JSON: ${err.message}`, line === undefined ? { file, fix: "check the file is complete (re-download it)" } : { file, line, fix: "check the file is complete (re-download it)" });
 }
 
-/** Reads a whole JSON file (any value). */
-export function readJsonFile(file: string): { value: unknown; text: string } {
+/** A text file without its byte-order mark; an unreadable file is an InputError naming it. */
+function readText(file: string): string {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
     throw new InputError(`cannot read file: ${(err as Error).message}`, { file, fix: "check the path (did the download step run?)" });
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Reads a whole JSON file (any value). */
+export function readJsonFile(file: string): { value: unknown; text: string } {
+  const text = readText(file);
   try {
     return { value: JSON.parse(text), text };
   } catch (err) {
@@ -87,13 +92,7 @@ export function readJsonFile(file: string): { value: unknown; text: string } {
  * whose first non-blank character is not `[` is treated as JSONL.
  */
 export function loadRecords(file: string): LoadedRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new InputError(`cannot read file: ${(err as Error).message}`, { file, fix: "check the path (did the download step run?)" });
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = readText(file);
   const firstChar = text.trimStart()[0];
   if (firstChar === "[") {
     let value: unknown;
