@@ -41,7 +41,7 @@ const Row = z
 
 const Table = z.object({
   id: z.string().min(1),
-  source: z.enum(["final", "early"]),
+  source: z.enum(["final", "early", "dpr"]),
   label: z.string().min(1),
   title: z.string().min(1),
   caption: z.string().min(1),
@@ -61,7 +61,7 @@ const Claim = z.object({
 
 const Figure = z.object({
   id: z.string().min(1),
-  source: z.enum(["final", "early"]),
+  source: z.enum(["final", "early", "dpr"]),
   label: z.string(),
   title: z.string(),
   caption: z.string(),

@@ -1,6 +1,13 @@
 /**
- * The synthetic lexicon: syllables for names, and fixed English word lists for attribute
- * values and filler prose. Plain data plus two name builders; no randomness of its own.
+ * The synthetic lexicon: syllables for names, fixed English word lists for attribute values
+ * and filler prose, and the name-part pools entity names are drawn from. Plain data plus
+ * builders that take their randomness from the caller.
+ *
+ * Names are built from small pools of parts (first names, surnames, place roots), as real
+ * names are: many people share a first name or a surname, places are named after people
+ * ("Vardis Bay"), firms after their founders or towns. A name token therefore rarely
+ * identifies one entity on its own, which is what makes lexical matching on names ambiguous
+ * in real collections (params.ts: `namePools`).
  */
 import type { Rng } from "./rng.ts";
 
@@ -11,6 +18,10 @@ export const ONSETS = [
 export const NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io", "ae", "y"] as const;
 export const CODAS = ["", "", "", "n", "r", "l", "s", "th", "m", "nd", "rk", "sk", "x", "v"] as const;
 export const PLACE_SUFFIXES = ["", "", "", "ford", "holm", "mark", "vale", "burg", "stead", "mouth", "wick", "thorpe"] as const;
+/** Separate words that follow a place root ("Vardis Bay"). */
+export const PLACE_WORDS = ["Bay", "Vale", "Falls", "Harbour", "Bridge", "Hill", "Cross", "Ford", "Green", "Point"] as const;
+/** Words that precede a place root ("Port Vardis"). */
+export const PLACE_PREFIXES = ["Port", "New", "Upper", "Lower", "Saint", "Fort"] as const;
 
 export const PROFESSIONS = [
   "architect", "painter", "sculptor", "physician", "engineer", "astronomer", "composer", "poet",
@@ -127,26 +138,77 @@ export function makeWord(rng: Rng, minSyllables = 2, maxSyllables = 3): string {
   return capitalise(w);
 }
 
-export function makePersonName(rng: Rng): string {
-  return `${makeWord(rng, 2, 2)} ${makeWord(rng, 2, 3)}`;
+/** The parts names are built from; sizes are params (`namePools`). */
+export interface NamePools {
+  readonly first: readonly string[];
+  readonly surname: readonly string[];
+  readonly placeRoot: readonly string[];
 }
 
-export function makePlaceName(rng: Rng): string {
-  const base = makeWord(rng, 2, 2);
-  const suffix = rng.pick(PLACE_SUFFIXES);
-  return base + suffix;
+export interface NamePoolSizes {
+  readonly first: number;
+  readonly surname: number;
+  readonly placeRoot: number;
 }
 
-export function makeWorkName(rng: Rng): string {
-  return rng.chance(0.5)
-    ? `The ${rng.pick(WORK_ADJECTIVES)} ${rng.pick(WORK_NOUNS)}`
-    : `${rng.pick(WORK_NOUNS)} of ${makeWord(rng, 2, 2)}`;
+/** `n` distinct pseudo-words not in `taken` (which is extended). */
+function distinctWords(rng: Rng, n: number, taken: Set<string>, min: number, max: number): string[] {
+  const out: string[] = [];
+  while (out.length < n) {
+    const w = makeWord(rng, min, max);
+    if (taken.has(w)) continue;
+    taken.add(w);
+    out.push(w);
+  }
+  return out;
 }
 
-export function makeOrgName(rng: Rng): string {
-  return `${makeWord(rng, 2, 2)} ${rng.pick(ORG_SUFFIXES)}`;
+/**
+ * The name parts of the language every mini dataset is written in: one fixed list per part,
+ * of which a dataset uses the first `sizes[part]` (so names recur across datasets, as real
+ * first names and surnames do, and a model pre-trained on one dataset has seen them). Each
+ * part has its own stream, so a larger pool extends a smaller one; a word may serve in two
+ * parts, as "Jordan" is a first name, a surname and a place.
+ */
+export function makeNamePools(rngOf: (part: keyof NamePoolSizes) => Rng, sizes: NamePoolSizes): NamePools {
+  return {
+    first: distinctWords(rngOf("first"), sizes.first, new Set(), 2, 2),
+    surname: distinctWords(rngOf("surname"), sizes.surname, new Set(), 2, 3),
+    placeRoot: distinctWords(rngOf("placeRoot"), sizes.placeRoot, new Set(), 2, 2),
+  };
 }
 
-export function makeAwardName(rng: Rng): string {
-  return `${makeWord(rng, 2, 2)} ${rng.pick(AWARD_KINDS)}`;
+export function makePersonName(rng: Rng, pools: NamePools): string {
+  return `${rng.pick(pools.first)} ${rng.pick(pools.surname)}`;
+}
+
+/** A place root: its own pool, or (a third of the time) a surname, as towns named after people. */
+function placeRoot(rng: Rng, pools: NamePools): string {
+  return rng.chance(1 / 3) ? rng.pick(pools.surname) : rng.pick(pools.placeRoot);
+}
+
+export function makePlaceName(rng: Rng, pools: NamePools): string {
+  const root = placeRoot(rng, pools);
+  const r = rng.next();
+  if (r < 0.35) return root + rng.pick(PLACE_SUFFIXES);
+  if (r < 0.7) return `${root} ${rng.pick(PLACE_WORDS)}`;
+  return `${rng.pick(PLACE_PREFIXES)} ${root}`;
+}
+
+export function makeWorkName(rng: Rng, pools: NamePools): string {
+  const r = rng.next();
+  if (r < 0.45) return `The ${rng.pick(WORK_ADJECTIVES)} ${rng.pick(WORK_NOUNS)}`;
+  if (r < 0.8) return `${rng.pick(WORK_NOUNS)} of ${placeRoot(rng, pools)}`;
+  return `${rng.pick(WORK_ADJECTIVES)} ${rng.pick(WORK_NOUNS)}s`;
+}
+
+export function makeOrgName(rng: Rng, pools: NamePools): string {
+  const r = rng.next();
+  if (r < 0.5) return `${rng.pick(pools.surname)} ${rng.pick(ORG_SUFFIXES)}`;
+  if (r < 0.8) return `${placeRoot(rng, pools)} ${capitalise(rng.pick(ORG_INDUSTRIES))} ${rng.pick(ORG_SUFFIXES)}`;
+  return `${rng.pick(WORK_ADJECTIVES)} ${rng.pick(WORK_NOUNS)} ${rng.pick(ORG_SUFFIXES)}`;
+}
+
+export function makeAwardName(rng: Rng, pools: NamePools): string {
+  return `${rng.pick(pools.surname)} ${rng.pick(AWARD_KINDS)}`;
 }

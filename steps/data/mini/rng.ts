@@ -94,3 +94,30 @@ export function rngFor(seed: number, ...labels: (number | string)[]): Rng {
   for (const l of labels) s = mixSeed(s, l);
   return new Rng(s);
 }
+
+/** Picks items by fixed weights in O(log n) (cumulative sums, binary search); weights need not sum to 1. */
+export class WeightedPicker<T> {
+  private readonly cumulative: Float64Array;
+
+  constructor(private readonly items: readonly T[], weights: readonly number[]) {
+    if (items.length === 0 || items.length !== weights.length) throw new Error("WeightedPicker: items and weights must be non-empty and of equal length");
+    this.cumulative = new Float64Array(items.length);
+    let total = 0;
+    weights.forEach((w, i) => {
+      total += w;
+      this.cumulative[i] = total;
+    });
+  }
+
+  pick(rng: Rng): T {
+    const r = rng.next() * (this.cumulative[this.cumulative.length - 1] as number);
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.cumulative[mid] as number) > r) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.items[lo] as T;
+  }
+}

@@ -55,29 +55,33 @@ test("mini-qrecc: SCAI turn files, URL passage ids, qrels and question types", a
       assert.ok((passage?.["contents"] as string).includes(t["Truth_answer"] as string), "answer is a span of the gold passage");
     }
   }
-  // Hand-checked: conversation 1 is a TREC conversation; turn 1 asks a fact the Introduction
-  // restates (two gold passages: section p3 "Economy" and p0 "Introduction"), turn 2 switches to a
-  // work whose page is not in the collection, turn 4 is a pronoun follow-up about Stesprai Prummairk.
+  // Hand-checked: conversation 1 is a TREC conversation. Turn 1 names a work by its short name
+  // ("Last Winter") and is paraphrased; turn 2 switches to a place by name; turn 3 is a pronoun
+  // follow-up on a fact the Introduction restates (two gold passages: p2 and the Introduction
+  // p0); turn 4 has no gold passage; turn 6 is an open follow-up on turn 5's passage.
   const t1 = turns[0] ?? {};
   assert.equal(t1["Conversation_source"], "trec");
-  assert.equal(t1["Question"], "what does Peathwiskburg's economy depend on?");
-  assert.equal(t1["Truth_rewrite"], t1["Question"]);
-  assert.equal(t1["Truth_answer"], "The economy of Peathwiskburg depends on glassmaking.");
-  assert.deepEqual(t1["Truth_passages"], [
-    "http://web.archive.org/web/20160802103446id_/http://www.peathwiskburg.org:80/articles/1/peathwiskburg_p3",
-    "http://web.archive.org/web/20160802103446id_/http://www.peathwiskburg.org:80/articles/1/peathwiskburg_p0",
-  ]);
-  assert.deepEqual(turns[1]?.["Truth_passages"], []);
-  assert.deepEqual(rec(qrels["1_2"]), { "": 1 });
-  assert.equal(turns[3]?.["Question"], "what did she spend free afternoons on?");
-  assert.equal(turns[3]?.["Truth_rewrite"], "what did Stesprai Prummairk spend free afternoons on?");
+  assert.equal(t1["Question"], "who is the hero of Last Winter?");
+  assert.equal(t1["Truth_rewrite"], "who is the hero of The Last Winter?");
+  assert.equal(t1["Truth_answer"], "The Last Winter follows the life of Dyxko Coundtrouliox.");
+  assert.deepEqual(t1["Truth_passages"], ["http://web.archive.org/web/20170713024252id_/http://www.last.org:80/articles/2/the-last-winter_p2"]);
+  const page = "http://web.archive.org/web/20180618115326id_/http://www.tiorkkrouxmouth.org:80/articles/6/tiorkkrouxmouth";
+  assert.equal(turns[2]?.["Question"], "how old is it?");
+  assert.equal(turns[2]?.["Truth_rewrite"], "how old is Tiorkkrouxmouth?");
+  assert.deepEqual(turns[2]?.["Truth_passages"], [`${page}_p2`, `${page}_p0`]);
+  assert.deepEqual(turns[3]?.["Truth_passages"], []);
+  assert.deepEqual(rec(qrels["1_4"]), { "": 1 });
+  assert.equal(turns[5]?.["Question"], "what happened next?");
+  assert.deepEqual(turns[5]?.["Truth_passages"], [`${page}_p1`]);
+  assert.deepEqual(turns[4]?.["Truth_passages"], [`${page}_p1`, `${page}_p0`]);
   const types = rec(await json("mini-qrecc", "test_question_types.json"));
   assert.deepEqual(Object.keys(types), ["trec", "quac", "nq", "first", "switch", "no-switch"]);
   assert.deepEqual(types["first"], ["1_1"]);
-  // 1_2 and 1_3 switch topic, but 1_2 has no gold passage, so neither has a pair
-  // (p+_{t-1}, p+_t) to compare: like the authors' file, they get no type.
-  assert.deepEqual(types["switch"], []);
-  assert.deepEqual(types["no-switch"], ["1_4", "1_5", "1_6", "1_7"]);
+  // A type compares the gold passages of t-1 and t (the authors' rule): 1_2 and 1_3 share none
+  // with their predecessor; 1_4 and 1_5 follow or are a turn without gold, so they have no pair;
+  // 1_6 shares p1 with 1_5; 1_7 has no gold and 1_8 follows it.
+  assert.deepEqual(types["switch"], ["1_2", "1_3"]);
+  assert.deepEqual(types["no-switch"], ["1_6"]);
 });
 
 test("mini-topiocqa: raw turns, DPR all_history files and the wiki segments TSV", async () => {

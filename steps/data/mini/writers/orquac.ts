@@ -36,7 +36,7 @@ export const ORQUAC_FILES = {
 } as const;
 
 export function orquacBlockId(p: Passage): string {
-  return `${p.entity}@${p.sectionIndex}`;
+  return `${p.entity}@${p.position}`;
 }
 
 export function orquacDialogId(seed: number, split: Split, c: Conversation): string {
@@ -47,7 +47,7 @@ export function orquacDialogId(seed: number, split: Split, c: Conversation): str
 }
 
 function blockJson(p: Passage): string {
-  return JSON.stringify({ id: orquacBlockId(p), title: p.title, text: p.text, aid: String(p.entity), bid: p.sectionIndex });
+  return JSON.stringify({ id: orquacBlockId(p), title: p.title, text: p.text, aid: String(p.entity), bid: p.position });
 }
 
 function evidencesFor(world: World, gold: Passage, seed: number, key: string): { evidences: string[]; labels: number[] } {
@@ -72,7 +72,7 @@ async function writeTurns(world: World, split: Split, path: string, qrels: Recor
     for (const t of c.turns) {
       const gold = passageOf(world, t.answerPassage);
       const qid = `${dialog}_q#${t.turnNo - 1}`;
-      const answer = { text: t.answer, answer_start: t.answerStart, bid: gold.sectionIndex };
+      const answer = { text: t.answer, answer_start: t.answerStart, bid: gold.position };
       const { evidences, labels } = evidencesFor(world, gold, seed, qid);
       const rng = rngFor(seed, "followup", qid);
       await sink.writeLine(JSON.stringify({

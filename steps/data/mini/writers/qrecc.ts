@@ -48,12 +48,12 @@ export function qreccPageUrl(seed: number, entity: number, title: string): strin
   const rng = rngFor(seed, "url", entity);
   const two = (lo: number, hi: number) => String(rng.range(lo, hi)).padStart(2, "0");
   const ts = `20${two(10, 19)}${two(1, 12)}${two(1, 28)}${two(0, 23)}${two(0, 59)}${two(0, 59)}`;
-  const host = slug(title.split(" ")[0] ?? "site") || "site";
+  const host = slug(title.split(" ").find((w) => w !== "The") ?? "site") || "site";
   return `http://web.archive.org/web/${ts}id_/http://www.${host}.org:80/articles/${entity}/${slug(title)}`;
 }
 
 export function qreccPassageId(seed: number, p: Passage): string {
-  return `${qreccPageUrl(seed, p.entity, p.title)}_p${p.sectionIndex}`;
+  return `${qreccPageUrl(seed, p.entity, p.title)}_p${p.position}`;
 }
 
 function turnsJson(world: World, convs: readonly Conversation[]): unknown[] {
@@ -103,11 +103,14 @@ function qrelsJson(world: World, convs: readonly Conversation[]): Record<string,
 /**
  * The authors' labels file: every turn under its sub-domain; question types only where the
  * paper could compute them (Appendix A): NQ and TREC turns only, turn 1 ("first", by its
- * position), or turn t > 1 where both p+_{t-1} and p+_t exist (topic kept or switched,
- * here the generator's ground truth). A turn t > 1 without gold, or after a turn without
- * gold, has no pair of gold passages to compare, so it gets no type.
+ * position), or turn t > 1 where both p+_{t-1} and p+_t exist. The paper calls a turn
+ * "no-switch" when p+_{t-1} and p+_t are similar by a thresholded BM25-vector dot product,
+ * which holds for the same passage and rarely for two passages of one page; here the
+ * generator knows the passages, so "no-switch" = the two gold sets share a passage, and
+ * "switch" otherwise (another section of the same page included). A turn t > 1 without
+ * gold, or after a turn without gold, has no pair of gold passages, so it gets no type.
  */
-function questionTypes(convs: readonly Conversation[]): Record<string, string[]> {
+export function qreccQuestionTypes(convs: readonly Conversation[]): Record<string, string[]> {
   const out: Record<string, string[]> = { trec: [], quac: [], nq: [], first: [], switch: [], "no-switch": [] };
   for (const c of convs) {
     c.turns.forEach((t, i) => {
@@ -115,7 +118,8 @@ function questionTypes(convs: readonly Conversation[]): Record<string, string[]>
       out[c.domain]?.push(id);
       if (c.domain !== "nq" && c.domain !== "trec") return;
       const prev = i > 0 ? c.turns[i - 1] : undefined;
-      if (t.type === "first" || (t.gold.length > 0 && prev !== undefined && prev.gold.length > 0)) out[t.type]?.push(id);
+      if (i === 0) out["first"]?.push(id);
+      else if (t.gold.length > 0 && prev !== undefined && prev.gold.length > 0) out[t.gold.some((g) => prev.gold.includes(g)) ? "no-switch" : "switch"]?.push(id);
     });
   }
   return out;
@@ -130,7 +134,7 @@ export const qreccWriter: MiniWriter = {
     await writeText(`${outDir}/${QRECC_FILES.test}`, jsonArrayText(turnsJson(world, test), 4));
     await writeText(`${outDir}/${QRECC_FILES.qrelsTest}`, `${JSON.stringify(qrelsJson(world, test))}\n`);
     await writeText(`${outDir}/${QRECC_FILES.qrelsTrain}`, `${JSON.stringify(qrelsJson(world, train))}\n`);
-    await writeText(`${outDir}/${QRECC_FILES.questionTypes}`, `${JSON.stringify(questionTypes(test))}\n`);
+    await writeText(`${outDir}/${QRECC_FILES.questionTypes}`, `${JSON.stringify(qreccQuestionTypes(test))}\n`);
     const seed = world.params.seed;
     const collection = await writeCollection(
       world, outDir, (part) => `collection-paragraph/wayback/mini-${String(part).padStart(5, "0")}.jsonl`, PASSAGES_PER_FILE,
