@@ -3,7 +3,9 @@
  * question-type labels + the JSONL collection -> turns/passages/qrels Parquet.
  *
  * Order of operations (each step documented where it lives):
- * 1. parse each split's turns (formats/qrecc.ts); history from Context or earlier turns;
+ * 1. parse each split's turns (formats/qrecc.ts); history from the earlier turns' original
+ *    questions and answers; a Context that disagrees with them (length, answers) is a
+ *    counted warning (`context-length-differs`, `context-answer-differs`);
  * 2. qrels files replace a turn's gold ids (Truth_passages) when they list the qid;
  * 3. a labels file fills missing source domains of its split;
  * 4. 2,000 train conversations (clamped, dev-split.ts) become split "dev";
@@ -16,7 +18,7 @@
  * 8. qrels.parquet is written from the final turns' gold ids (relevance 1).
  */
 import { mkdirSync } from "node:fs";
-import { parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns, qreccDocumentOf } from "../formats/qrecc.ts";
+import { checkQreccContext, parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns, qreccDocumentOf } from "../formats/qrecc.ts";
 import { loadRecords, readJsonFile } from "../formats/records.ts";
 import type { TurnRow } from "../schemas.ts";
 import { preprocessCollection } from "./collection.ts";
@@ -37,6 +39,10 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   let turns: LocatedTurn[] = [];
   for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "test"], "qrecc")) {
     const parsed = parseQreccTurns(loadRecords(file), split);
+    for (const d of checkQreccContext(parsed)) {
+      const message = d.kind === "context-length-differs" ? "Context length differs from the earlier turns in the file (history uses the turns)" : "a Context answer differs from the earlier turn's Answer (history uses the turns)";
+      warnings.add(d.kind, message, `${split} ${d.qid}: ${d.detail}`);
+    }
     const qrelsFile = inputs.qrelsFiles?.[split];
     if (qrelsFile !== undefined) {
       const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile, split);
