@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { preprocessors } from "../../../steps/data/preprocess/registry.ts";
+import { preprocessDataset } from "../../../steps/data/preprocess/registry.ts";
 import { tempDir } from "../../tmp.ts";
 import { checkQreccContext, parseQreccTurns } from "../../../steps/data/formats/qrecc.ts";
 import { loadRecords } from "../../../steps/data/formats/records.ts";
@@ -44,7 +44,7 @@ test("preprocessing counts the Context disagreements as warnings in its report",
   const coll = join(dir, "collection-paragraph", "c.jsonl");
   mkdirSync(join(dir, "collection-paragraph"), { recursive: true });
   writeFileSync(coll, '{"id": "https://en.wikipedia.org/wiki/Cafu_p0", "contents": "Cafu captained Brazil in 2002."}\n');
-  const res = await preprocessors.qrecc({ turnsFiles: { test: FILE }, collectionFiles: [coll], outDir: join(dir, "out") });
+  const res = await preprocessDataset("qrecc", { turnsFiles: { test: FILE }, collectionFiles: [coll], outDir: join(dir, "out") });
   assert.deepEqual(
     res.warnings.map((w) => [w.code, w.count, w.examples]),
     [
