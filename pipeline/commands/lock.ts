@@ -100,7 +100,8 @@ export function registerLockCommand(program: Command, io: LockCommandIO, setExit
             throw new InputError(`${placed.length} files named '${entry.file}' under ${flags.dataDir}: ${placed.join(", ")}`, { file: flags.dataDir, fix: "keep only the original file" });
           }
           if (placed[0] !== undefined) {
-            after = await fetchMod.hashFile(placed[0]);
+            // pinned only if it looks like the release (steps/data/fetch/plausibility.ts)
+            after = await fetchMod.measurePlacedFile(name, entry, placed[0], lockPath);
             from = placed[0];
           } else {
             if (flags.dataDir !== undefined) err(`${name}: '${entry.file}' is not in ${flags.dataDir}; downloading`);

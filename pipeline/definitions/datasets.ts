@@ -7,10 +7,11 @@
  */
 import { use, type OutputRef } from "../engine/step.ts";
 import type { DataSource, Target } from "../engine/targets.ts";
-import { generateMini, preprocess, DATASETS } from "../../steps/data/steps.ts";
+import { generateMini, preprocess, preprocessCollectionSteps, DATASETS } from "../../steps/data/steps.ts";
 import { fetchStepDef } from "../../steps/data/fetch/steps.ts";
-import { assembleRawSteps } from "../../steps/data/assemble-steps.ts";
-import { rawEntries } from "../../steps/data/assemble.ts";
+import { assembleRawStep } from "../../steps/data/assemble-steps.ts";
+import { rawEntries, type RawScope } from "../../steps/data/assemble.ts";
+import { datasetSplits, fileSplitsFor } from "../../steps/data/layout.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 
 /** Mini-benchmark sizes; the defaults of the generator unless overridden here. */
@@ -24,7 +25,9 @@ export interface MiniSizes {
  * Preprocessing params per dataset, the same for mini and real data. QReCC's dev cut is
  * the authors' 2,000 conversations; dev-split.ts clamps it to 20% of the train
  * conversations, which scales it down on the mini train set (60 of ~300) and leaves it at
- * exactly 2,000 on the real one (~10.8k conversations).
+ * exactly 2,000 on the real one (~10.8k conversations). Where a dataset ships question-type
+ * labels (QReCC test; the mini generator writes the same file) they are the breakdown
+ * (labelsMode "override", the step's default) and the computed types are reported beside them.
  */
 const PREPROCESS: Readonly<Record<DatasetName, Record<string, unknown>>> = {
   qrecc: { devConversations: 2000 },
@@ -32,23 +35,56 @@ const PREPROCESS: Readonly<Record<DatasetName, Record<string, unknown>>> = {
   orquac: {},
 };
 
-export function miniTables(dataset: DatasetName, sizes: MiniSizes = {}) {
-  const gen = use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: sizes, inputs: {} });
-  const prep = use(preprocess[dataset] as (typeof preprocess)["qrecc"], {
-    name: `preprocess-mini-${dataset}`,
-    params: PREPROCESS[dataset],
-    inputs: { raw: gen.out.raw },
+/** The normalized tables of one dataset: passages from the collection step, turns and qrels from the turns step. */
+export interface DatasetTables {
+  readonly passages: OutputRef<"parquet:passages">;
+  readonly turns: OutputRef<"parquet:turns">;
+  readonly qrels: OutputRef<"parquet:qrels">;
+  /** Preprocessing report of the turns (counts, warnings). */
+  readonly report: OutputRef<"json:preprocess-report">;
+  /** question-types.json / .md: the breakdown and the computed types' agreement with the labels. */
+  readonly questionTypes: OutputRef<"json:question-types">;
+  readonly questionTypesReport: OutputRef<"text:question-types-md">;
+}
+
+/** Step-name suffix of a split set ("" for every split, else ".test", ".dev+test", ...). */
+function splitsTag(dataset: DatasetName, splits: readonly string[] | undefined): string {
+  if (splits === undefined) return "";
+  const sorted = [...new Set(splits)].sort();
+  return sorted.join(",") === datasetSplits(dataset).join(",") ? "" : `.${sorted.join("+")}`;
+}
+
+function tablesFrom(dataset: DatasetName, prefix: string, collectionRaw: OutputRef<string>, turnsRaw: OutputRef<string>, splits: readonly string[] | undefined): DatasetTables {
+  type Raw = OutputRef<"raw:qrecc">;
+  const coll = use(preprocessCollectionSteps[dataset] as (typeof preprocessCollectionSteps)["qrecc"], {
+    name: `preprocess-collection-${prefix}-${dataset}`,
+    params: {},
+    inputs: { raw: collectionRaw as Raw },
   });
-  return prep.out;
+  const sorted = splits === undefined ? undefined : [...new Set(splits)].sort();
+  const tag = splitsTag(dataset, sorted);
+  const prep = use(preprocess[dataset] as (typeof preprocess)["qrecc"], {
+    name: `preprocess-${prefix}-${dataset}${tag}`,
+    params: { ...PREPROCESS[dataset], ...(tag === "" || sorted === undefined ? {} : { splits: sorted }) },
+    inputs: { raw: turnsRaw as Raw, passages: coll.out.passages },
+  });
+  return { passages: coll.out.passages, ...prep.out };
+}
+
+export function miniTables(dataset: DatasetName, sizes: MiniSizes = {}, splits?: readonly string[]): DatasetTables {
+  const gen = use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: sizes, inputs: {} });
+  return tablesFrom(dataset, "mini", gen.out.raw, gen.out.raw, splits);
 }
 
 /**
  * The normalized tables of a dataset from the chosen source: the mini benchmark, or the
- * real release assembled from datasets.lock entries.
+ * real release assembled from datasets.lock entries. `splits` limits the turns table to
+ * what a target evaluates on (e.g. ["test"]): on real data its steps then fetch only those
+ * splits' files; the collection step is shared by every split set.
  */
-export function datasetTables(dataset: DatasetName, data: DataSource) {
-  if (data === "mini") return miniTables(dataset);
-  return realTables(dataset);
+export function datasetTables(dataset: DatasetName, data: DataSource, splits?: readonly string[]): DatasetTables {
+  if (data === "mini") return miniTables(dataset, {}, splits);
+  return realTables(dataset, splits);
 }
 
 /**
@@ -62,21 +98,17 @@ export function lockedFiles(entryName: string): OutputRef<"fetched"> {
   return use(fetchStepDef(entryName), { name: `fetch-dataset.${entryName}`, params: { entry: entryName }, inputs: {} }).out.files;
 }
 
-/** The raw directory of a real release: its lock entries fetched, then assembled. */
-export function realRaw(dataset: DatasetName) {
-  const inputs = Object.fromEntries(rawEntries(dataset).map((e) => [e, lockedFiles(e)]));
-  return use(assembleRawSteps[dataset] as (typeof assembleRawSteps)["qrecc"], { name: `assemble-raw-${dataset}`, inputs }).out.raw;
+/** One raw directory of a real release (collection, or the turns of some file splits): its lock entries fetched, then assembled. */
+export function realRaw(dataset: DatasetName, scope: RawScope) {
+  const inputs = Object.fromEntries(rawEntries(dataset, scope).map((e) => [e, lockedFiles(e)]));
+  const name = scope.part === "collection" ? `assemble-raw-${dataset}-collection` : `assemble-raw-${dataset}-turns.${[...scope.fileSplits].sort().join("+")}`;
+  return use(assembleRawStep(dataset, scope), { name, inputs }).out.raw;
 }
 
-export function realTables(dataset: DatasetName) {
-  const prep = use(preprocess[dataset] as (typeof preprocess)["qrecc"], {
-    name: `preprocess-real-${dataset}`,
-    params: PREPROCESS[dataset],
-    inputs: { raw: realRaw(dataset) },
-  });
-  return prep.out;
+export function realTables(dataset: DatasetName, splits?: readonly string[]): DatasetTables {
+  const fileSplits = fileSplitsFor(dataset, splits ?? datasetSplits(dataset));
+  return tablesFrom(dataset, "real", realRaw(dataset, { part: "collection" }), realRaw(dataset, { part: "turns", fileSplits }), splits);
 }
-
 export const dataTarget: Target = {
   name: "data",
   description: "the normalized Parquet tables of QReCC, TopiOCQA and OR-QuAC (mini benchmark by default)",

@@ -28,10 +28,11 @@ export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: 
 
 
 export function bm25Metrics(dataset: DatasetName, form: QueryFormName, data: DataSource = "mini"): OutputRef<"json:metrics"> {
-  const tables = datasetTables(dataset, data);
+  const { split, metrics } = EVAL_SETUP[dataset];
+  // Only the evaluation split's turns: a test-split table fetches no training file.
+  const tables = datasetTables(dataset, data, [split]);
   const tag = `${data}-${dataset}`;
   const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages } });
-  const { split, metrics } = EVAL_SETUP[dataset];
   const run = use(searchBm25, {
     name: `search-bm25.${tag}.${form}`,
     params: { form, split, k: 100, ...BM25_PRESETS[dataset] },

@@ -1,36 +1,49 @@
 /**
- * `assemble-raw-<dataset>`: the fetched datasets.lock entries of one dataset -> the
- * `raw:<dataset>` directory that `preprocess-<dataset>` reads (see assemble.ts for what
- * goes where and why the result is hard links or copies, never symbolic links).
+ * `assemble-raw-<dataset>-collection` and `assemble-raw-<dataset>-turns-<file splits>`: the
+ * fetched datasets.lock entries of one dataset -> a `raw:<dataset>` directory that the
+ * preprocessing steps read (see assemble.ts for what goes where, why a target's raw
+ * directories hold exactly the files its steps read, and why the result is hard links or
+ * copies, never symbolic links).
  */
 import { z } from "zod";
 import { defineStep, dir } from "../../pipeline/engine/step.ts";
-import { assembleRaw, RAW_ASSEMBLY, rawEntries } from "./assemble.ts";
+import { assembleRaw, rawEntries, rawParts, type RawScope } from "./assemble.ts";
 import { FETCHED_KIND } from "./fetch/steps.ts";
 import type { DatasetName } from "./schemas.ts";
 
-function assembleRawDef<K extends string>(dataset: DatasetName, kind: K) {
-  const inputs: Record<string, typeof FETCHED_KIND> = Object.fromEntries(rawEntries(dataset).map((e) => [e, FETCHED_KIND]));
+const RAW_KINDS = { qrecc: "raw:qrecc", topiocqa: "raw:topiocqa", orquac: "raw:orquac" } as const satisfies Record<DatasetName, string>;
+
+function scopeId(scope: RawScope): string {
+  return scope.part === "collection" ? "collection" : `turns-${[...scope.fileSplits].sort().join("-")}`;
+}
+
+function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
+  const parts = rawParts(dataset, scope);
+  const inputs: Record<string, typeof FETCHED_KIND> = Object.fromEntries(rawEntries(dataset, scope).map((e) => [e, FETCHED_KIND]));
   return defineStep({
-    id: `assemble-raw-${dataset}`,
-    version: 1,
+    id: `assemble-raw-${dataset}-${scopeId(scope)}`,
+    version: 2,
     source: import.meta.url,
-    description: `Lay out the fetched ${dataset} release files as preprocess-${dataset} reads them.`,
+    description: `Lay out the fetched ${dataset} release files (${scope.part === "collection" ? "collection" : `turns of ${scope.fileSplits.join(", ")}`}) as the preprocessing steps read them.`,
     params: z.object({}).strict(),
     inputs,
-    outputs: { raw: dir(kind, "raw") },
+    outputs: { raw: dir(RAW_KINDS[dataset] as (typeof RAW_KINDS)[D], "raw") },
     runtime: {
       type: "in-process",
       async run(ctx) {
-        const r = await assembleRaw(RAW_ASSEMBLY[dataset], ctx.inputs, ctx.outputs.raw, { onProgress: ctx.progress, signal: ctx.signal });
+        const r = await assembleRaw(parts, ctx.inputs, ctx.outputs.raw, { onProgress: ctx.progress, signal: ctx.signal });
         ctx.log(`placed ${r.files} files (${r.bytes} bytes), ${r.copied} copied, ${r.files - r.copied} hard-linked`);
       },
     },
   });
 }
 
-export const assembleRawSteps = {
-  qrecc: assembleRawDef("qrecc", "raw:qrecc"),
-  topiocqa: assembleRawDef("topiocqa", "raw:topiocqa"),
-  orquac: assembleRawDef("orquac", "raw:orquac"),
-} as const;
+const defs = new Map<string, ReturnType<typeof assembleRawDef>>();
+
+/** The assemble step of one raw directory (one def per dataset and scope, so the graph merges repeated uses). */
+export function assembleRawStep<D extends DatasetName>(dataset: D, scope: RawScope) {
+  const id = `${dataset}:${scopeId(scope)}`;
+  let def = defs.get(id);
+  if (def === undefined) defs.set(id, (def = assembleRawDef(dataset, scope)));
+  return def as unknown as ReturnType<typeof assembleRawDef<"qrecc">>;
+}

@@ -1,7 +1,10 @@
 /**
- * Assemble a dataset's raw directory (what `locateDataset` reads, kind `raw:<dataset>`) from
- * the outputs of its `fetch` steps: which datasets.lock entries make up each dataset, and
- * where each fetched file or unpacked folder goes. The target paths follow the releases'
+ * Assemble a dataset's raw directories (what layout.ts's `locateCollection` and
+ * `locateTurns` read, kind `raw:<dataset>`) from the outputs of its `fetch` steps: which
+ * datasets.lock entries make up each dataset, and where each fetched file or unpacked folder
+ * goes. A dataset has two kinds of raw directory, so that a target fetches exactly the files
+ * its steps read: the collection's, and the turns' of a set of splits (a test-split table
+ * needs no training file). The target paths follow the releases'
  * own layouts (the same ones the mini generator writes), under the names `layout.ts`
  * looks for — lock entries are stored under prefixed names (e.g. `orquac-train.txt`) so
  * that they never collide in `--data-dir` or a fetch directory.
@@ -28,6 +31,10 @@ export interface RawPart {
   readonly from: string;
   /** Path inside the raw directory (a name `LAYOUTS` in layout.ts finds). */
   readonly to: string;
+  /** Which raw directory it belongs to: the collection's, or the turns' (qrels and labels included). */
+  readonly part: "collection" | "turns";
+  /** Turns parts: the file splits (layout.ts) that read it; absent = every split. */
+  readonly splits?: readonly string[];
 }
 
 /**
@@ -37,32 +44,41 @@ export interface RawPart {
  */
 export const RAW_ASSEMBLY: Readonly<Record<DatasetName, readonly RawPart[]>> = {
   qrecc: [
-    { entry: "qrecc-scai-turns-train", from: "scai-qrecc21-training-turns.json", to: "scai-qrecc21-training-turns.json" },
-    { entry: "qrecc-scai-turns-test", from: "scai-qrecc21-test-turns.json", to: "scai-qrecc21-test-turns.json" },
+    { entry: "qrecc-scai-turns-train", from: "scai-qrecc21-training-turns.json", to: "scai-qrecc21-training-turns.json", part: "turns", splits: ["train"] },
+    { entry: "qrecc-scai-turns-test", from: "scai-qrecc21-test-turns.json", to: "scai-qrecc21-test-turns.json", part: "turns", splits: ["test"] },
     // passages.zip unpacks to collection-paragraph/{commoncrawl,wayback,wayback-backfill}/*.jsonl
-    { entry: "qrecc-collection", from: "collection-paragraph", to: "collection-paragraph" },
+    { entry: "qrecc-collection", from: "collection-paragraph", to: "collection-paragraph", part: "collection" },
     // the authors' test qrels and question-type labels (naver-ai/cs-shortcut assets/qrecc)
-    { entry: "qrecc-qrels", from: "cs-shortcut-qrecc-qrels.txt", to: "qrels.txt" },
-    { entry: "qrecc-question-types", from: "cs-shortcut-qrecc-test-question-types.json", to: "test_question_types.json" },
+    { entry: "qrecc-qrels", from: "cs-shortcut-qrecc-qrels.txt", to: "qrels.txt", part: "turns", splits: ["test"] },
+    { entry: "qrecc-question-types", from: "cs-shortcut-qrecc-test-question-types.json", to: "test_question_types.json", part: "turns", splits: ["test"] },
   ],
   topiocqa: [
     // the DPR-style AllHistory files carry the gold passages (download_data.py's data/retriever/...)
-    { entry: "topiocqa-all-history-train", from: "topiocqa_all_history_retriever_train.json", to: "data/retriever/all_history/train.json" },
-    { entry: "topiocqa-all-history-dev", from: "topiocqa_all_history_retriever_dev.json", to: "data/retriever/all_history/dev.json" },
-    { entry: "topiocqa-wiki-segments", from: "full_wiki_segments.tsv", to: "data/wikipedia_split/full_wiki_segments.tsv" },
+    { entry: "topiocqa-all-history-train", from: "topiocqa_all_history_retriever_train.json", to: "data/retriever/all_history/train.json", part: "turns", splits: ["train"] },
+    { entry: "topiocqa-all-history-dev", from: "topiocqa_all_history_retriever_dev.json", to: "data/retriever/all_history/dev.json", part: "turns", splits: ["dev"] },
+    { entry: "topiocqa-wiki-segments", from: "full_wiki_segments.tsv", to: "data/wikipedia_split/full_wiki_segments.tsv", part: "collection" },
   ],
   orquac: [
-    { entry: "orquac-train", from: "orquac-train.txt", to: "preprocessed/train.txt" },
-    { entry: "orquac-dev", from: "orquac-dev.txt", to: "preprocessed/dev.txt" },
-    { entry: "orquac-test", from: "orquac-test.txt", to: "preprocessed/test.txt" },
-    { entry: "orquac-all-blocks", from: "all_blocks.txt", to: "all_blocks.txt" },
-    { entry: "orquac-qrels", from: "qrels.txt", to: "qrels.txt" },
+    { entry: "orquac-train", from: "orquac-train.txt", to: "preprocessed/train.txt", part: "turns", splits: ["train"] },
+    { entry: "orquac-dev", from: "orquac-dev.txt", to: "preprocessed/dev.txt", part: "turns", splits: ["dev"] },
+    { entry: "orquac-test", from: "orquac-test.txt", to: "preprocessed/test.txt", part: "turns", splits: ["test"] },
+    { entry: "orquac-all-blocks", from: "all_blocks.txt", to: "all_blocks.txt", part: "collection" },
+    { entry: "orquac-qrels", from: "qrels.txt", to: "qrels.txt", part: "turns" },
   ],
 };
 
-/** The lock entries a dataset's raw directory is assembled from (sorted, unique). */
-export function rawEntries(dataset: DatasetName): string[] {
-  return [...new Set(RAW_ASSEMBLY[dataset].map((p) => p.entry))].sort();
+/** What one raw directory holds: the collection, or the turns of these file splits. */
+export type RawScope = { readonly part: "collection" } | { readonly part: "turns"; readonly fileSplits: readonly string[] };
+
+/** The parts of one raw directory. */
+export function rawParts(dataset: DatasetName, scope: RawScope): RawPart[] {
+  return RAW_ASSEMBLY[dataset].filter((p) => p.part === scope.part && (scope.part === "collection" || p.splits === undefined || p.splits.some((s) => scope.fileSplits.includes(s))));
+}
+
+/** The lock entries a raw directory is assembled from (sorted, unique); every scope's when none is given. */
+export function rawEntries(dataset: DatasetName, scope?: RawScope): string[] {
+  const parts = scope === undefined ? RAW_ASSEMBLY[dataset] : rawParts(dataset, scope);
+  return [...new Set(parts.map((p) => p.entry))].sort();
 }
 
 export type PlaceMode = "hardlink" | "copy";

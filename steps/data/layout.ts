@@ -19,19 +19,25 @@ function walk(root: string, dir = root, out: string[] = []): string[] {
 }
 
 interface Layout {
+  /** Turn file per file split. */
   readonly turns: Readonly<Record<string, string>>;
+  /** Table splits cut out of a file split (QReCC's dev comes out of train). */
+  readonly derived?: Readonly<Record<string, string>>;
   readonly collection: RegExp;
+  /** Qrels file per file split; "all" serves every split. */
   readonly qrels?: Readonly<Record<string, string>>;
-  readonly labels?: string;
+  /** The labels file and the split it describes. */
+  readonly labels?: { readonly file: string; readonly split: string };
 }
 
 /** File names per dataset (basename match; the collection by pattern on the relative path). */
 export const LAYOUTS: Readonly<Record<DatasetName, Layout>> = {
   qrecc: {
     turns: { train: "scai-qrecc21-training-turns.json", test: "scai-qrecc21-test-turns.json" },
+    derived: { dev: "train" },
     collection: /^(.*\/)?collection-paragraph\/.*\.jsonl(\.gz)?$/,
     qrels: { test: "qrels.txt", train: "qrels_train.txt" },
-    labels: "test_question_types.json",
+    labels: { file: "test_question_types.json", split: "test" },
   },
   topiocqa: {
     // The DPR-style all_history files carry the gold passages (the raw turn files do not).
@@ -45,32 +51,67 @@ export const LAYOUTS: Readonly<Record<DatasetName, Layout>> = {
   },
 };
 
-export function locateDataset(dataset: DatasetName, root: string): Omit<PreprocessInputs, "outDir" | "params" | "onProgress"> {
-  const layout = LAYOUTS[dataset];
+/** Every split a dataset's turns table can hold, sorted. */
+export function datasetSplits(dataset: DatasetName): string[] {
+  const l = LAYOUTS[dataset];
+  return [...new Set([...Object.keys(l.turns), ...Object.keys(l.derived ?? {})])].sort();
+}
+
+/** The file splits whose turn files a table of `splits` reads (sorted); RangeError on an unknown split. */
+export function fileSplitsFor(dataset: DatasetName, splits: readonly string[]): string[] {
+  const l = LAYOUTS[dataset];
+  const out = new Set<string>();
+  for (const s of splits) {
+    const source = l.turns[s] !== undefined ? s : l.derived?.[s];
+    if (source === undefined) throw new RangeError(`${dataset}: unknown split '${s}' (known: ${datasetSplits(dataset).join(", ")})`);
+    out.add(source);
+  }
+  return [...out].sort();
+}
+
+function finder(dataset: DatasetName, root: string) {
   const files = walk(root);
   const find = (name: string, required: boolean): string | undefined => {
     const hits = files.filter((f) => f === name || f.endsWith(`/${name}`));
     if (hits.length > 1) throw new InputError(`${hits.length} files named ${name}: ${hits.join(", ")}`, { file: root, fix: "keep one copy of each dataset file" });
     if (hits.length === 0 && required) {
-      throw new InputError(`no file named ${name} for ${dataset}`, { file: root, fix: `place the ${dataset} release files there (see datasets.lock)` });
+      throw new InputError(`no file named ${name} for ${dataset}`, { file: root, fix: `place the ${dataset} release files there (see datasets.lock and the README's "Running on the real datasets")` });
     }
     return hits[0] === undefined ? undefined : join(root, hits[0]);
   };
+  return { files, find };
+}
+
+/** The collection files of a dataset under `root` (sorted). */
+export function locateCollection(dataset: DatasetName, root: string): string[] {
+  const layout = LAYOUTS[dataset];
+  const collectionFiles = walk(root).filter((f) => layout.collection.test(f)).map((f) => join(root, f));
+  if (collectionFiles.length === 0) throw new InputError(`no collection files matching ${layout.collection} for ${dataset}`, { file: root, fix: `place the ${dataset} collection there (see the README's "Running on the real datasets")` });
+  return collectionFiles;
+}
+
+/**
+ * The turn, qrels and labels files a turns table of `splits` reads (default: every split):
+ * only those, so a test-only table needs no training file.
+ */
+export function locateTurns(dataset: DatasetName, root: string, splits: readonly string[] = datasetSplits(dataset)): Omit<PreprocessInputs, "outDir" | "params" | "onProgress" | "passagesFile"> {
+  const layout = LAYOUTS[dataset];
+  const { find } = finder(dataset, root);
+  const fileSplits = fileSplitsFor(dataset, splits);
   const turnsFiles: Record<string, string> = {};
-  for (const [split, name] of Object.entries(layout.turns)) turnsFiles[split] = find(name, true)!;
-  const collectionFiles = files.filter((f) => layout.collection.test(f)).map((f) => join(root, f));
-  if (collectionFiles.length === 0) throw new InputError(`no collection files matching ${layout.collection} for ${dataset}`, { file: root });
-  const out: { turnsFiles: Record<string, string>; collectionFiles: string[]; qrelsFiles?: Record<string, string>; labelsFile?: string } = { turnsFiles, collectionFiles };
+  for (const split of fileSplits) turnsFiles[split] = find(layout.turns[split]!, true)!;
+  const out: { turnsFiles: Record<string, string>; qrelsFiles?: Record<string, string>; labelsFile?: string } = { turnsFiles };
   if (layout.qrels) {
     const q: Record<string, string> = {};
     for (const [split, name] of Object.entries(layout.qrels)) {
+      if (split !== "all" && !fileSplits.includes(split)) continue;
       const f = find(name, false);
       if (f) q[split] = f;
     }
     out.qrelsFiles = q;
   }
-  if (layout.labels) {
-    const l = find(layout.labels, false);
+  if (layout.labels && splits.includes(layout.labels.split)) {
+    const l = find(layout.labels.file, false);
     if (l) out.labelsFile = l;
   }
   return out;

@@ -1,17 +1,22 @@
 /**
- * Data steps: generate a mini dataset in its native format, preprocess a native dataset
- * directory into the normalized Parquet tables. One def per dataset (from a registry of
- * factories), so wiring is typed: `raw:qrecc` only feeds `preprocess-qrecc`.
+ * Data steps: generate a mini dataset in its native format; preprocess a native dataset
+ * directory into the normalized Parquet tables, in two steps: the collection
+ * (`preprocess-collection-<dataset>` -> passages.parquet, once for every target) and the
+ * turns of the splits a target reads (`preprocess-<dataset>` -> turns/qrels, checked
+ * against the passages). One def per dataset (from a registry of factories), so wiring is
+ * typed: `raw:qrecc` only feeds the QReCC steps.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir } from "../../pipeline/engine/step.ts";
 import { writeMiniDataset } from "./mini/index.ts";
-import { logWarnings, PREPROCESS_OUTPUTS } from "./preprocess/step-outputs.ts";
+import { COLLECTION_OUTPUTS, logWarnings, TURN_OUTPUTS } from "./preprocess/step-outputs.ts";
 import type { MiniDatasetName } from "./mini/index.ts";
-import { preprocessorFor } from "./preprocess/registry.ts";
-import { locateDataset } from "./layout.ts";
+import { preprocessDatasetCollection, preprocessorFor } from "./preprocess/registry.ts";
+import { renderQuestionTypeReport } from "./preprocess/question-type-report.ts";
+import { TYPE_RULE_NAMES, type TypeRule } from "./preprocess/question-types.ts";
+import { locateCollection, locateTurns } from "./layout.ts";
 import type { DatasetName } from "./schemas.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 
@@ -65,28 +70,66 @@ const preprocessParams = z
     devSeed: z.number().int().default(42),
     devMaxFraction: z.number().positive().max(1).default(0.2),
     trainGoldOnly: z.boolean().default(true),
-    labelsMode: z.enum(["override", "compare"]).default("compare"),
+    labelsMode: z.enum(["override", "compare"]).default("override"),
+    typeRule: z.enum(TYPE_RULE_NAMES as [TypeRule, ...TypeRule[]]).default("shared-passage"),
+    /** Splits of the turns table; only their files are read (default: every split of the dataset). */
+    splits: z.array(z.string()).min(1).optional(),
   })
   .strict();
+
+function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K) {
+  return defineStep({
+    id: `preprocess-collection-${dataset}`,
+    version: 1,
+    source: import.meta.url,
+    description: `Parse the ${dataset} passage collection into passages.parquet (ids checked unique).`,
+    params: z.object({ rowGroupRows: z.number().int().positive().default(65_536) }).strict(),
+    inputs: { raw: kind },
+    outputs: COLLECTION_OUTPUTS,
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        const files = locateCollection(dataset, ctx.inputs.raw);
+        const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress });
+        ctx.log(`${r.passages} passages from ${files.length} files`);
+        await writeFile(ctx.outputs.report, canonicalJson({ dataset, files: files.length, passages: r.passages }, 2) + "\n");
+      },
+    },
+  });
+}
+
+export const preprocessCollectionSteps = {
+  qrecc: preprocessCollectionDef("qrecc", "raw:qrecc"),
+  topiocqa: preprocessCollectionDef("topiocqa", "raw:topiocqa"),
+  orquac: preprocessCollectionDef("orquac", "raw:orquac"),
+} as const;
 
 function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
   return defineStep({
     id: `preprocess-${dataset}`,
-    version: 1,
+    version: 2,
     source: import.meta.url,
-    description: `Parse native ${dataset} files into turns/passages/qrels Parquet tables.`,
+    description: `Parse native ${dataset} turn files (the splits asked for) into turns/qrels Parquet, checked against the collection.`,
     params: preprocessParams,
-    inputs: { raw: kind },
-    outputs: PREPROCESS_OUTPUTS,
+    inputs: { raw: kind, passages: "parquet:passages" },
+    outputs: TURN_OUTPUTS,
     runtime: {
       type: "in-process",
       async run(ctx) {
-        const located = locateDataset(dataset, ctx.inputs.raw);
+        const { splits, ...params } = ctx.params;
+        const located = locateTurns(dataset, ctx.inputs.raw, splits);
         const outDir = join(ctx.outputs.turns, "..");
-        const result = await preprocessorFor(dataset)({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
+        const result = await preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params, onProgress: ctx.progress });
         logWarnings(ctx.log, result.warnings);
-        const report = { dataset, counts: result.counts, warnings: result.warnings, agreement: result.agreement ?? null };
+        const qt = result.questionTypes;
+        if (qt.agreement !== null) {
+          const per = Object.entries(qt.agreement.perClass).map(([c, a]) => `${c} ${a.both}/${a.labelled}`).join(", ");
+          ctx.log(`question types: breakdown by ${qt.breakdown}; computed rule ${qt.rule} agrees with the labels on ${per}`);
+        }
+        const report = { dataset, splits: Object.keys(located.turnsFiles).sort(), counts: result.counts, warnings: result.warnings, agreement: qt.agreement };
         await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
+        await writeFile(ctx.outputs.questionTypes, canonicalJson(qt, 2) + "\n");
+        await writeFile(ctx.outputs.questionTypesReport, renderQuestionTypeReport(qt));
       },
     },
   });

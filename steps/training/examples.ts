@@ -11,7 +11,9 @@
  * - mined negatives keep the miner's rank order, truncated to k, -1 padded; ids not in the
  *   collection are dropped (counted);
  * - the dev collection is every gold passage of the dev turns plus a seeded uniform sample
- *   of other passages up to `devPassages` rows (0: the whole collection), in collection order.
+ *   of other passages up to `devPassages` rows (0: the whole collection), in collection order;
+ *   or, when `devCollection` lists a released dev collection's passage ids, those passages
+ *   (ids not in the collection dropped, counted) plus the dev gold, in collection order.
  */
 import { mulberry32 } from "../lib/prng.ts";
 
@@ -29,6 +31,8 @@ export interface ExampleInputs {
   readonly negatives?: ReadonlyMap<string, readonly string[]>;
   readonly k: number;
   readonly devPassages: number;
+  /** A released dev collection's passage ids; replaces the sample when given. */
+  readonly devCollection?: readonly string[];
   readonly seed: number;
 }
 
@@ -100,7 +104,14 @@ export function buildExamples(x: ExampleInputs): Examples {
     for (const r of rows) inDev.add(r);
   });
   const target = x.devPassages === 0 ? x.passages : Math.min(x.passages, Math.max(x.devPassages, inDev.size));
-  if (target === x.passages) for (let r = 0; r < x.passages; r++) inDev.add(r);
+  if (x.devCollection !== undefined) {
+    counts.dev_collection_missing = 0;
+    for (const pid of x.devCollection) {
+      const r = x.rowOf.get(pid);
+      if (r === undefined) counts.dev_collection_missing++;
+      else inDev.add(r);
+    }
+  } else if (target === x.passages) for (let r = 0; r < x.passages; r++) inDev.add(r);
   else {
     // Partial Fisher-Yates over the non-gold rows: uniform, seeded, O(passages) memory only once.
     const rest = Int32Array.from({ length: x.passages }, (_, i) => i).filter((r) => !inDev.has(r));

@@ -59,7 +59,7 @@ const assembleOutputs = { examples: dir("dpr:examples", "examples") };
 async function assemble(
   ctx: {
     params: z.output<typeof assembleParams>;
-    inputs: { trainQueries: string; devQueries: string; passages: string; turns: string; negatives?: string };
+    inputs: { trainQueries: string; devQueries: string; passages: string; turns: string; negatives?: string; devCollection?: string };
     outputs: { examples: string };
     log(line: string): void;
   },
@@ -79,7 +79,11 @@ async function assemble(
   const trainQids = await readLines(join(ctx.inputs.trainQueries, "qids.txt"));
   const devQids = await readLines(join(ctx.inputs.devQueries, "qids.txt"));
   const negatives = ctx.inputs.negatives === undefined ? undefined : await readNegatives(ctx.inputs.negatives);
-  const ex = buildExamples({ trainQids, devQids, trainGold, devGold, rowOf, passages: pids.length, k, devPassages, seed, ...(negatives ? { negatives } : {}) });
+  const devCollection = ctx.inputs.devCollection === undefined ? undefined : await readLines(ctx.inputs.devCollection);
+  const ex = buildExamples({ trainQids, devQids, trainGold, devGold, rowOf, passages: pids.length, k, devPassages, seed, ...(negatives ? { negatives } : {}), ...(devCollection ? { devCollection } : {}) });
+  if (devCollection !== undefined && ex.counts["dev_collection_missing"] === devCollection.length) {
+    throw new InputError(`none of the ${devCollection.length} released dev passages is in the collection`, { file: ctx.inputs.devCollection!, fix: "use the dev collection of the same release as the passages" });
+  }
   if (ex.trainRows.length === 0) {
     throw new InputError(`no training turn has a gold passage in the collection`, { file: ctx.inputs.turns, field: "gold_passage_ids", fix: "check that the turns and passages come from the same dataset" });
   }
@@ -107,6 +111,30 @@ export const assembleExamples = defineStep({
   description: "The DPR trainer's input files: training examples (positive, gold), dev queries and the dev collection.",
   params: assembleParams,
   inputs: baseInputs,
+  outputs: assembleOutputs,
+  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
+});
+
+/** As assemble-dpr-examples, with a released dev collection (its passage ids) instead of a sample. */
+export const assembleExamplesReleasedDev = defineStep({
+  id: "assemble-dpr-examples-released-dev",
+  version: 1,
+  source: import.meta.url,
+  description: "As assemble-dpr-examples, with a released dev collection (passage ids) for model selection.",
+  params: assembleParams,
+  inputs: { ...baseInputs, devCollection: "ids:passages" },
+  outputs: assembleOutputs,
+  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
+});
+
+/** As assemble-dpr-examples-with-negatives, with a released dev collection. */
+export const assembleExamplesWithNegativesReleasedDev = defineStep({
+  id: "assemble-dpr-examples-with-negatives-released-dev",
+  version: 1,
+  source: import.meta.url,
+  description: "As assemble-dpr-examples-with-negatives, with a released dev collection (passage ids) for model selection.",
+  params: assembleParams,
+  inputs: { ...baseInputs, negatives: "parquet:negatives", devCollection: "ids:passages" },
   outputs: assembleOutputs,
   runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
 });

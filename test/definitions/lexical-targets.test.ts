@@ -24,7 +24,8 @@ function names(steps: readonly AnyStep[]): string[] {
   return a.graph.order.map((s) => s.name).sort();
 }
 
-const prefix = (ds: string) => [`build-bm25-index.mini-${ds}`, `generate-mini-${ds}`, `preprocess-mini-${ds}`];
+const EVAL_SPLIT: Record<string, string> = { qrecc: "test", topiocqa: "dev", orquac: "test" };
+const prefix = (ds: string) => [`build-bm25-index.mini-${ds}`, `generate-mini-${ds}`, `preprocess-collection-mini-${ds}`, `preprocess-mini-${ds}.${EVAL_SPLIT[ds]}`];
 const bm25 = (ds: string, forms: string[]) => forms.flatMap((f) => [`evaluate.bm25.mini-${ds}.${f}`, `search-bm25.mini-${ds}.${f}`]);
 
 test("table1-bm25: QReCC, X_t and X_t \\ q_t, one render step", () => {

@@ -13,7 +13,8 @@ import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
-import { assembleExamples, assembleExamplesWithNegatives, pretrainDprDef, trainDprDef } from "../../../steps/training/steps.ts";
+import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, pretrainDprDef, trainDprDef } from "../../../steps/training/steps.ts";
+import { listPassageIds } from "../../../steps/data/dev-collection.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
@@ -23,7 +24,7 @@ import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } fro
 import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
 import { datasetTables, lockedFiles } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
-import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, MINI_BERT, type DenseSetup, type Profile } from "./setup.ts";
+import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, MINI_BERT, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
 
 export interface DenseContext {
   readonly data: DataSource;
@@ -58,7 +59,7 @@ function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
     use(tokenizeQueries, { name: `tokenize-queries.mini-nq.q_t.${split}`, params: { form: "q_t", split, goldOnly: true }, inputs: { turns: nq.turns, vocab } }).out.tokens;
   const examples = use(assembleExamples, {
     name: `assemble-dpr-examples.${tag}.theta0`,
-    params: { devPassages: setup.devPassages },
+    params: { devPassages: sampleSize(setup.devPassages.nq) },
     inputs: { trainQueries: queries("train"), devQueries: queries("dev"), passages, turns: nq.turns },
   }).out.examples;
   const { epochs, batch, lr } = setup.theta0;
@@ -85,6 +86,21 @@ function realBase(): Base {
   }).out.checkpoint;
   const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint, vocab } }).out.model;
   return { vocab, theta0 };
+}
+
+/** The sample size of a sampled dev collection (a released one has its own step). */
+function sampleSize(dev: DevCollection): number {
+  if (!("sample" in dev)) throw new Error(`a released dev collection (${dev.released}) where a sample is expected`);
+  return dev.sample;
+}
+
+/** The ids of a released dev collection: the lock entry's blocks file (e.g. OR-QuAC's dev_blocks.txt). */
+const RELEASED_DEV_FILES: Readonly<Record<string, string>> = { "orquac-dev-blocks": "dev_blocks.txt" };
+
+function releasedDevIds(entry: string): OutputRef<"ids:passages"> {
+  const file = RELEASED_DEV_FILES[entry];
+  if (file === undefined) throw new Error(`no blocks file known for dev collection '${entry}'`);
+  return use(listPassageIds, { name: `list-passage-ids.${entry}`, params: { file }, inputs: { files: lockedFiles(entry) } }).out.ids;
 }
 
 const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
@@ -221,10 +237,21 @@ export class DenseWorld {
         passages: this.passages(),
         turns: this.tables.turns,
       };
-      const assembleParams = { k: s.k, devPassages: this.setup.devPassages };
-      const examples = options.negatives
-        ? use(assembleExamplesWithNegatives, { name: `assemble-dpr-examples.${this.tag}.${label}`, params: assembleParams, inputs: { ...common, negatives: options.negatives } }).out.examples
-        : use(assembleExamples, { name: `assemble-dpr-examples.${this.tag}.${label}`, params: assembleParams, inputs: common }).out.examples;
+      const dev = this.setup.devPassages[this.dataset];
+      const name = `assemble-dpr-examples.${this.tag}.${label}`;
+      let examples: OutputRef<"dpr:examples">;
+      if ("released" in dev) {
+        const devCollection = releasedDevIds(dev.released);
+        const params = { k: s.k, devPassages: 0 };
+        examples = options.negatives
+          ? use(assembleExamplesWithNegativesReleasedDev, { name, params, inputs: { ...common, negatives: options.negatives, devCollection } }).out.examples
+          : use(assembleExamplesReleasedDev, { name, params, inputs: { ...common, devCollection } }).out.examples;
+      } else {
+        const params = { k: s.k, devPassages: dev.sample };
+        examples = options.negatives
+          ? use(assembleExamplesWithNegatives, { name, params, inputs: { ...common, negatives: options.negatives } }).out.examples
+          : use(assembleExamples, { name, params, inputs: common }).out.examples;
+      }
       const hard = options.negatives !== undefined;
       return use(trainDprDef(this.ctx.data === "real"), {
         name: `train-dpr.${this.tag}.${label}`,

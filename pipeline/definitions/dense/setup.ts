@@ -29,10 +29,19 @@ export interface TrainSchedule {
   readonly k: number;
 }
 
+export type DevCollection = { readonly sample: number } | { readonly released: string };
+
 export interface DenseSetup {
   readonly schedule: Readonly<Record<DatasetName, TrainSchedule>>;
-  /** Dev collection of the per-epoch Recall@5 model selection (gold + seeded sample; 0 = whole collection). */
-  readonly devPassages: number;
+  /**
+   * Dev collection of the per-epoch Recall@5 model selection, per dataset ("nq": θ0's
+   * pre-training on mini-nq): the dev turns' gold plus a seeded sample up to `sample` passages
+   * (0 = the whole collection), or a released dev collection (a datasets.lock entry of
+   * JSONL blocks) plus the dev gold. Real data follows the paper: OR-QuAC's released dev
+   * blocks (6.9k), and samples of the paper's sizes for QReCC (7.3k) and TopiOCQA (11k),
+   * whose released dev collections belong to other dev splits.
+   */
+  readonly devPassages: Readonly<Record<DatasetName | "nq", DevCollection>>;
   /**
    * Dev Recall@5 of the initial model before epoch 1 (logged, never selected). Off on mini:
    * θ0's numbers are in the tables already, and on 2 cores the 14 extra dev passes cost a
@@ -54,7 +63,7 @@ const MINI: DenseSetup = {
     topiocqa: { ...MINI_SCHEDULE, iterations: 3 },
     orquac: { ...MINI_SCHEDULE, iterations: 2 },
   },
-  devPassages: 1000,
+  devPassages: { qrecc: { sample: 1000 }, topiocqa: { sample: 1000 }, orquac: { sample: 1000 }, nq: { sample: 1000 } },
   evalBeforeTraining: false,
   shards: 2,
   vocabSize: 8000,
@@ -68,7 +77,7 @@ const SMOKE: DenseSetup = {
     topiocqa: { ...MINI.schedule.topiocqa, epochs: 1, lastEpochs: 1 },
     orquac: { ...MINI.schedule.orquac, epochs: 1, lastEpochs: 1 },
   },
-  devPassages: 300,
+  devPassages: { qrecc: { sample: 300 }, topiocqa: { sample: 300 }, orquac: { sample: 300 }, nq: { sample: 300 } },
   theta0: { ...MINI.theta0, epochs: 1 },
 };
 
@@ -80,7 +89,7 @@ const REAL: DenseSetup = {
     topiocqa: { ...PAPER_SCHEDULE, iterations: 3, batch: 128 },
     orquac: { ...PAPER_SCHEDULE, iterations: 2, batch: 128 },
   },
-  devPassages: 20_000,
+  devPassages: { qrecc: { sample: 7_300 }, topiocqa: { sample: 11_000 }, orquac: { released: "orquac-dev-blocks" }, nq: { sample: 20_000 } },
   evalBeforeTraining: true,
   shards: 16,
   vocabSize: 30_522,

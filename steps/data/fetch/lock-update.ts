@@ -9,7 +9,8 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import type { LockEntry, LockFile } from "../../../pipeline/engine/datasets-lock.ts";
-import { FileSink, HashSink, type TransferSink } from "./sinks.ts";
+import { FileSink, HashSink, hashFile, type TransferSink } from "./sinks.ts";
+import { checkPlausibleRelease } from "./plausibility.ts";
 import { transfer, type TransferOptions } from "./transfer.ts";
 
 export interface UpdateLockOptions extends Omit<TransferOptions, "expectedSize"> {
@@ -70,4 +71,14 @@ export function withDigest(lock: LockFile, name: string, digest: { sha256: strin
   const entry = lock.entries[name];
   if (!entry) throw new InputError(`no entry named '${name}'`, { field: "entries" });
   return { ...lock, entries: { ...lock.entries, [name]: { ...entry, sha256: digest.sha256, size: digest.size } } };
+}
+
+/**
+ * `lock --update <name> --data-dir`: the digest of a file placed by hand, after checking that
+ * it looks like the release (plausibility.ts); an implausible file is an InputError and is
+ * never pinned.
+ */
+export async function measurePlacedFile(name: string, entry: LockEntry, path: string, lockFile = "datasets.lock"): Promise<{ sha256: string; size: number }> {
+  checkPlausibleRelease(name, entry, path, lockFile);
+  return hashFile(path);
 }

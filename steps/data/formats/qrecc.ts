@@ -7,13 +7,19 @@
  *     [{"Context": ["q1", "a1", ...], "Question": "...", "Rewrite": "...", "Answer": "...",
  *       "Answer_URL": "https://...", "Conversation_no": 1, "Turn_no": 2,
  *       "Conversation_source": "quac" | "nq" | "trec"}, ...]
- *     Context alternates the previous questions and answers; no passage ids.
+ *     Context alternates the earlier turns' REWRITES (not their original questions) and
+ *     answers; no passage ids. Every turn of a conversation is in the same file, in no
+ *     particular order.
  *   SCAI-QReCC task files (the one the authors read; e.g. scai-qrecc21-*-turns.json plus
  *   the ground truth file), with the truth merged in:
  *     [{"Conversation_no": 1, "Turn_no": 2, "Question": "...", "Truth_rewrite": "...",
  *       "Truth_answer": "...", "Truth_passages": ["<url>_p<i>", ...],
  *       "Transformer_rewrite"?: "...", "Conversation_source"?: "..."}, ...]
- *     No Context: history is rebuilt from the earlier turns of the same conversation.
+ *     Context, when present, has the same content as in the original files.
+ * History (both shapes): the earlier turns of the same conversation (sorted by Turn_no),
+ * their original `Question` and their answer, as the authors' inputs X_t are built. Never
+ * `Context`: it would put the gold rewrites of earlier turns into X_t. Context is kept as
+ * a cross-check (`checkQreccContext`: its length and answers against the earlier turns).
  *
  * Collection (Zenodo passages.zip, ~54M passages in many JSONL files):
  *   {"id": "http://www.example.com/page_p3", "contents": "passage text"}
@@ -37,6 +43,8 @@ export type QreccTurnFormat = "original" | "scai";
 export interface ParsedTurn {
   readonly row: TurnRow;
   readonly at: RecordAt;
+  /** The record's `Context` as (question, answer) pairs; null when the record has none. */
+  readonly context?: readonly { question: string; answer: string }[] | null;
 }
 
 /** The shape of a QReCC turn record: SCAI when it has Truth_* fields, else original. */
@@ -53,7 +61,8 @@ export function qreccQid(conversation: string, turn: number): string {
 
 /**
  * Parses one split's turn records (either shape, detected per record). Rows come back in
- * (conversation, turn) order with question_type null; gold ids from Truth_passages.
+ * (conversation, turn) order with question_type null; gold ids from Truth_passages; history
+ * from the earlier turns of the conversation (see the header), never from Context.
  */
 export function parseQreccTurns(records: readonly LoadedRecord[], split: string): ParsedTurn[] {
   const parsed: { row: TurnRow; at: RecordAt; context: { question: string; answer: string }[] | null }[] = [];
@@ -98,7 +107,7 @@ export function parseQreccTurns(records: readonly LoadedRecord[], split: string)
     });
   }
   parsed.sort((a, b) => compareTurns(a.row, b.row));
-  // history: the record's own Context when present, else the earlier turns of the conversation
+  // history: the earlier turns of the conversation, original questions and answers
   let conv = "";
   let running: { question: string; answer: string }[] = [];
   for (const p of parsed) {
@@ -106,10 +115,38 @@ export function parseQreccTurns(records: readonly LoadedRecord[], split: string)
       conv = p.row.conversation_id;
       running = [];
     }
-    p.row.history = p.context ?? running.slice();
+    p.row.history = running.slice();
     running.push({ question: p.row.question, answer: p.row.answer ?? "" });
   }
-  return parsed.map(({ row, at }) => ({ row, at }));
+  return parsed.map(({ row, at, context }) => ({ row, at, context }));
+}
+
+export interface ContextDisagreement {
+  readonly qid: string;
+  readonly kind: "context-length-differs" | "context-answer-differs";
+  readonly detail: string;
+}
+
+/**
+ * Cross-checks each record's `Context` against the history built from the file's earlier
+ * turns: a different number of (question, answer) pairs (a turn missing from the file, or
+ * a Context that is not this conversation's) or an answer that differs. Questions are not
+ * compared: Context holds the rewrites. Pure; rows must come from `parseQreccTurns`.
+ */
+export function checkQreccContext(turns: readonly ParsedTurn[]): ContextDisagreement[] {
+  const out: ContextDisagreement[] = [];
+  for (const t of turns) {
+    const context = t.context;
+    if (context === null || context === undefined) continue;
+    const history = t.row.history;
+    if (context.length !== history.length) {
+      out.push({ qid: t.row.qid, kind: "context-length-differs", detail: `Context has ${context.length} question/answer pairs, the file has ${history.length} earlier turn(s)` });
+      continue;
+    }
+    const i = context.findIndex((c, k) => c.answer !== history[k]!.answer);
+    if (i >= 0) out.push({ qid: t.row.qid, kind: "context-answer-differs", detail: `Context answer ${i + 1} differs from turn ${i + 1}'s Answer` });
+  }
+  return out;
 }
 
 /** QReCC qrels: `{"<conv>_<turn>": {"<pid>": 1}}`, `{"": 1}` = no gold. */

@@ -12,13 +12,13 @@
 import { rm } from "node:fs/promises";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { parseJsonLine, readLineChunks, readTsvChunks } from "../../lib/jsonl.ts";
-import { rowsToRecordBatch, writeParquetFile } from "../../lib/parquet.ts";
+import { readParquetBatches, rowsToRecordBatch, writeParquetFile } from "../../lib/parquet.ts";
 import type { RecordAt } from "../formats/records.ts";
 import { parseOrquacBlock } from "../formats/orquac.ts";
 import { parseQreccPassage } from "../formats/qrecc.ts";
 import type { GoldRef } from "../formats/topiocqa.ts";
 import { isTopiocqaHeader, parseTopiocqaSegment } from "../formats/topiocqa.ts";
-import type { PassageRow } from "../schemas.ts";
+import type { DatasetName, PassageRow } from "../schemas.ts";
 import { passagesSchema } from "../schemas.ts";
 import { hashKey, IdHashSet } from "./id-hash.ts";
 import type * as arrow from "apache-arrow";
@@ -27,6 +27,13 @@ export type CollectionFormat = "qrecc-jsonl" | "orquac-jsonl" | "topiocqa-tsv";
 
 type JsonlFormat = { kind: "jsonl"; parse: (value: unknown, at: RecordAt) => PassageRow };
 type TsvFormat = { kind: "tsv"; isHeader: (fields: readonly string[]) => boolean; parse: (fields: readonly string[], at: RecordAt) => PassageRow };
+
+/** The collection format of each dataset's release. */
+export const COLLECTION_FORMAT_OF: Readonly<Record<DatasetName, CollectionFormat>> = {
+  qrecc: "qrecc-jsonl",
+  topiocqa: "topiocqa-tsv",
+  orquac: "orquac-jsonl",
+};
 
 /** Collection formats by name. */
 export const collectionFormats: Record<CollectionFormat, JsonlFormat | TsvFormat> = {
@@ -164,6 +171,50 @@ export async function preprocessCollection(options: CollectionOptions): Promise<
       await rm(options.outFile, { force: true });
       throw err;
     }
+  }
+  return { passages, foundGold, resolvedRefs };
+}
+
+export interface GoldScan {
+  readonly passages: number;
+  readonly foundGold: Set<string>;
+  /** "title\ttext" of a resolved GoldRef -> passage id. */
+  readonly resolvedRefs: Map<string, string>;
+}
+
+/**
+ * Reads a passages.parquet written by `preprocessCollection` back (ids only, plus titles
+ * and texts when gold references must be resolved) and reports which gold ids it holds and
+ * which (title, text) references resolve, with the same first-match rule as the collection
+ * pass. Turn preprocessing runs apart from the collection, so only the table is needed.
+ */
+export async function scanPassagesForGold(passagesFile: string, goldIds: ReadonlySet<string>, goldRefs: readonly GoldRef[] = []): Promise<GoldScan> {
+  const refsByTitle = new Map<string, Set<string>>();
+  for (const ref of goldRefs) {
+    let texts = refsByTitle.get(ref.title);
+    if (texts === undefined) refsByTitle.set(ref.title, (texts = new Set()));
+    texts.add(ref.text);
+  }
+  const foundGold = new Set<string>();
+  const resolvedRefs = new Map<string, string>();
+  const columns = refsByTitle.size > 0 ? ["id", "title", "text"] : ["id"];
+  let passages = 0;
+  for await (const batch of readParquetBatches(passagesFile, { columns })) {
+    const ids = batch.getChild("id")!;
+    const titles = refsByTitle.size > 0 ? batch.getChild("title") : null;
+    const texts = refsByTitle.size > 0 ? batch.getChild("text") : null;
+    for (let r = 0; r < batch.numRows; r++) {
+      const id = ids.get(r) as string;
+      if (goldIds.has(id)) foundGold.add(id);
+      if (titles !== null && texts !== null) {
+        const title = titles.get(r) as string | null;
+        if (title !== null && refsByTitle.get(title)?.has(texts.get(r) as string)) {
+          const key = goldRefKey({ title, text: texts.get(r) as string });
+          if (!resolvedRefs.has(key)) resolvedRefs.set(key, id);
+        }
+      }
+    }
+    passages += batch.numRows;
   }
   return { passages, foundGold, resolvedRefs };
 }

@@ -1,6 +1,8 @@
 /**
- * What the per-dataset preprocessors share: their input/output contract, counted
- * warnings, the gold-in-collection check and writing the three tables.
+ * What the per-dataset turn preprocessors share: their input/output contract, counted
+ * warnings, the gold-in-collection check and writing the turns and qrels tables. The
+ * collection is preprocessed apart (collection.ts, its own step), so a target that reads
+ * one split needs only that split's files, and the collection is parsed once for all.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +11,8 @@ import { writeParquetFile } from "../../lib/parquet.ts";
 import type { RecordAt } from "../formats/records.ts";
 import type { DatasetName, QrelRow, TurnRow } from "../schemas.ts";
 import { compareQrels, compareTurns, qrelsSchema, turnsSchema } from "../schemas.ts";
-import type { LabelAgreement } from "./question-types.ts";
+import type { QuestionTypeReport } from "./question-type-report.ts";
+import type { TypeRule } from "./question-types.ts";
 
 export interface PreprocessParams {
   /** Gold ids missing from the collection are an error instead of a counted warning (default false). */
@@ -24,17 +27,19 @@ export interface PreprocessParams {
   readonly devMaxFraction?: number;
   /** QReCC: keep only train turns with a gold passage (default true). */
   readonly trainGoldOnly?: boolean;
-  /** QReCC: a labels file overrides computed types, or is only compared (default "compare"). */
+  /** QReCC: a labels file is the breakdown ("override", default) or is only compared with the computed types. */
   readonly labelsMode?: "override" | "compare";
+  /** QReCC: how consecutive gold sets are compared for switch / no-switch (question-types.ts; default "shared-passage"). */
+  readonly typeRule?: TypeRule;
   /** QReCC: the split the labels file describes (default "test"; qids repeat across splits). */
   readonly labelsSplit?: string;
 }
 
 export interface PreprocessInputs {
-  /** split name -> turn file (QReCC: train, test; TopiOCQA: train, dev; OR-QuAC: train, dev, test). */
+  /** split name -> turn file (QReCC: train, test; TopiOCQA: train, dev; OR-QuAC: train, dev, test); only these splits are read. */
   readonly turnsFiles: Readonly<Record<string, string>>;
-  /** Collection files (JSONL or TSV, optionally .gz); read in sorted path order. */
-  readonly collectionFiles: readonly string[];
+  /** The collection's passages.parquet (collection.ts): gold ids are checked, and TopiOCQA references resolved, against it. */
+  readonly passagesFile: string;
   /** split name -> JSON qrels file (QReCC); OR-QuAC's single qrels.txt under any key. */
   readonly qrelsFiles?: Readonly<Record<string, string>>;
   /** QReCC question-type labels file (authors' format). */
@@ -55,9 +60,9 @@ export interface PreprocessWarning {
 export interface PreprocessResult {
   readonly counts: Record<string, number>;
   readonly warnings: PreprocessWarning[];
-  /** Present when a labels file was given (QReCC). */
-  readonly agreement?: LabelAgreement;
-  readonly files: { turns: string; passages: string; qrels: string };
+  /** The breakdown the turns carry and, where labels ship, the computed types' agreement with them. */
+  readonly questionTypes: QuestionTypeReport;
+  readonly files: { turns: string; qrels: string };
 }
 
 export type Preprocessor = (inputs: PreprocessInputs) => Promise<PreprocessResult>;
@@ -116,6 +121,12 @@ export function qrelsFromTurns(rows: readonly TurnRow[]): QrelRow[] {
 
 export function tablePaths(outDir: string): { turns: string; passages: string; qrels: string } {
   return { turns: join(outDir, "turns.parquet"), passages: join(outDir, "passages.parquet"), qrels: join(outDir, "qrels.parquet") };
+}
+
+/** Turn and qrels tables of a turn preprocessor. */
+export function turnTablePaths(outDir: string): { turns: string; qrels: string } {
+  const { turns, qrels } = tablePaths(outDir);
+  return { turns, qrels };
 }
 
 /** Writes turns.parquet (sorted by split, conversation, turn) and qrels.parquet. */

@@ -14,7 +14,7 @@ import { InputError } from "../../../pipeline/engine/errors.ts";
 import { loadRecords, type LoadedRecord } from "../formats/records.ts";
 import type { DatasetName, TurnRow } from "../schemas.ts";
 import { preprocessCollection } from "./collection.ts";
-import type { PreprocessInputs, PreprocessResult } from "./common.ts";
+import type { PreprocessInputs, PreprocessWarning } from "./common.ts";
 import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
 
 /** The `dataset` column value; NQ is not one of the conversational datasets (DatasetName). */
@@ -62,7 +62,19 @@ export function nqTurn(rec: LoadedRecord, split: string, index: number): TurnRow
   };
 }
 
-export async function preprocessNq(inputs: PreprocessInputs): Promise<PreprocessResult> {
+/** NQ has no separate collection step: its one preprocessing writes the three tables. */
+export interface NqInputs extends Omit<PreprocessInputs, "passagesFile"> {
+  /** Collection files (TSV, optionally .gz); read in sorted path order. */
+  readonly collectionFiles: readonly string[];
+}
+
+export interface NqResult {
+  readonly counts: Record<string, number>;
+  readonly warnings: PreprocessWarning[];
+  readonly files: { turns: string; passages: string; qrels: string };
+}
+
+export async function preprocessNq(inputs: NqInputs): Promise<NqResult> {
   const params = inputs.params ?? {};
   const warnings = new Warnings();
   const located: { row: TurnRow; at: { file: string; line: number } }[] = [];

@@ -1,6 +1,6 @@
 /**
- * OR-QuAC preprocessing: `preprocessed/{train,dev,test}.txt` + `qrels.txt` +
- * `all_blocks.txt` (or `dev_blocks.txt`) -> turns/passages/qrels Parquet.
+ * OR-QuAC turn preprocessing: `preprocessed/{train,dev,test}.txt` (the splits given) +
+ * `qrels.txt`, checked against the blocks' passages.parquet -> turns/qrels Parquet.
  *
  * Gold ids come from the qrels file (qids are unique across splits, so one file serves
  * all). A turn the qrels do not list gets no gold and a counted warning ("no-qrels").
@@ -13,10 +13,11 @@ import { parseJsonQrels } from "../formats/qrels.ts";
 import { loadRecords, readJsonFile } from "../formats/records.ts";
 import { parseOrquacTurns } from "../formats/orquac.ts";
 import type { ParsedOrquacTurn } from "../formats/orquac.ts";
-import { preprocessCollection } from "./collection.ts";
+import { scanPassagesForGold } from "./collection.ts";
 import type { PreprocessInputs, PreprocessResult } from "./common.ts";
-import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, turnTablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { goldOverlapTypes } from "./question-types.ts";
+import { questionTypeReport } from "./question-type-report.ts";
 
 export async function preprocessOrquac(inputs: PreprocessInputs): Promise<PreprocessResult> {
   const params = inputs.params ?? {};
@@ -27,6 +28,7 @@ export async function preprocessOrquac(inputs: PreprocessInputs): Promise<Prepro
   for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "dev", "test"], "orquac")) {
     turns.push(...parseOrquacTurns(loadRecords(file), split));
   }
+  // One qrels file covers every split: keep the qids of the splits read here.
   const gold = new Map<string, string[]>();
   for (const file of Object.values(inputs.qrelsFiles ?? {}).sort()) {
     for (const [qid, ids] of parseJsonQrels(readJsonFile(file).value, file).gold) gold.set(qid, ids);
@@ -37,24 +39,16 @@ export async function preprocessOrquac(inputs: PreprocessInputs): Promise<Prepro
     else t.row.gold_passage_ids = ids;
   }
   const rows = turns.map((t) => t.row);
-  const types = goldOverlapTypes(rows, { domains: null, documentOf: (id) => id });
+  const types = goldOverlapTypes(rows, { domains: null, rule: "shared-passage" });
   rows.forEach((r, i) => (r.question_type = types[i] ?? null));
 
-  const paths = tablePaths(inputs.outDir);
   mkdirSync(inputs.outDir, { recursive: true });
-  const collection = await preprocessCollection({
-    files: inputs.collectionFiles,
-    format: "orquac-jsonl",
-    outFile: paths.passages,
-    goldIds: goldIdsOf(turns),
-    ...(params.rowGroupRows === undefined ? {} : { rowGroupRows: params.rowGroupRows }),
-    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
-  });
-  checkGoldInCollection(turns, collection.foundGold, strict, warnings);
+  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns));
+  checkGoldInCollection(turns, scan.foundGold, strict, warnings);
   const qrels = qrelsFromTurns(rows);
   await writeTurnTables(inputs.outDir, "orquac", rows, qrels, params.rowGroupRows);
   for (const r of rows) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;
-  counts["passages"] = collection.passages;
   counts["qrels"] = qrels.length;
-  return { counts, warnings: warnings.list(), files: paths };
+  const questionTypes = questionTypeReport({ dataset: "orquac", breakdown: "computed", rule: "shared-passage", labels: null, rows, computed: types, agreement: null });
+  return { counts, warnings: warnings.list(), questionTypes, files: turnTablePaths(inputs.outDir) };
 }

@@ -1,30 +1,37 @@
 /**
- * QReCC preprocessing: turn files (original or SCAI shape) + optional qrels + optional
- * question-type labels + the JSONL collection -> turns/passages/qrels Parquet.
+ * QReCC turn preprocessing: turn files (original or SCAI shape) + optional qrels + optional
+ * question-type labels, checked against the collection's passages.parquet -> turns/qrels
+ * Parquet and the question-type report.
  *
  * Order of operations (each step documented where it lives):
- * 1. parse each split's turns (formats/qrecc.ts); history from Context or earlier turns;
+ * 1. parse each split's turns (formats/qrecc.ts); history from the earlier turns' original
+ *    questions and answers; a Context that disagrees with them (length, answers) is a
+ *    counted warning (`context-length-differs`, `context-answer-differs`);
  * 2. qrels files replace a turn's gold ids (Truth_passages) when they list the qid;
  * 3. a labels file fills missing source domains of its split;
  * 4. 2,000 train conversations (clamped, dev-split.ts) become split "dev";
- * 5. question types by the gold-overlap rule on NQ and TREC turns (question-types.ts),
- *    then the labels file is compared with them (confusion counts) or overrides them,
- *    in the split it describes (param labelsSplit, default "test": qids repeat across
- *    splits, so a labels file must never touch other splits);
+ * 5. question types by the gold-overlap rule on NQ and TREC turns (question-types.ts,
+ *    param typeRule), compared with the labels file in the split it describes (param
+ *    labelsSplit, default "test": qids repeat across splits, so a labels file must never
+ *    touch other splits); the labels are the breakdown there (labelsMode "override",
+ *    default) or only compared ("compare");
  * 6. train turns without gold are dropped (param trainGoldOnly, default true);
- * 7. the collection is streamed to passages.parquet, gold ids are checked against it;
+ * 7. gold ids are checked against the passages table;
  * 8. qrels.parquet is written from the final turns' gold ids (relevance 1).
+ * Only the splits given in turnsFiles are read (a test-only table needs no training file).
  */
 import { mkdirSync } from "node:fs";
-import { parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns, qreccDocumentOf } from "../formats/qrecc.ts";
+import { basename } from "node:path";
+import { checkQreccContext, parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns } from "../formats/qrecc.ts";
 import { loadRecords, readJsonFile } from "../formats/records.ts";
-import type { TurnRow } from "../schemas.ts";
-import { preprocessCollection } from "./collection.ts";
+import type { QuestionType, TurnRow } from "../schemas.ts";
+import { scanPassagesForGold } from "./collection.ts";
 import type { LocatedTurn, PreprocessInputs, PreprocessResult } from "./common.ts";
-import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, turnTablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { chooseDevConversations } from "./dev-split.ts";
 import type { LabelAgreement } from "./question-types.ts";
 import { applyLabels, compareWithLabels, goldOverlapTypes } from "./question-types.ts";
+import { questionTypeReport } from "./question-type-report.ts";
 
 export const QRECC_TYPE_DOMAINS: ReadonlySet<string> = new Set(["nq", "trec"]);
 
@@ -37,6 +44,10 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   let turns: LocatedTurn[] = [];
   for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "test"], "qrecc")) {
     const parsed = parseQreccTurns(loadRecords(file), split);
+    for (const d of checkQreccContext(parsed)) {
+      const message = d.kind === "context-length-differs" ? "Context length differs from the earlier turns in the file (history uses the turns)" : "a Context answer differs from the earlier turn's Answer (history uses the turns)";
+      warnings.add(d.kind, message, `${split} ${d.qid}: ${d.detail}`);
+    }
     const qrelsFile = inputs.qrelsFiles?.[split];
     if (qrelsFile !== undefined) {
       const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile, split);
@@ -74,13 +85,16 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   counts["dev_conversations"] = dev.size;
 
   const all = rows();
-  const computed = goldOverlapTypes(all, { domains: QRECC_TYPE_DOMAINS, documentOf: qreccDocumentOf });
-  all.forEach((r, i) => (r.question_type = computed[i] ?? null));
-  let agreement: LabelAgreement | undefined;
+  const rule = params.typeRule ?? "shared-passage";
+  const computedList = goldOverlapTypes(all, { domains: QRECC_TYPE_DOMAINS, rule });
+  const computed = new Map<TurnRow, QuestionType | null>(all.map((r, i) => [r, computedList[i] ?? null]));
+  all.forEach((r, i) => (r.question_type = computedList[i] ?? null));
+  let agreement: LabelAgreement | null = null;
+  const override = labels !== undefined && (params.labelsMode ?? "override") === "override";
   if (labels !== undefined) {
-    const inScope = all.map((r, i) => [r, computed[i] ?? null] as const).filter(([r]) => r.split === labelsSplit);
-    agreement = compareWithLabels(inScope.map(([r]) => r), inScope.map(([, c]) => c), labels);
-    if ((params.labelsMode ?? "compare") === "override") applyLabels(inScope.map(([r]) => r), labels, "override");
+    const inScope = all.filter((r) => r.split === labelsSplit);
+    agreement = compareWithLabels(inScope, inScope.map((r) => computed.get(r) ?? null), labels);
+    if (override) applyLabels(inScope, labels, "override");
   }
 
   if (params.trainGoldOnly ?? true) {
@@ -89,23 +103,23 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
     counts["train_turns_dropped_no_gold"] = before - turns.length;
   }
 
-  const paths = tablePaths(inputs.outDir);
   mkdirSync(inputs.outDir, { recursive: true });
-  const collection = await preprocessCollection({
-    files: inputs.collectionFiles,
-    format: "qrecc-jsonl",
-    outFile: paths.passages,
-    goldIds: goldIdsOf(turns),
-    ...(params.rowGroupRows === undefined ? {} : { rowGroupRows: params.rowGroupRows }),
-    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
-  });
-  checkGoldInCollection(turns, collection.foundGold, strict, warnings);
+  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns));
+  checkGoldInCollection(turns, scan.foundGold, strict, warnings);
 
   const final = rows();
   const qrels = qrelsFromTurns(final);
   await writeTurnTables(inputs.outDir, "qrecc", final, qrels, params.rowGroupRows);
   for (const r of final) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;
-  counts["passages"] = collection.passages;
   counts["qrels"] = qrels.length;
-  return { counts, warnings: warnings.list(), ...(agreement === undefined ? {} : { agreement }), files: paths };
+  const questionTypes = questionTypeReport({
+    dataset: "qrecc",
+    breakdown: override ? "labels" : "computed",
+    rule,
+    labels: labels === undefined || inputs.labelsFile === undefined ? null : { file: basename(inputs.labelsFile), split: labelsSplit },
+    rows: final,
+    computed: final.map((r) => computed.get(r) ?? null),
+    agreement,
+  });
+  return { counts, warnings: warnings.list(), questionTypes, files: turnTablePaths(inputs.outDir) };
 }

@@ -1,10 +1,14 @@
 /**
- * Per-dataset preprocessors, keyed by dataset name. All share one input contract
- * (PreprocessInputs) and write turns.parquet, passages.parquet and qrels.parquet into
- * `outDir`.
+ * Per-dataset turn preprocessors, keyed by dataset name. All share one input contract
+ * (PreprocessInputs) and write turns.parquet and qrels.parquet into `outDir`, checked
+ * against a passages.parquet that `preprocessDatasetCollection` wrote (a step of its own).
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { DatasetName } from "../schemas.ts";
-import type { Preprocessor } from "./common.ts";
+import { COLLECTION_FORMAT_OF, preprocessCollection } from "./collection.ts";
+import type { PreprocessInputs, PreprocessResult, Preprocessor } from "./common.ts";
+import { tablePaths } from "./common.ts";
 import { preprocessOrquac } from "./orquac.ts";
 import { preprocessQrecc } from "./qrecc.ts";
 import { preprocessTopiocqa } from "./topiocqa.ts";
@@ -19,4 +23,32 @@ export function preprocessorFor(dataset: string): Preprocessor {
   const p = (preprocessors as Record<string, Preprocessor | undefined>)[dataset];
   if (p === undefined) throw new RangeError(`no preprocessor for dataset '${dataset}' (known: ${Object.keys(preprocessors).sort().join(", ")})`);
   return p;
+}
+
+/** A dataset's collection files -> `outFile` (passages.parquet); returns the passage count. */
+export async function preprocessDatasetCollection(
+  dataset: DatasetName,
+  files: readonly string[],
+  outFile: string,
+  options: { rowGroupRows?: number; onProgress?: (done: number, total?: number) => void } = {},
+): Promise<{ passages: number }> {
+  const r = await preprocessCollection({ files, format: COLLECTION_FORMAT_OF[dataset], outFile, ...options });
+  return { passages: r.passages };
+}
+
+/** Both stages in one call (tests, scripts): the collection into `outDir`, then the turns against it. */
+export async function preprocessDataset(
+  dataset: DatasetName,
+  inputs: Omit<PreprocessInputs, "passagesFile"> & { readonly collectionFiles: readonly string[] },
+): Promise<PreprocessResult & { files: { turns: string; qrels: string; passages: string } }> {
+  const { collectionFiles, ...rest } = inputs;
+  mkdirSync(inputs.outDir, { recursive: true });
+  const passagesFile = tablePaths(inputs.outDir).passages;
+  const rowGroupRows = inputs.params?.rowGroupRows;
+  const { passages } = await preprocessDatasetCollection(dataset, collectionFiles, passagesFile, {
+    ...(rowGroupRows === undefined ? {} : { rowGroupRows }),
+    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
+  });
+  const r = await preprocessorFor(dataset)({ ...rest, passagesFile });
+  return { ...r, counts: { ...r.counts, passages }, files: { ...r.files, passages: join(inputs.outDir, "passages.parquet") } };
 }

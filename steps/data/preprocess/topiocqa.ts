@@ -1,10 +1,10 @@
 /**
- * TopiOCQA preprocessing: raw turn files or DPR all_history files (train, dev) +
- * `full_wiki_segments.tsv` -> turns/passages/qrels Parquet.
+ * TopiOCQA turn preprocessing: raw turn files or DPR all_history files (the splits given),
+ * checked against the segments' passages.parquet -> turns/qrels Parquet.
  *
  * Gold passages come with an id when the file has one (Gold_passage.id, positive_ctxs
- * passage_id); otherwise by (title, text), resolved to the segment id during the
- * collection pass (as the official evaluation matches them). Unresolved references are
+ * passage_id); otherwise by (title, text), resolved to the segment id by reading the
+ * passages table (as the official evaluation matches them). Unresolved references are
  * counted warnings ("gold-ref-unresolved"), or an error naming the turn when strict.
  * Question types: first / topic-continues / topic-switch from the gold article (Topic).
  */
@@ -13,10 +13,11 @@ import { InputError } from "../../../pipeline/engine/errors.ts";
 import { loadRecords } from "../formats/records.ts";
 import { parseTopiocqaTurns } from "../formats/topiocqa.ts";
 import type { ParsedTopiocqaTurn } from "../formats/topiocqa.ts";
-import { goldRefKey, preprocessCollection } from "./collection.ts";
+import { goldRefKey, scanPassagesForGold } from "./collection.ts";
 import type { PreprocessInputs, PreprocessResult } from "./common.ts";
-import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, tablePaths, Warnings, writeTurnTables } from "./common.ts";
+import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, turnTablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { topicTypes } from "./question-types.ts";
+import { questionTypeReport } from "./question-type-report.ts";
 
 export async function preprocessTopiocqa(inputs: PreprocessInputs): Promise<PreprocessResult> {
   const params = inputs.params ?? {};
@@ -31,17 +32,8 @@ export async function preprocessTopiocqa(inputs: PreprocessInputs): Promise<Prep
   const types = topicTypes(rows);
   rows.forEach((r, i) => (r.question_type = types[i] ?? null));
 
-  const paths = tablePaths(inputs.outDir);
   mkdirSync(inputs.outDir, { recursive: true });
-  const collection = await preprocessCollection({
-    files: inputs.collectionFiles,
-    format: "topiocqa-tsv",
-    outFile: paths.passages,
-    goldIds: goldIdsOf(turns),
-    goldRefs: turns.flatMap((t) => t.goldRefs),
-    ...(params.rowGroupRows === undefined ? {} : { rowGroupRows: params.rowGroupRows }),
-    ...(inputs.onProgress === undefined ? {} : { onProgress: inputs.onProgress }),
-  });
+  const collection = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), turns.flatMap((t) => t.goldRefs));
   checkGoldInCollection(turns, collection.foundGold, strict, warnings);
   for (const t of turns) {
     const ids = new Set(t.row.gold_passage_ids);
@@ -58,7 +50,7 @@ export async function preprocessTopiocqa(inputs: PreprocessInputs): Promise<Prep
   const qrels = qrelsFromTurns(rows);
   await writeTurnTables(inputs.outDir, "topiocqa", rows, qrels, params.rowGroupRows);
   for (const r of rows) counts[`turns_${r.split}`] = (counts[`turns_${r.split}`] ?? 0) + 1;
-  counts["passages"] = collection.passages;
   counts["qrels"] = qrels.length;
-  return { counts, warnings: warnings.list(), files: paths };
+  const questionTypes = questionTypeReport({ dataset: "topiocqa", breakdown: "computed", rule: "topic", labels: null, rows, computed: types, agreement: null });
+  return { counts, warnings: warnings.list(), questionTypes, files: turnTablePaths(inputs.outDir) };
 }

@@ -255,27 +255,36 @@ test("--data real: fetched (offline, --data-dir), assembled and preprocessed to 
   assert.ok(result?.ok, JSON.stringify(result?.failures ?? outcome.outcome.analysis));
   assert.deepEqual(
     outcome.executed.filter((s) => !s.startsWith("fetch-dataset.")),
-    ["assemble-raw-orquac", "assemble-raw-qrecc", "assemble-raw-topiocqa", "preprocess-real-orquac", "preprocess-real-qrecc", "preprocess-real-topiocqa"],
+    [
+      "assemble-raw-orquac-collection", "assemble-raw-orquac-turns.dev+test+train", "assemble-raw-qrecc-collection", "assemble-raw-qrecc-turns.test+train",
+      "assemble-raw-topiocqa-collection", "assemble-raw-topiocqa-turns.dev+train", "preprocess-collection-real-orquac", "preprocess-collection-real-qrecc",
+      "preprocess-collection-real-topiocqa", "preprocess-real-orquac", "preprocess-real-qrecc", "preprocess-real-topiocqa",
+    ],
   );
   assert.equal(outcome.executed.filter((s) => s.startsWith("fetch-dataset.")).length, Object.keys(entries).length);
 
-  const { preprocessorFor } = await import("../../../steps/data/preprocess/registry.ts");
-  const { locateDataset } = await import("../../../steps/data/layout.ts");
+  const { preprocessDataset } = await import("../../../steps/data/preprocess/registry.ts");
+  const { locateCollection, locateTurns } = await import("../../../steps/data/layout.ts");
   for (const dataset of ["qrecc", "topiocqa", "orquac"] as const) {
     const prep = result.results.get(`preprocess-real-${dataset}`)?.entry;
-    assert.ok(prep, dataset);
-    // the same preprocessor on the generator's own directory
+    const coll = result.results.get(`preprocess-collection-real-${dataset}`)?.entry;
+    assert.ok(prep && coll, dataset);
+    // the same preprocessors on the generator's own directory
     const outDir = join(mini, `${dataset}-out`);
     const params = dataset === "qrecc" ? { devConversations: 2000 } : {};
-    await preprocessorFor(dataset)({ ...locateDataset(dataset, join(mini, dataset)), outDir, params });
-    for (const table of ["turns.parquet", "passages.parquet", "qrels.parquet"]) {
-      const got: Buffer = readFileSync(join(prep.dir, "outputs", table));
+    const root = join(mini, dataset);
+    await preprocessDataset(dataset, { ...locateTurns(dataset, root), collectionFiles: locateCollection(dataset, root), outDir, params });
+    const tables: [string, string][] = [[prep.dir, "turns.parquet"], [coll.dir, "passages.parquet"], [prep.dir, "qrels.parquet"]];
+    for (const [entryDir, table] of tables) {
+      const got: Buffer = readFileSync(join(entryDir, "outputs", table));
       assert.equal(sha(got), sha(readFileSync(join(outDir, table))), `${dataset} ${table}`);
     }
   }
-  // the assembled raw directory holds hard links (same store filesystem), not symlinks
-  const asm = result.results.get("assemble-raw-orquac")?.entry;
-  assert.ok(asm);
-  assert.deepEqual(filesUnder(join(asm.dir, "outputs", "raw")), ["all_blocks.txt", "preprocessed/dev.txt", "preprocessed/test.txt", "preprocessed/train.txt", "qrels.txt"]);
-  assert.ok(statSync(join(asm.dir, "outputs", "raw", "all_blocks.txt")).nlink >= 2);
+  // the assembled raw directories hold hard links (same store filesystem), not symlinks
+  const asm = result.results.get("assemble-raw-orquac-turns.dev+test+train")?.entry;
+  const asmColl = result.results.get("assemble-raw-orquac-collection")?.entry;
+  assert.ok(asm && asmColl);
+  assert.deepEqual(filesUnder(join(asm.dir, "outputs", "raw")), ["preprocessed/dev.txt", "preprocessed/test.txt", "preprocessed/train.txt", "qrels.txt"]);
+  assert.deepEqual(filesUnder(join(asmColl.dir, "outputs", "raw")), ["all_blocks.txt"]);
+  assert.ok(statSync(join(asmColl.dir, "outputs", "raw", "all_blocks.txt")).nlink >= 2);
 });

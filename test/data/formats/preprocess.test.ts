@@ -1,11 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 import { InputError } from "../../../pipeline/engine/errors.ts";
-import { preprocessorFor, preprocessors } from "../../../steps/data/preprocess/registry.ts";
+import { preprocessDataset, preprocessorFor } from "../../../steps/data/preprocess/registry.ts";
 import type { PassageRow, QrelRow, TurnRow } from "../../../steps/data/schemas.ts";
 import { readParquetRows } from "../../../steps/lib/parquet.ts";
 import { tempDir } from "../../tmp.ts";
@@ -35,10 +34,16 @@ const qreccInputs = (outDir: string) => ({
 test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-only train, warnings", async () => {
   const outDir = tempDir("cspipe-pre-qrecc-");
   const progress: number[] = [];
-  const res = await preprocessors.qrecc({ ...qreccInputs(outDir), params: { devConversations: 0 }, onProgress: (d) => progress.push(d) });
+  const res = await preprocessDataset("qrecc", { ...qreccInputs(outDir), params: { devConversations: 0 }, onProgress: (d) => progress.push(d) });
   assert.deepEqual(res.counts, { dev_conversations: 0, train_turns_dropped_no_gold: 3, turns_train: 7, turns_test: 5, passages: 10, qrels: 12 });
   assert.deepEqual(res.warnings, [{ code: "gold-not-in-collection", message: "gold passage id not found in the collection", count: 1, examples: ["10_2: http://f.com/qubit_p2"] }]);
-  assert.deepEqual(res.agreement, { confusion: { first: { first: 2 }, switch: { "no-switch": 1, switch: 1 } }, total: 4, agree: 3, agreement: 0.75 });
+  // the labels are the breakdown of test; the computed types (shared passage ids) agree on all four
+  assert.deepEqual(res.questionTypes.agreement?.confusion, { first: { first: 2 }, switch: { switch: 2 } });
+  assert.deepEqual(res.questionTypes.agreement?.perClass, {
+    first: { labelled: 2, computed: 2, both: 2, agreement: 1, precision: 1 },
+    switch: { labelled: 2, computed: 2, both: 2, agreement: 1, precision: 1 },
+  });
+  assert.equal(res.questionTypes.breakdown, "labels");
   assert.deepEqual(progress, [10]);
 
   const turns = await rowsOf<TurnRow>(res.files.turns);
@@ -46,12 +51,12 @@ test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-
     turns.map((t) => [t.split, t.qid, t.question_type]),
     [
       ["test", "10_1", "first"],
-      ["test", "10_2", "no-switch"],
+      ["test", "10_2", "switch"],
       ["test", "10_3", null],
       ["test", "11_1", "first"],
       ["test", "11_2", "switch"],
       ["train", "1_1", "first"],
-      ["train", "1_2", "no-switch"],
+      ["train", "1_2", "switch"],
       ["train", "1_3", "switch"],
       ["train", "2_2", null],
       ["train", "3_1", null],
@@ -76,7 +81,7 @@ test("QReCC: turns/passages/qrels tables, computed types, label agreement, gold-
 
 test("QReCC: dev split (clamped to 1 of 5 conversations) and labels override", async () => {
   const outDir = tempDir("cspipe-pre-qrecc-");
-  const res = await preprocessorFor("qrecc")({ ...qreccInputs(outDir), params: { labelsMode: "override" } });
+  const res = await preprocessDataset("qrecc", { ...qreccInputs(outDir), params: { labelsMode: "override" } });
   assert.equal(res.counts["dev_conversations"], 1);
   assert.equal(res.counts["turns_dev"], 2);
   assert.equal(res.counts["turns_train"], 5);
@@ -87,7 +92,7 @@ test("QReCC: dev split (clamped to 1 of 5 conversations) and labels override", a
 
 test("QReCC strict: a gold id missing from the collection names the turn's file and line", async () => {
   const outDir = tempDir("cspipe-pre-qrecc-");
-  await assert.rejects(preprocessors.qrecc({ ...qreccInputs(outDir), params: { devConversations: 0, strict: true } }), (e: unknown) => {
+  await assert.rejects(preprocessDataset("qrecc", { ...qreccInputs(outDir), params: { devConversations: 0, strict: true } }), (e: unknown) => {
     assert.ok(e instanceof InputError);
     assert.equal(e.file, q("qrecc_test.json"));
     assert.equal(e.line, 12);
@@ -101,7 +106,7 @@ test("duplicate passage id is an InputError naming both lines, and no passages f
   const coll = join(outDir, "dup.jsonl");
   writeFileSync(coll, ['{"id": "a_p0", "contents": "x"}', '{"id": "b_p0", "contents": "y"}', "", '{"id": "a_p0", "contents": "z"}'].join("\n"));
   await assert.rejects(
-    preprocessors.qrecc({ turnsFiles: { test: q("qrecc_test.json") }, collectionFiles: [coll], outDir: join(outDir, "out") }),
+    preprocessDataset("qrecc", { turnsFiles: { test: q("qrecc_test.json") }, collectionFiles: [coll], outDir: join(outDir, "out") }),
     (e: unknown) => e instanceof InputError && e.file === coll && e.line === 4 && /duplicate passage id 'a_p0' \(first at .*dup\.jsonl:1\)/.test(e.message),
   );
   assert.equal(existsSync(join(outDir, "out", "passages.parquet")), false);
@@ -112,14 +117,14 @@ test("malformed collection line names file and line", async () => {
   const coll = join(outDir, "bad.jsonl");
   writeFileSync(coll, '{"id": "a_p0", "contents": "x"}\n{"id": "b_p0", "contents": \n');
   await assert.rejects(
-    preprocessors.qrecc({ turnsFiles: { test: q("qrecc_test.json") }, collectionFiles: [coll], outDir: join(outDir, "out") }),
+    preprocessDataset("qrecc", { turnsFiles: { test: q("qrecc_test.json") }, collectionFiles: [coll], outDir: join(outDir, "out") }),
     (e: unknown) => e instanceof InputError && e.file === coll && e.line === 2,
   );
 });
 
 test("TopiOCQA: TSV header skipped, quoted field kept, gold resolved by title+text, topic types", async () => {
   const outDir = tempDir("cspipe-pre-topi-");
-  const res = await preprocessors.topiocqa({
+  const res = await preprocessDataset("topiocqa", {
     turnsFiles: { train: join(FIX, "topiocqa", "train.json"), dev: join(FIX, "topiocqa", "topiocqa_valid.jsonl") },
     collectionFiles: [join(FIX, "topiocqa", "full_wiki_segments.tsv")],
     outDir,
@@ -145,7 +150,7 @@ test("TopiOCQA: TSV header skipped, quoted field kept, gold resolved by title+te
 test("OR-QuAC: gold from qrels.txt, types, blocks with titles", async () => {
   const outDir = tempDir("cspipe-pre-orquac-");
   const o = (f: string) => join(FIX, "orquac", f);
-  const res = await preprocessors.orquac({
+  const res = await preprocessDataset("orquac", {
     turnsFiles: { train: o("train.txt"), dev: o("dev.txt") },
     collectionFiles: [o("all_blocks.txt")],
     qrelsFiles: { all: o("qrels.txt") },
@@ -168,7 +173,7 @@ test("OR-QuAC: gold from qrels.txt, types, blocks with titles", async () => {
 
 test("registry: unknown dataset and unknown split", async () => {
   assert.throws(() => preprocessorFor("msmarco"), /no preprocessor for dataset 'msmarco' \(known: orquac, qrecc, topiocqa\)/);
-  await assert.rejects(preprocessors.qrecc({ turnsFiles: { validation: q("qrecc_test.json") }, collectionFiles: [], outDir: tmpdir() }), /unknown split 'validation'/);
+  await assert.rejects(preprocessDataset("qrecc", { turnsFiles: { validation: q("qrecc_test.json") }, collectionFiles: [], outDir: tempDir("cspipe-pre-split-") }), /unknown split 'validation'/);
 });
 
 test("QReCC: a labels file touches only its split (qids repeat across splits)", async () => {
@@ -176,10 +181,11 @@ test("QReCC: a labels file touches only its split (qids repeat across splits)", 
   const labels = join(outDir, "labels.json");
   // "1_1" exists only in train here, as test qids would in the real data
   writeFileSync(labels, JSON.stringify({ trec: ["1_1"], nq: [], quac: [], first: [], switch: ["1_1"], "no-switch": [] }));
-  const res = await preprocessors.qrecc({ ...qreccInputs(outDir), labelsFile: labels, params: { devConversations: 0, labelsMode: "override" } });
+  const res = await preprocessDataset("qrecc", { ...qreccInputs(outDir), labelsFile: labels, params: { devConversations: 0, labelsMode: "override" } });
   assert.equal(res.counts["label_domain_conflicts"], undefined);
-  // test rows: computed types 10_1 first, 10_2 no-switch, 11_1 first, 11_2 switch, none labelled
-  assert.deepEqual(res.agreement, { confusion: { none: { first: 2, "no-switch": 1, switch: 1 } }, total: 4, agree: 0, agreement: 0 });
+  // test rows: computed types 10_1 first, 10_2 switch, 11_1 first, 11_2 switch, none labelled
+  assert.deepEqual(res.questionTypes.agreement?.confusion, { none: { first: 2, switch: 2 } });
+  assert.equal(res.questionTypes.agreement?.agreement, 0);
   const turns = await rowsOf<TurnRow>(res.files.turns);
   const t11 = turns.find((t) => t.qid === "1_1")!;
   assert.deepEqual([t11.split, t11.source_domain, t11.question_type], ["train", "nq", "first"]);

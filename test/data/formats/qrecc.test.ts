@@ -44,7 +44,7 @@ test("SCAI shape: ids, rewrite/answer from Truth_*, gold from Truth_passages, hi
   assert.equal(turns[9]!.at.line, 10);
 });
 
-test("original shape: Rewrite/Answer, history from Context", () => {
+test("original shape: Rewrite/Answer, history from the earlier turns (Context holds rewrites)", () => {
   const turns = parseQreccTurns(loadRecords(join(FIX, "qrecc_test.json")), "test");
   assert.deepEqual(
     turns.map((t) => [t.row.qid, t.row.rewrite, t.row.answer, t.row.history.length, t.row.source_domain]),

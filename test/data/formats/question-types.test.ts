@@ -1,8 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { qreccDocumentOf } from "../../../steps/data/formats/qrecc.ts";
+import { join } from "node:path";
+import { parseQuestionTypeLabels } from "../../../steps/data/formats/qrecc.ts";
+import { parseJsonQrels } from "../../../steps/data/formats/qrels.ts";
+import { readJsonFile } from "../../../steps/data/formats/records.ts";
 import type { TurnRow } from "../../../steps/data/schemas.ts";
-import { applyLabels, compareWithLabels, goldOverlapTypes, topicTypes } from "../../../steps/data/preprocess/question-types.ts";
+import { applyLabels, compareWithLabels, goldOverlapTypes, topicTypes, turnsFromQrels } from "../../../steps/data/preprocess/question-types.ts";
 import { chooseDevConversations, devSize, splitmix32 } from "../../../steps/data/preprocess/dev-split.ts";
 
 function row(conv: string, turn: number, gold: string[], domain: string | null = "nq", topic: string | null = null): TurnRow {
@@ -24,7 +27,7 @@ function row(conv: string, turn: number, gold: string[], domain: string | null =
   };
 }
 
-const QRECC = { domains: new Set(["nq", "trec"]), documentOf: qreccDocumentOf };
+const QRECC = { domains: new Set(["nq", "trec"]), rule: "shared-page" as const };
 
 test("gold-overlap rule: first, shared passage, shared document, switch, missing gold, quac excluded", () => {
   const rows = [
@@ -41,9 +44,9 @@ test("gold-overlap rule: first, shared passage, shared document, switch, missing
   ];
   assert.deepEqual(goldOverlapTypes(rows, QRECC), ["first", null, "no-switch", "no-switch", "switch", null, null, null, null, null]);
   // no domain filter and passage-only overlap (OR-QuAC)
-  assert.deepEqual(goldOverlapTypes(rows.slice(7), { domains: null, documentOf: (id) => id }), ["first", "no-switch", "first"]);
+  assert.deepEqual(goldOverlapTypes(rows.slice(7), { domains: null, rule: "shared-passage" as const }), ["first", "no-switch", "first"]);
   // "u/a_p1" vs "u/a_p0" without the document rule is a switch
-  assert.deepEqual(goldOverlapTypes([row("9", 1, ["u/a_p0"]), row("9", 2, ["u/a_p1"])], { domains: null, documentOf: (id) => id }), ["first", "switch"]);
+  assert.deepEqual(goldOverlapTypes([row("9", 1, ["u/a_p0"]), row("9", 2, ["u/a_p1"])], { domains: null, rule: "shared-passage" as const }), ["first", "switch"]);
 });
 
 test("topic rule: first, continues, switch, unknown topic", () => {
@@ -98,4 +101,26 @@ test("dev split: deterministic for a seed, independent of input order, different
   const r = splitmix32(0);
   assert.deepEqual([r(), r(), r()].map((x) => Math.round(x * 4294967296)), [2462723854, 1020716019, 454327756]);
   assert.deepEqual(chooseDevConversations(["1", "2", "3", "4", "5"], { devConversations: 2000, seed: 42 }), ["3"]);
+});
+
+test("agreement per class on a hand-made QReCC test fragment (real qrels and labels formats): passage ids, not pages", () => {
+  const dir = join(import.meta.dirname, "fixtures", "qrecc", "types");
+  const qrelsFile = join(dir, "qrels.txt");
+  const labelsFile = join(dir, "test_question_types.json");
+  const labels = parseQuestionTypeLabels(readJsonFile(labelsFile).value, labelsFile);
+  const rows = turnsFromQrels(parseJsonQrels(readJsonFile(qrelsFile).value, qrelsFile).gold, labels);
+  const per = (rule: "shared-passage" | "shared-page") => {
+    const a = compareWithLabels(rows, goldOverlapTypes(rows, { domains: new Set(["nq", "trec"]), rule }), labels);
+    return Object.fromEntries(Object.entries(a.perClass).map(([c, x]) => [c, `${x.both}/${x.labelled}`]));
+  };
+  // same page, another paragraph: the labels call it a switch, the page rule does not
+  assert.deepEqual(per("shared-passage"), { first: "5/5", "no-switch": "5/6", switch: "7/8" });
+  assert.deepEqual(per("shared-page"), { first: "5/5", "no-switch": "5/6", switch: "2/8" });
+  // the step default is the passage rule
+  assert.deepEqual(goldOverlapTypes(rows, { domains: new Set(["nq", "trec"]) }), goldOverlapTypes(rows, { domains: new Set(["nq", "trec"]), rule: "shared-passage" }));
+  const a = compareWithLabels(rows, goldOverlapTypes(rows, { domains: new Set(["nq", "trec"]) }), labels);
+  assert.deepEqual(a.disagreements, [
+    { qid: "2449_3", label: "switch", computed: "no-switch" },
+    { qid: "55_2", label: "no-switch", computed: "switch" },
+  ]);
 });

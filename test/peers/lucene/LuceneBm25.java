@@ -15,6 +15,11 @@
 //            (score descending, then the id field ascending). Prints one JSON line per query:
 //            {"qid":..., "hits":[[id, score], ...]} and first a line {"stats":{...}}.
 //   stopwords                                 prints EnglishAnalyzer.ENGLISH_STOP_WORDS_SET as JSON.
+//   sweep    <templates.b64> <first> <last>  StandardTokenizer on every code point from first to last (decimal,
+//            surrogates skipped): each template has U+0000 where the code point goes; the filled templates are
+//            joined by a space into one text per code point. Prints runs of code points whose token spans (in
+//            code points, "start-end" joined by ",") are equal: one line "first last spans" per run.
+//   version                                   prints Lucene's version (org.apache.lucene.util.Version.LATEST).
 import java.io.*;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.*;
@@ -24,6 +29,7 @@ import org.apache.lucene.analysis.core.WhitespaceTokenizer;
 import org.apache.lucene.analysis.en.*;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.analysis.tokenattributes.OffsetAttribute;
 import org.apache.lucene.document.*;
 import org.apache.lucene.index.*;
 import org.apache.lucene.search.*;
@@ -152,6 +158,67 @@ public class LuceneBm25 {
             out.println("{\"qid\":" + json(qid) + ",\"hits\":" + hits + "}");
           }
         }
+        break;
+      }
+      case "version": {
+        out.println(org.apache.lucene.util.Version.LATEST.toString());
+        break;
+      }
+      case "sweep": {
+        List<String> templates = new ArrayList<>();
+        for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) if (!line.isEmpty()) templates.add(decode(line));
+        int first = Integer.parseInt(args[2]), last = Integer.parseInt(args[3]);
+        StandardTokenizer tok = new StandardTokenizer();
+        OffsetAttribute off = tok.addAttribute(OffsetAttribute.class);
+        // Code points go into chunks of one text: one segment per code point (its filled templates
+        // joined by a space), segments separated by a space, so no token spans two segments.
+        final int chunk = 2048;
+        String prev = null;
+        int runStart = first, prevCp = first;
+        List<Integer> cps = new ArrayList<>();
+        for (int cp = first; cp <= last + 1; cp++) {
+          boolean flush = cp > last || cps.size() == chunk;
+          if (flush && !cps.isEmpty()) {
+            StringBuilder text = new StringBuilder();
+            int[] segStart = new int[cps.size()];
+            for (int i = 0; i < cps.size(); i++) {
+              if (i > 0) text.append(' ');
+              segStart[i] = text.length();
+              String x = new String(Character.toChars(cps.get(i)));
+              for (int t = 0; t < templates.size(); t++) {
+                if (t > 0) text.append(' ');
+                text.append(templates.get(t).replace("\u0000", x));
+              }
+            }
+            String s = text.toString();
+            StringBuilder[] sigs = new StringBuilder[cps.size()];
+            for (int i = 0; i < sigs.length; i++) sigs[i] = new StringBuilder();
+            tok.setReader(new StringReader(s));
+            tok.reset();
+            int seg = 0;
+            while (tok.incrementToken()) {
+              int so = off.startOffset(), eo = off.endOffset();
+              while (seg + 1 < segStart.length && segStart[seg + 1] <= so) seg++;
+              StringBuilder b = sigs[seg];
+              if (b.length() > 0) b.append(',');
+              b.append(s.codePointCount(segStart[seg], so)).append('-').append(s.codePointCount(segStart[seg], eo));
+            }
+            tok.end();
+            tok.close();
+            for (int i = 0; i < cps.size(); i++) {
+              int c = cps.get(i);
+              String cur = sigs[i].toString();
+              if (prev == null) { prev = cur; runStart = c; }
+              else if (!cur.equals(prev) || c != prevCp + 1) { out.println(runStart + " " + prevCp + " " + prev); prev = cur; runStart = c; }
+              prevCp = c;
+            }
+            cps.clear();
+          }
+          if (cp > last) break;
+          if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+          cps.add(cp);
+        }
+        if (prev != null) out.println(runStart + " " + prevCp + " " + prev);
         break;
       }
       default: throw new IllegalArgumentException("unknown mode " + args[0]);

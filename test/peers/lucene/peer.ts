@@ -84,3 +84,35 @@ export function luceneSearch(
 export function luceneStopwords(classpath: string): string[] {
   return JSON.parse(run(classpath, ["stopwords"])) as string[];
 }
+
+/** A run of code points whose filled templates tokenize to the same spans. */
+export interface SweepRun {
+  readonly first: number;
+  readonly last: number;
+  /** Token spans in code points, "start-end" joined by ",". */
+  readonly spans: string;
+}
+
+/** U+0000 in a template marks where each code point goes. */
+export const SWEEP_PLACEHOLDER = "\u0000";
+
+/**
+ * Lucene's StandardTokenizer on every code point in [first, last] (surrogates skipped), each
+ * substituted into every template, the filled templates joined by one space. One Java run.
+ */
+export function luceneSweep(classpath: string, templates: readonly string[], first = 0, last = 0x10ffff): SweepRun[] {
+  return withTemp((dir) => {
+    const file = join(dir, "templates.b64");
+    writeFileSync(file, templates.map(b64).join("\n") + "\n");
+    const lines = run(classpath, ["sweep", file, String(first), String(last)]).trimEnd().split("\n");
+    return lines.map((l) => {
+      const [a, b, spans] = l.split(" ");
+      return { first: Number(a), last: Number(b), spans: spans ?? "" };
+    });
+  });
+}
+
+/** Lucene's version as the jars report it (org.apache.lucene.util.Version.LATEST). */
+export function luceneVersion(classpath: string): string {
+  return run(classpath, ["version"]).trim();
+}

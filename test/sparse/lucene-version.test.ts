@@ -1,0 +1,16 @@
+// The Lucene peer must be the version the paper's Anserini used (8.8.x: Debian's liblucene8-java
+// 8.8.1 ships jars named 8.7.0, so the file name is not evidence). In CI (CI=true) a missing peer
+// is a failure, not a skip.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { luceneClasspath, luceneVersion } from "../peers/lucene/peer.ts";
+
+const peer = luceneClasspath();
+
+test("the Lucene peer is Lucene 8.8.x", (t) => {
+  if (!("classpath" in peer)) {
+    if (process.env["CI"] === "true") assert.fail(`Lucene peer unavailable in CI: ${peer.missing}`);
+    return t.skip(`Lucene peer unavailable: ${peer.missing}`);
+  }
+  assert.match(luceneVersion(peer.classpath), /^8\.8\.\d+$/);
+});
