@@ -59,7 +59,8 @@ export class LocalExecutor implements Executor {
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
     Object.assign(childEnv, job.env, job.secrets, { PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: job.settings.allowCpu ? "cpu-allowed" : "auto" });
-    if (threads) Object.assign(childEnv, { OMP_NUM_THREADS: threads, CSPIPE_THREADS: threads });
+    // OpenBLAS and MKL keep thread pools of their own that torch.set_num_threads does not cap.
+    if (threads) Object.assign(childEnv, { OMP_NUM_THREADS: threads, OPENBLAS_NUM_THREADS: threads, MKL_NUM_THREADS: threads, CSPIPE_THREADS: threads });
 
     return new Promise<JobOutcome>((resolve) => {
       const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });

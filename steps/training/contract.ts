@@ -5,7 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { TRAINER_DEFAULTS, trainerParamsShape, type TrainerSettings } from "./config-schema.ts";
 
 /** HF BertConfig fields the compact BERT understands (others in a config.json are ignored). */
 export interface BertConfig {
@@ -37,73 +39,23 @@ export type TrainingInit =
   | { kind: "checkpoint"; query_path: string; passage_path: string; bert_config?: BertConfig; query_prefix?: string; passage_prefix?: string }
   | { kind: "hf-dpr"; question_encoder_path: string; ctx_encoder_path: string; bert_config?: BertConfig };
 
-export interface TrainingConfig {
-  lr: number;
-  weight_decay: number;
-  warmup_ratio: number;
-  clip: number;
-  adam_eps: number;
-  epochs: number;
-  batch_size: number;
-  n_hard_negatives: number;
-  seed: number;
-  device: "auto" | "cpu" | "cuda";
-  amp: "fp16" | "bf16" | "none";
-  /** CPU threads; null: --threads flag, then env CSPIPE_TORCH_THREADS, then 1. */
-  threads: number | null;
-  eval_batch_size: number;
-  eval_before_training: boolean;
-  recall_k: number;
-  mask_false_negatives: boolean;
-  /** Drop gold passages from the mined lists before sampling (false = the authors' released behaviour). */
-  filter_gold_negatives: boolean;
-  progress_every: number;
-  save_checkpoint: boolean;
-  export_onnx: boolean;
-  onnx_opset: number;
-  parity_check_transformers: boolean;
-  allow_pickle: boolean;
-  init: TrainingInit;
-}
+/** The trainer's config: its settings (config-schema.ts, the one source) and where it starts from. */
+export type TrainingConfig = TrainerSettings & { init: TrainingInit };
 
 /** The paper's hyperparameters (Kim & Kim 2022, DPR): lr 3e-5, wd 0.1, 10% warm-up, clip 2.0, fp16, seed 42. */
-export const TRAINING_DEFAULTS: Readonly<Omit<TrainingConfig, "init">> = Object.freeze({
-  lr: 3e-5,
-  weight_decay: 0.1,
-  warmup_ratio: 0.1,
-  clip: 2.0,
-  adam_eps: 1e-8,
-  epochs: 10,
-  batch_size: 128,
-  n_hard_negatives: 1,
-  seed: 42,
-  device: "auto",
-  amp: "fp16",
-  threads: null,
-  eval_batch_size: 128,
-  eval_before_training: true,
-  recall_k: 5,
-  mask_false_negatives: true,
-  filter_gold_negatives: true,
-  progress_every: 10,
-  save_checkpoint: true,
-  export_onnx: true,
-  onnx_opset: 14,
-  parity_check_transformers: true,
-  allow_pickle: false,
-});
+export const TRAINING_DEFAULTS: Readonly<TrainerSettings> = TRAINER_DEFAULTS;
 
-/** A full config from overrides (the Python side re-validates everything). */
-export function trainingConfig(overrides: Partial<TrainingConfig> & { init: TrainingInit }): TrainingConfig {
-  const cfg: TrainingConfig = { ...TRAINING_DEFAULTS, ...overrides };
-  for (const k of ["epochs", "batch_size", "eval_batch_size", "recall_k", "progress_every"] as const) {
-    if (!Number.isInteger(cfg[k]) || cfg[k] < 1) throw new InputError(`must be an integer >= 1, got ${cfg[k]}`, { field: k });
+const settingsSchema = z.object(trainerParamsShape).strict();
+
+/** A full config from overrides, checked against the schema (the Python side checks it again). */
+export function trainingConfig(overrides: Partial<TrainerSettings> & { init: TrainingInit }): TrainingConfig {
+  const { init, ...settings } = overrides;
+  const parsed = settingsSchema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InputError(issue.message, { field: issue.path.join("."), fix: "see steps/training/config-schema.ts for each key's range" });
   }
-  if (!Number.isInteger(cfg.n_hard_negatives) || cfg.n_hard_negatives < 0) {
-    throw new InputError(`must be an integer >= 0, got ${cfg.n_hard_negatives}`, { field: "n_hard_negatives" });
-  }
-  if (!(cfg.lr > 0)) throw new InputError(`must be > 0, got ${cfg.lr}`, { field: "lr" });
-  return cfg;
+  return { ...(parsed.data as TrainerSettings), init };
 }
 
 /** Input directory files: name -> [expected content, required]. Token ids: pad 0, attention mask = ids != 0. */

@@ -22,7 +22,8 @@ import type { TurnRow } from "../data/schemas.ts";
 import { readNegatives } from "../mining/steps.ts";
 import { buildExamples } from "./examples.ts";
 import { sameVocabulary, tokensVocab } from "../encoding/vocab-identity.ts";
-import { TRAINER_SCRIPT, TRAINING_DEFAULTS } from "./contract.ts";
+import { TRAINER_SCRIPT } from "./contract.ts";
+import { trainerParamsShape } from "./config-schema.ts";
 
 async function readLines(path: string): Promise<string[]> {
   const text = await readFile(path, "utf8");
@@ -151,29 +152,12 @@ export const assembleExamplesWithNegatives = defineStep({
   runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
 });
 
-/** The trainer's config as step params: its own defaults (the paper's), every key checked again in Python. */
-const trainerConfig = {
-  lr: z.number().positive().default(TRAINING_DEFAULTS.lr),
-  weight_decay: z.number().nonnegative().default(TRAINING_DEFAULTS.weight_decay),
-  warmup_ratio: z.number().min(0).lt(1).default(TRAINING_DEFAULTS.warmup_ratio),
-  clip: z.number().positive().default(TRAINING_DEFAULTS.clip),
-  adam_eps: z.number().positive().default(TRAINING_DEFAULTS.adam_eps),
-  epochs: z.number().int().positive().default(TRAINING_DEFAULTS.epochs),
-  batch_size: z.number().int().positive().default(TRAINING_DEFAULTS.batch_size),
-  n_hard_negatives: z.number().int().nonnegative().default(TRAINING_DEFAULTS.n_hard_negatives),
-  seed: z.number().int().default(TRAINING_DEFAULTS.seed),
-  device: z.enum(["auto", "cpu", "cuda"]).default(TRAINING_DEFAULTS.device),
-  amp: z.enum(["fp16", "bf16", "none"]).default(TRAINING_DEFAULTS.amp),
-  eval_batch_size: z.number().int().positive().default(TRAINING_DEFAULTS.eval_batch_size),
-  eval_before_training: z.boolean().default(TRAINING_DEFAULTS.eval_before_training),
-  recall_k: z.number().int().positive().default(TRAINING_DEFAULTS.recall_k),
-  mask_false_negatives: z.boolean().default(TRAINING_DEFAULTS.mask_false_negatives),
-  filter_gold_negatives: z.boolean().default(TRAINING_DEFAULTS.filter_gold_negatives),
-  progress_every: z.number().int().positive().default(TRAINING_DEFAULTS.progress_every),
-  onnx_opset: z.number().int().positive().default(TRAINING_DEFAULTS.onnx_opset),
-  parity_check_transformers: z.boolean().default(TRAINING_DEFAULTS.parity_check_transformers),
-  allow_pickle: z.boolean().default(TRAINING_DEFAULTS.allow_pickle),
-};
+/**
+ * The trainer's config as step params (config-schema.ts): every key but the run-level ones,
+ * which never enter a key: threads (the executor sets them), and whether to save and export
+ * (a step always does both).
+ */
+const { threads: _threads, save_checkpoint: _save, export_onnx: _export, ...trainerConfig } = trainerParamsShape;
 
 const bertConfig = z
   .object({

@@ -236,7 +236,7 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   const gpu = requested && options.gpuAvailable;
   const env: Record<string, string> = { ...job.env, PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: job.settings.allowCpu ? "cpu-allowed" : "auto" };
   const threads = rt.resources?.cpus;
-  if (threads !== undefined) Object.assign(env, { OMP_NUM_THREADS: String(threads), CSPIPE_THREADS: String(threads) });
+  if (threads !== undefined) Object.assign(env, { OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads), CSPIPE_THREADS: String(threads) });
   if (options.cacheBuster !== undefined) env.CSPIPE_DAGGER_NONCE = options.cacheBuster;
   const stream = options.logStream !== undefined && streamsLog(argv) ? options.logStream : undefined;
   if (stream) env[TOKEN_ENV] = stream.token;

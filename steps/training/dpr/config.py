@@ -4,30 +4,18 @@ import os
 
 from errors import TrainingInputError
 
-DEFAULTS = {
-    "lr": 3e-5, "weight_decay": 0.1, "warmup_ratio": 0.1, "clip": 2.0, "adam_eps": 1e-8,
-    "epochs": 10, "batch_size": 128, "n_hard_negatives": 1, "seed": 42,
-    "device": "auto", "amp": "fp16", "threads": None,
-    "eval_batch_size": 128, "eval_before_training": True, "recall_k": 5,
-    "mask_false_negatives": True, "filter_gold_negatives": True, "progress_every": 10,
-    "save_checkpoint": True, "export_onnx": True, "onnx_opset": 14,
-    "parity_check_transformers": True, "allow_pickle": False,
-    "init": None,
-}
-_NUMBER = (int, float)
-TYPES = {
-    "lr": _NUMBER, "weight_decay": _NUMBER, "warmup_ratio": _NUMBER, "clip": _NUMBER, "adam_eps": _NUMBER,
-    "epochs": int, "batch_size": int, "n_hard_negatives": int, "seed": int, "device": str, "amp": str,
-    "threads": (int, type(None)), "eval_batch_size": int, "eval_before_training": bool, "recall_k": int,
-    "mask_false_negatives": bool, "filter_gold_negatives": bool, "progress_every": int, "save_checkpoint": bool, "export_onnx": bool,
-    "onnx_opset": int, "parity_check_transformers": bool, "allow_pickle": bool, "init": dict,
-}
-INIT_KINDS = {
-    "random": {"required": [], "optional": ["bert_config"]},
-    "checkpoint": {"required": ["query_path", "passage_path"], "optional": ["bert_config", "query_prefix", "passage_prefix"]},
-    "hf-dpr": {"required": ["question_encoder_path", "ctx_encoder_path"], "optional": ["bert_config"]},
-}
-CHOICES = {"device": ("auto", "cpu", "cuda"), "amp": ("fp16", "bf16", "none")}
+
+def _load_schema():
+    """The config keys, generated from steps/training/config-schema.ts (the one source)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "config_schema.json")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+SCHEMA = _load_schema()
+FIELDS = SCHEMA["fields"]
+INIT_KINDS = SCHEMA["init_kinds"]
+DEFAULTS = {**{k: f["default"] for k, f in FIELDS.items()}, "init": None}
 
 
 def _fail(msg, path, field, fix=None):
@@ -71,6 +59,29 @@ def load_config(path, init_from=None, vocab_size=None, init_hf_dpr=None):
     return validate_config(raw, path)
 
 
+def _check_field(key, field, v, path):
+    """One key against its schema entry: type, choices and range."""
+    kind = field["kind"]
+    if kind == "int?" and v is None:
+        return
+    if kind == "bool":
+        if not isinstance(v, bool):
+            _fail(f"expected a boolean, got {type(v).__name__}", path, key)
+        return
+    if kind == "enum":
+        if v not in field["values"]:
+            _fail(f"{v!r} is not one of {', '.join(field['values'])}", path, key)
+        return
+    numeric = int if kind in ("int", "int?") else (int, float)
+    if isinstance(v, bool) or not isinstance(v, numeric):
+        _fail(f"expected {'an integer' if numeric is int else 'a number'}, got {v!r}", path, key)
+    lo, hi = field.get("min"), field.get("max")
+    if lo is not None and (v <= lo if field.get("minExclusive") else v < lo):
+        _fail(f"must be {'>' if field.get('minExclusive') else '>='} {lo}, got {v!r}", path, key)
+    if hi is not None and (v >= hi if field.get("maxExclusive") else v > hi):
+        _fail(f"must be {'<' if field.get('maxExclusive') else '<='} {hi}, got {v!r}", path, key)
+
+
 def validate_config(raw, path="<config>"):
     if not isinstance(raw, dict):
         _fail("config must be a JSON object", path, None)
@@ -78,24 +89,10 @@ def validate_config(raw, path="<config>"):
     if unknown:
         _fail(f"unknown key(s) {', '.join(unknown)}", path, unknown[0], f"valid keys: {', '.join(sorted(DEFAULTS))}")
     cfg = {**DEFAULTS, **raw}
-    for key, typ in TYPES.items():
-        v = cfg[key]
-        if isinstance(v, bool) and typ in (_NUMBER, int):
-            _fail(f"expected a number, got {v!r}", path, key)
-        if not isinstance(v, typ):
-            _fail(f"expected {getattr(typ, '__name__', 'a number or null')}, got {type(v).__name__}", path, key)
-    for key, options in CHOICES.items():
-        if cfg[key] not in options:
-            _fail(f"{cfg[key]!r} is not one of {', '.join(options)}", path, key)
-    for key in ("batch_size", "eval_batch_size", "recall_k", "progress_every"):
-        if cfg[key] < 1:
-            _fail("must be >= 1", path, key)
-    if cfg["epochs"] < 0:
-        _fail("must be >= 0 (0 = export the initial encoders without training)", path, "epochs")
-    if cfg["n_hard_negatives"] < 0 or cfg["lr"] <= 0 or not 0 <= cfg["warmup_ratio"] < 1 or cfg["clip"] <= 0:
-        _fail("out of range (n_hard_negatives >= 0, lr > 0, 0 <= warmup_ratio < 1, clip > 0)", path, "lr")
-    if cfg["threads"] is not None and cfg["threads"] < 1:
-        _fail("must be >= 1 or null", path, "threads")
+    for key, field in FIELDS.items():
+        _check_field(key, field, cfg[key], path)
+    if not isinstance(cfg["init"], dict):
+        _fail("expected an object", path, "init", 'e.g. {"kind": "random"}')
     init = cfg["init"]
     kind = init.get("kind")
     if kind not in INIT_KINDS:

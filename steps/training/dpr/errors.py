@@ -8,3 +8,4 @@ class TrainingInputError(Exception):
         if fix:
             text += f" Fix: {fix}"
         super().__init__(text)
+        self.file, self.field, self.fix = file, field, fix

@@ -17,12 +17,17 @@ from losses import false_negative_mask, in_batch_nll
 from negatives import batch_order, gold_set, sample_negatives
 from onnx_export import check_with_onnxruntime, export_encoder
 from optim import make_optimizer
+from provenance import environment, plateau_summary
 
 
-def seed_everything(seed):
+def seed_everything(seed, deterministic=True):
     random.seed(seed)
     np.random.seed(seed % (2 ** 32))
     torch.manual_seed(seed)
+    if deterministic:
+        # cuBLAS needs a fixed workspace for deterministic GEMMs; set before CUDA initialises.
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True, warn_only=True)
 
 
 def pick_device(name):
@@ -134,7 +139,7 @@ def export_initial(cfg, inputs, out_dir, log, emit, vocab=None):
     Recall@k of the exported model is measured and logged as epoch 0."""
     t0 = time.time()
     device = pick_device(cfg["device"])
-    seed_everything(cfg["seed"])
+    seed_everything(cfg["seed"], cfg["deterministic"])
     q_model, p_model, load_reports = build_encoders(cfg, log)
     check_vocab_fits(q_model, vocab)
     if cfg["parity_check_transformers"]:
@@ -157,7 +162,7 @@ def export_initial(cfg, inputs, out_dir, log, emit, vocab=None):
         "steps": 0, "examples": 0, "train_queries": 0 if inputs is None else len(inputs.pos),
         "fallback_negatives": 0, "seconds": round(time.time() - t0, 3),
         "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
-        "amp": "none", "load_reports": load_reports, "outputs": outputs,
+        "amp": "none", "load_reports": load_reports, "outputs": outputs, "environment": environment(device),
     })
 
 
@@ -170,7 +175,7 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
         return export_initial(cfg, inputs, out_dir, log, emit, vocab)
     t0 = time.time()
     device = pick_device(cfg["device"])
-    seed_everything(cfg["seed"])
+    seed_everything(cfg["seed"], cfg["deterministic"])
     if cfg["n_hard_negatives"] > 0 and inputs.neg is None:
         raise TrainingInputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
                                  field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
@@ -192,6 +197,7 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
         r, counted = evaluate(q_model, p_model, inputs, cfg, device)
         record({"epoch": 0, key: r, "dev_queries": counted, "selectable": False})
     best_epoch, best_r, best_state = None, -1.0, None
+    last_gain, stopped = 0, None
     step = 0
     emit(f"PROGRESS 0 {total}")
     for epoch in range(1, cfg["epochs"] + 1):
@@ -220,19 +226,30 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
                 "steps": step, "lr": float(sched.get_last_lr()[0]), "fallback_negatives": batcher.fallbacks,
                 "seconds": round(time.time() - t0, 3)})
         if r > best_r:  # strict: ties keep the earlier epoch
+            if r >= best_r + cfg["min_delta"]:
+                last_gain = epoch
             best_epoch, best_r, best_state = epoch, r, (_snapshot(q_model), _snapshot(p_model))
+        if cfg["patience"] > 0 and epoch - last_gain >= cfg["patience"] and epoch < cfg["epochs"]:
+            stopped = epoch
+            log(f"plateau: no dev R@{cfg['recall_k']} gain of {cfg['min_delta']} or more since epoch {last_gain}; "
+                f"stopping after epoch {epoch} of {cfg['epochs']}")
+            break
     q_model.load_state_dict(best_state[0])
     p_model.load_state_dict(best_state[1])
     q_model.cpu().eval()
     p_model.cpu().eval()
     outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab)
+    per_epoch = {str(m["epoch"]): m[key] for m in metrics}
     result = {
         "best_epoch": best_epoch, key: best_r,
-        "dev_recall_per_epoch": {str(m["epoch"]): m[key] for m in metrics},
-        "steps": step, "examples": nq * cfg["epochs"], "train_queries": nq,
+        "dev_recall_per_epoch": per_epoch,
+        "epochs_run": stopped if stopped is not None else cfg["epochs"], "stopped_early": stopped is not None,
+        "plateau": plateau_summary(per_epoch, cfg["patience"]),
+        "steps": step, "examples": nq * (stopped or cfg["epochs"]), "train_queries": nq,
         "fallback_negatives": batcher.fallbacks, "seconds": round(time.time() - t0, 3),
         "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
         "amp": "none" if amp.dtype is None else cfg["amp"], "load_reports": load_reports, "outputs": outputs,
+        "environment": environment(device),
     }
     return _write_result(out_dir, result)
 

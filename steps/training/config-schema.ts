@@ -1,0 +1,93 @@
+/**
+ * The DPR trainer's config keys: the one source of their names, types, defaults, ranges and
+ * meaning. From it come the TypeScript type (`TrainerSettings`), the steps' zod params
+ * (`trainerParamsShape`), and `steps/training/dpr/config_schema.json`, which the Python
+ * trainer reads for its own checks (config.py). `npx tsx scripts/gen-trainer-schema.ts`
+ * rewrites the JSON; test/training/config-schema.test.ts fails while it is stale.
+ */
+import { z } from "zod";
+
+type NumberField = { readonly kind: "number"; readonly default: number; readonly min?: number; readonly minExclusive?: boolean; readonly max?: number; readonly maxExclusive?: boolean; readonly doc: string };
+type IntField = { readonly kind: "int"; readonly default: number; readonly min?: number; readonly doc: string };
+type NullableIntField = { readonly kind: "int?"; readonly default: null; readonly min?: number; readonly doc: string };
+type BoolField = { readonly kind: "bool"; readonly default: boolean; readonly doc: string };
+type EnumField = { readonly kind: "enum"; readonly values: readonly [string, ...string[]]; readonly default: string; readonly doc: string };
+export type TrainerField = NumberField | IntField | NullableIntField | BoolField | EnumField;
+
+/** Every key but `init` (a tagged union: INIT_KINDS). Defaults are the paper's (Kim & Kim 2022, DPR). */
+export const TRAINER_FIELDS = {
+  lr: { kind: "number", default: 3e-5, min: 0, minExclusive: true, doc: "AdamW learning rate" },
+  weight_decay: { kind: "number", default: 0.1, min: 0, doc: "AdamW weight decay, on weights only (not biases, not LayerNorm weights)" },
+  warmup_ratio: { kind: "number", default: 0.1, min: 0, max: 1, maxExclusive: true, doc: "linear warm-up over ceil(ratio x steps), then linear decay to 0 at the planned last step" },
+  clip: { kind: "number", default: 2.0, min: 0, minExclusive: true, doc: "gradient-norm clip" },
+  adam_eps: { kind: "number", default: 1e-8, min: 0, minExclusive: true, doc: "AdamW epsilon" },
+  epochs: { kind: "int", default: 10, min: 0, doc: "epochs to train (the most, with patience); 0 = export the initial encoders without training" },
+  patience: { kind: "int", default: 0, min: 0, doc: "stop after this many epochs without a dev Recall@k gain of at least min_delta over the best so far (0 = train every epoch)" },
+  min_delta: { kind: "number", default: 0, min: 0, doc: "the smallest dev Recall@k gain (a fraction) that counts as progress for patience" },
+  batch_size: { kind: "int", default: 128, min: 1, doc: "queries per step (each brings its positive and n_hard_negatives passages)" },
+  n_hard_negatives: { kind: "int", default: 1, min: 0, doc: "mined negatives sampled per example per step (0 = in-batch negatives only)" },
+  seed: { kind: "int", default: 42, doc: "seeds the initial weights of a random init, the example order of each epoch and the negatives stream" },
+  device: { kind: "enum", values: ["auto", "cpu", "cuda"], default: "auto", doc: "auto = cuda when torch sees a GPU" },
+  amp: { kind: "enum", values: ["fp16", "bf16", "none"], default: "fp16", doc: "mixed precision on CUDA only (fp16 + GradScaler, or bf16); CPU trains in float32" },
+  threads: { kind: "int?", default: null, min: 1, doc: "CPU threads: --threads, else this, else env CSPIPE_TORCH_THREADS, else 1" },
+  deterministic: { kind: "bool", default: true, doc: "torch.use_deterministic_algorithms: the same inputs, seed and machine give the same weights" },
+  eval_batch_size: { kind: "int", default: 128, min: 1, doc: "batch of the dev encoding" },
+  eval_before_training: { kind: "bool", default: true, doc: "dev Recall@k of the initial model as epoch 0 (logged, never selected)" },
+  recall_k: { kind: "int", default: 5, min: 1, doc: "model selection: the epoch with the best dev Recall@k is kept" },
+  mask_false_negatives: { kind: "bool", default: true, doc: "a column whose passage is a gold passage of the query (other than its target) is masked out of the softmax" },
+  filter_gold_negatives: { kind: "bool", default: true, doc: "gold passages are removed from the mined lists before sampling (false = the authors' released code)" },
+  progress_every: { kind: "int", default: 10, min: 1, doc: "steps between PROGRESS lines" },
+  save_checkpoint: { kind: "bool", default: true, doc: "write the safetensors encoders and config.json" },
+  export_onnx: { kind: "bool", default: true, doc: "export both encoders to ONNX with parity fixtures" },
+  onnx_opset: { kind: "int", default: 14, min: 7, doc: "ONNX opset of the export" },
+  parity_check_transformers: { kind: "bool", default: true, doc: "compare with HF BertModel when transformers imports (else a logged note)" },
+  allow_pickle: { kind: "bool", default: false, doc: ".bin checkpoints are read with torch.load(weights_only=True) unless true" },
+} as const satisfies Record<string, TrainerField>;
+
+/** The shapes `init` may take: required and optional keys per kind (paths relative to the config file). */
+export const INIT_KINDS = {
+  random: { required: [], optional: ["bert_config"] },
+  checkpoint: { required: ["query_path", "passage_path"], optional: ["bert_config", "query_prefix", "passage_prefix"] },
+  "hf-dpr": { required: ["question_encoder_path", "ctx_encoder_path"], optional: ["bert_config"] },
+} as const satisfies Record<string, { required: readonly string[]; optional: readonly string[] }>;
+
+type Fields = typeof TRAINER_FIELDS;
+type ValueOf<F> = F extends EnumField ? F["values"][number] : F extends BoolField ? boolean : F extends NullableIntField ? number | null : number;
+
+/** The trainer's settings (every key but `init`). */
+export type TrainerSettings = { -readonly [K in keyof Fields]: ValueOf<Fields[K]> };
+
+export const TRAINER_DEFAULTS: Readonly<TrainerSettings> = Object.freeze(
+  Object.fromEntries(Object.entries(TRAINER_FIELDS).map(([k, f]) => [k, f.default])) as unknown as TrainerSettings,
+);
+
+function zodOf(f: TrainerField): z.ZodType {
+  switch (f.kind) {
+    case "bool":
+      return z.boolean().default(f.default);
+    case "enum":
+      return z.enum(f.values).default(f.default);
+    case "int?":
+      return z.number().int().min(f.min ?? Number.MIN_SAFE_INTEGER).nullable().default(null);
+    case "int":
+      return (f.min === undefined ? z.number().int() : z.number().int().min(f.min)).default(f.default);
+    case "number": {
+      let n = z.number();
+      if (f.min !== undefined) n = f.minExclusive === true ? n.gt(f.min) : n.min(f.min);
+      if (f.max !== undefined) n = f.maxExclusive === true ? n.lt(f.max) : n.max(f.max);
+      return n.default(f.default);
+    }
+  }
+}
+
+/** zod params for the trainer's keys (defaults filled in), typed as TrainerSettings. */
+export const trainerParamsShape = Object.fromEntries(Object.entries(TRAINER_FIELDS).map(([k, f]) => [k, zodOf(f)])) as {
+  [K in keyof Fields]: z.ZodDefault<z.ZodType<ValueOf<Fields[K]>, ValueOf<Fields[K]>>>;
+};
+
+/** The JSON the Python trainer validates against (scripts/gen-trainer-schema.ts writes it). */
+export function trainerSchemaJson(): string {
+  return `${JSON.stringify({ note: "generated from steps/training/config-schema.ts by scripts/gen-trainer-schema.ts; do not edit", fields: TRAINER_FIELDS, init_kinds: INIT_KINDS }, null, 2)}\n`;
+}
+
+export const TRAINER_SCHEMA_FILE = "steps/training/dpr/config_schema.json";

@@ -1,0 +1,57 @@
+/**
+ * The trainer's config keys have one source (steps/training/config-schema.ts): the step
+ * params, the TypeScript type and the Python trainer's checks all come from it. Also the
+ * plateau rule (patience) and the environment record of a run.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { TRAINER_FIELDS, TRAINER_SCHEMA_FILE, trainerSchemaJson } from "../../steps/training/config-schema.ts";
+import { readTrainingResult, trainerArgv, trainingConfig, TRAINING_DEFAULTS } from "../../steps/training/contract.ts";
+import { InputError } from "../../pipeline/engine/errors.ts";
+import { PYTHON, runTrainer, writeSyntheticInputs } from "./python.ts";
+import { tempDir } from "../tmp.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const DPR_DIR = join(root, "steps/training/dpr");
+
+test("the Python trainer's schema file is generated from config-schema.ts (run scripts/gen-trainer-schema.ts when this fails)", () => {
+  assert.equal(readFileSync(join(root, TRAINER_SCHEMA_FILE), "utf8"), trainerSchemaJson());
+});
+
+test("TypeScript and Python agree on every default, and refuse the same out-of-range values", () => {
+  const py = spawnSync(PYTHON, ["-c", "import json, config; print(json.dumps({k: v for k, v in config.DEFAULTS.items() if k != 'init'}))"], { cwd: DPR_DIR, encoding: "utf8" });
+  assert.equal(py.status, 0, py.stderr);
+  assert.deepEqual(JSON.parse(py.stdout), { ...TRAINING_DEFAULTS });
+  const bad: [string, unknown][] = [["lr", 0], ["warmup_ratio", 1], ["epochs", -1], ["batch_size", 0], ["amp", "fp8"], ["patience", 1.5], ["deterministic", 1]];
+  for (const [key, value] of bad) {
+    assert.throws(() => trainingConfig({ [key]: value, init: { kind: "random" } } as never), (e: unknown) => e instanceof InputError && e.field === key, `TS refuses ${key}=${String(value)}`);
+    const check = `import config\ntry:\n    config.validate_config({${JSON.stringify(key)}: ${JSON.stringify(value).replace("true", "True")}, "init": {"kind": "random"}})\nexcept Exception as e:\n    print(type(e).__name__, getattr(e, "field", None))\n`;
+    const r = spawnSync(PYTHON, ["-c", check], { cwd: DPR_DIR, encoding: "utf8" });
+    assert.equal(r.stdout.trim(), `TrainingInputError ${key}`, `Python refuses ${key}=${String(value)}: ${r.stderr}`);
+  }
+  assert.ok(Object.keys(TRAINER_FIELDS).length >= 25);
+});
+
+test("patience stops a training whose dev recall stopped rising, and the result says so; the environment is recorded", () => {
+  const dir = tempDir("trainer-plateau-");
+  const inputs = join(dir, "in");
+  writeSyntheticInputs(inputs);
+  const cfg = join(dir, "cfg.json");
+  // lr 1e-9: the weights barely move, so dev recall is flat from epoch 1 on
+  writeFileSync(cfg, JSON.stringify(trainingConfig({ lr: 1e-9, epochs: 10, patience: 2, min_delta: 0.01, batch_size: 32, n_hard_negatives: 0, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: { hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 64 } } })));
+  const out = join(dir, "out");
+  const r = runTrainer(trainerArgv(cfg, inputs, out).slice(1));
+  assert.equal(r.status, 0, r.stderr);
+  const result = readTrainingResult(out);
+  assert.equal(result["epochs_run"], 3);
+  assert.equal(result["stopped_early"], true);
+  assert.deepEqual(Object.keys(result.dev_recall_per_epoch), ["1", "2", "3"]);
+  assert.deepEqual(result["plateau"], { window: 2, epochs: 3, best_before: result.dev_recall_per_epoch["1"], best_within: result.dev_recall_per_epoch["1"], gain: 0 });
+  const env = result["environment"] as Record<string, unknown>;
+  for (const key of ["torch", "numpy", "cpu_model", "cpu_flags", "torch_threads", "deterministic_algorithms"]) assert.ok(key in env, `environment records ${key}`);
+  assert.equal(env["deterministic_algorithms"], true);
+  assert.match(r.stderr, /plateau: no dev R@5 gain of 0\.01 or more since epoch 1; stopping after epoch 3 of 10/);
+});
