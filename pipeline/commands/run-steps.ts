@@ -5,7 +5,7 @@
  * caller gets each step's entry back. Engine progress goes to stderr so stdout stays the command's.
  * Exit code: 0 ok, 2 analysis failure or bad input (a step threw an InputError), 1 other failures.
  */
-import type { AnyStep } from "../engine/step.ts";
+import type { AnyStep, RunSettings } from "../engine/step.ts";
 import type { Entry } from "../engine/store.ts";
 import type { EventSink } from "../engine/events.ts";
 import type { Project } from "../session.ts";
@@ -24,6 +24,8 @@ export interface StepRunOptions {
   readonly json?: boolean;
   readonly verbose?: boolean;
   readonly concurrency?: number;
+  /** --data-dir, --offline, --allow-unpinned for steps that fetch datasets.lock entries. */
+  readonly settings?: RunSettings;
 }
 
 export type StepRunOutcome = { readonly exitCode: 0; readonly entries: ReadonlyMap<string, Entry> } | { readonly exitCode: 1 | 2 };
@@ -51,6 +53,7 @@ export async function runProjectSteps(project: Project, io: StepRunIO, options: 
     targets: [options.target],
     concurrency: options.concurrency ?? 2,
     executor: "local",
+    ...(options.settings !== undefined ? { settings: options.settings } : {}),
     emit: await reporter(io, options.json ?? false, options.verbose ?? false),
   });
   if (!("result" in r)) return { exitCode: 2 };

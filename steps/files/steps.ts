@@ -144,10 +144,11 @@ export function importIndexDef(locations: FileLocations) {
   });
 }
 
-const IN_THREAD_TOPICS = 256;
+/** Up to this many queries, searching in this thread beats starting workers (~1 s each). */
+export const IN_THREAD_TOPICS = 256;
 
 /** The same rows as searchBatchParallel, computed in this thread, in batches. */
-async function* inThread(indexPath: string, topics: readonly Topic[], opts: { k: number; k1: number; b: number; onProgress: (done: number, total?: number) => void }): AsyncGenerator<RunRow[]> {
+export async function* inThread(indexPath: string, topics: readonly Topic[], opts: { k: number; k1: number; b: number; onProgress: (done: number, total?: number) => void }): AsyncGenerator<RunRow[]> {
   const searcher = new Searcher(readIndex(indexPath), { k1: opts.k1, b: opts.b });
   for (let i = 0; i < topics.length; i += 64) {
     const rows: RunRow[] = [];
