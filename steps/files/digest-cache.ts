@@ -4,7 +4,9 @@
  *
  * A digest is reused only when device, inode, size, modification time and change time (both in
  * nanoseconds) all match what was recorded when it was computed; any write to the file changes
- * its ctime, which a user cannot set back. The cache is one JSON file, rewritten atomically (temp
+ * its ctime, which a user cannot set back. On a filesystem with whole-second timestamps a file
+ * modified less than 2 s before it was hashed is not remembered (git's "racy" case: a second
+ * write within the same second would keep the same times). The cache is one JSON file, rewritten atomically (temp
  * file + rename); losing it only costs a re-hash. Steps that read the file hash the bytes they read
  * again and fail on a mismatch, so a stale digest can never publish an entry built from other bytes.
  */
@@ -40,6 +42,12 @@ async function stamp(path: string): Promise<Omit<CacheRecord, "sha256">> {
   }
   if (!s.isFile()) throw new InputError("is not a regular file", { file: path, fix: "pass a file (or, where a collection is expected, a directory of files)" });
   return { dev: String(s.dev), ino: String(s.ino), size: String(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs) };
+}
+
+/** Whole-second timestamps and a modification in the last 2 s: the times may not change on the next write. */
+function racy(s: Omit<CacheRecord, "sha256">): boolean {
+  const mtime = BigInt(s.mtimeNs);
+  return mtime % 1_000_000_000n === 0n && Date.now() - Number(mtime / 1_000_000n) < 2000;
 }
 
 async function readCache(dir: string): Promise<Record<string, CacheRecord>> {
@@ -89,8 +97,10 @@ export async function digestFiles(paths: readonly string[], cacheDir: string, on
     const sha256 = await hashFile(real, (done) => onHash?.(p, done, Number(s.size)));
     const after = await stamp(real);
     if (after.mtimeNs !== s.mtimeNs || after.size !== s.size) throw new InputError("changed while it was being hashed", { file: p, fix: "wait until the file is completely written, then rerun" });
-    cache[real] = { ...s, sha256 };
-    changed = true;
+    if (!racy(s)) {
+      cache[real] = { ...s, sha256 };
+      changed = true;
+    }
     out.push({ path: p, sha256, size: Number(s.size) });
   }
   if (changed) await writeCache(cacheDir, cache);
@@ -100,8 +110,10 @@ export async function digestFiles(paths: readonly string[], cacheDir: string, on
 /** Record a digest computed elsewhere (e.g. while copying a file out of the store). */
 export async function rememberDigest(path: string, sha256: string, cacheDir: string): Promise<void> {
   const real = await realpath(path);
+  const s = await stamp(real);
+  if (racy(s)) return;
   const cache = await readCache(cacheDir);
-  cache[real] = { ...(await stamp(real)), sha256 };
+  cache[real] = { ...s, sha256 };
   await writeCache(cacheDir, cache);
 }
 
