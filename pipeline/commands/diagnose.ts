@@ -35,6 +35,8 @@ interface DiagnoseFlags {
   out: string;
   store?: string;
   threads: number;
+  denseModel?: string;
+  denseVocab?: string;
   dataDir?: string;
   allowUnpinned: boolean;
   json: boolean;
@@ -60,6 +62,8 @@ export function registerDiagnoseCommand(program: Command, io: StepRunIO, setExit
     .option("--b <b>", "BM25 b (default 0.4, or the paper's value for --dataset)", num)
     .option("--title <text>", "report title")
     .option("--out <dir>", "where report.md, report.html and diagnosis.json are written", "diagnosis")
+    .option("--dense-model <dir>", "also diagnose a dense bi-encoder: a directory with query_encoder.onnx and passage_encoder.onnx (cspipe's model layout, optional config.json)")
+    .option("--dense-vocab <file>", "the BERT vocab.txt the dense model was trained with (default: <dense-model>/vocab.txt)")
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
     .option("--threads <n>", "search threads for more than 256 turns (results do not depend on it)", num, 2)
     .option("--data-dir <dir>", "with --data real: dataset files placed by hand")
@@ -90,6 +94,51 @@ async function formsOf(index: OutputRef<"bm25-index">, turns: OutputRef<"parquet
   return { q_t: evaluate("q_t"), history_without_q: evaluate("history_without_q"), history: evaluate("history") };
 }
 
+/** The dense model's per-turn metrics over X_t \\ q_t and X_t, through the pipeline's tokenize / encode / search steps. */
+async function denseForms(
+  digestCache: string,
+  modelDir: string,
+  vocabFile: string | undefined,
+  passages: OutputRef<"parquet:passages">,
+  turns: OutputRef<"parquet:turns">,
+  split: string,
+  k: number,
+  metrics: string[],
+  tag: string,
+): Promise<{ history_without_q: OutputRef<"parquet:per-query">; history: OutputRef<"parquet:per-query">; model: string }> {
+  const { join, resolve } = await import("node:path");
+  const { existsSync } = await import("node:fs");
+  const { use } = await import("../engine/step.ts");
+  const { InputError } = await import("../engine/errors.ts");
+  const { digestFiles } = await import("../../steps/files/digest-cache.ts");
+  const { importDenseModelDef, importVocabFileDef, MODEL_FILES } = await import("../../steps/diagnose/dense-steps.ts");
+  const { tokenizePassages, tokenizeQueries } = await import("../../steps/encoding/steps.ts");
+  const { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } = await import("../../steps/dense/steps.ts");
+  const { evaluateRunStep } = await import("../../steps/eval/steps.ts");
+  const dir = resolve(modelDir);
+  const missing = MODEL_FILES.required.filter((f) => !existsSync(join(dir, f)));
+  if (missing.length > 0) throw new InputError(`the dense model directory lacks ${missing.join(", ")}`, { file: dir, field: "--dense-model", fix: "export the encoders to ONNX as cspipe's trainer does (query_encoder.onnx, passage_encoder.onnx)" });
+  const names = [...MODEL_FILES.required, ...MODEL_FILES.optional.filter((f) => existsSync(join(dir, f)))];
+  const vocabPath = resolve(vocabFile ?? join(dir, "vocab.txt"));
+  if (!existsSync(vocabPath)) throw new InputError("no vocabulary for the dense model", { file: vocabPath, field: "--dense-vocab", fix: "pass the BERT vocab.txt the model was trained with" });
+  const ids = await digestFiles([...names.map((n) => join(dir, n)), vocabPath], digestCache);
+  const files = names.map((name, i) => ({ name, sha256: ids[i]!.sha256, size: ids[i]!.size }));
+  const vocabParam = { name: "vocab.txt", sha256: ids[names.length]!.sha256, size: ids[names.length]!.size };
+  const model = use(importDenseModelDef(new Map(names.map((n) => [n, join(dir, n)]))), { name: "import-dense-model", params: { files }, inputs: {} }).out.model;
+  const vocab = use(importVocabFileDef(new Map([["vocab.txt", vocabPath]])), { name: "import-vocab-file", params: { file: vocabParam }, inputs: {} }).out.vocab;
+  const ptoks = use(tokenizePassages, { name: `diagnose.tokenize-passages.${tag}`, params: { title: true }, inputs: { passages, vocab } }).out.tokens;
+  const emb = use(encodePassages, { name: `diagnose.encode-passages.${tag}`, params: { shard: 0, shards: 1 }, inputs: { model, tokens: ptoks } }).out.embeddings;
+  const index = use(buildFlatIpIndex, { name: `diagnose.build-flat-ip-index.${tag}`, params: {}, inputs: { embeddings: emb } }).out.index;
+  const [shard] = shardInputNames(1);
+  const perForm = (form: "history_without_q" | "history") => {
+    const qt = use(tokenizeQueries, { name: `diagnose.tokenize-queries.${tag}.${form}`, params: { form, split }, inputs: { turns, vocab } }).out.tokens;
+    const qe = use(encodeQueries, { name: `diagnose.encode-queries.${tag}.${form}`, params: {}, inputs: { model, tokens: qt } }).out.embeddings;
+    const run = use(searchDenseDef(1), { name: `diagnose.search-dense.${tag}.${form}`, params: { k, tag: "cspipe-dense" }, inputs: { queries: qe, [shard!]: index } }).out.run;
+    return use(evaluateRunStep, { name: `diagnose.evaluate-dense.${tag}.${form}`, params: { split, metrics }, inputs: { run, turns } }).out.perQuery;
+  };
+  return { history_without_q: perForm("history_without_q"), history: perForm("history"), model: `${files.map((f) => `${f.name} (sha256 ${f.sha256.slice(0, 12)})`).join(", ")}, vocabulary ${vocabParam.sha256.slice(0, 12)}` };
+}
+
 async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<number> {
   const { resolve, join, basename } = await import("node:path");
   const { mkdir, copyFile, rename, readFile } = await import("node:fs/promises");
@@ -97,7 +146,8 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   const { InputError } = await import("../engine/errors.ts");
   const { openProject, runProjectSteps } = await import("./run-steps.ts");
   const { diagnosisMetrics } = await import("../../steps/diagnose/core.ts");
-  const { readConversationsDef, renderDiagnosisStep, summarizeTurnsStep, RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
+  const { readConversationsDef, renderDiagnosisStep, renderDiagnosisDenseStep, summarizeTurnsStep, RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
+  const { readCollectionPassagesDef } = await import("../../steps/diagnose/dense-steps.ts");
 
   const user = flags.conversations !== undefined || flags.collection !== undefined;
   if (user === (flags.dataset !== undefined)) throw new InputError("give either --conversations with --collection, or --dataset", { field: "--conversations", fix: "see 'diagnose --help'" });
@@ -110,6 +160,18 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "diagnose");
   let render: AnyStep;
+  const digestCache = project.store.scratchDir("user-file-digests");
+  /** The render step, with the dense model's runs when --dense-model is given. */
+  const renderStep = async (
+    params: ReturnType<typeof checked>,
+    inputs: { turns: OutputRef<"parquet:turns">; summary: OutputRef<"json:conversations">; index: OutputRef<"bm25-index"> } & PerQuery,
+    passages: () => OutputRef<"parquet:passages">,
+    tag: string,
+  ): Promise<AnyStep> => {
+    if (flags.denseModel === undefined) return use(renderDiagnosisStep, { name: "render-diagnosis", params, inputs });
+    const d = await denseForms(digestCache, flags.denseModel, flags.denseVocab, passages(), inputs.turns, params.split, k, metrics, tag);
+    return use(renderDiagnosisDenseStep, { name: "render-diagnosis", params: { ...params, model: d.model }, inputs: { ...inputs, dense_history_without_q: d.history_without_q, dense_history: d.history } });
+  };
   const checked = (params: Record<string, unknown>) => {
     const r = RENDER_PARAMS.safeParse(params);
     if (!r.success) throw new InputError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --bootstrap, --seed, --level (0..1), --k1 and --b (0..1)" });
@@ -122,7 +184,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
     const convPath = resolve(flags.conversations!);
     const { files, skipped } = await listCollection(resolve(flags.collection!));
     if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
-    const ids = await digestFiles([convPath, ...files.map((f) => f.path)], project.store.scratchDir("user-file-digests"));
+    const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);
     const convFile = { name: basename(convPath), sha256: ids[0]!.sha256, size: ids[0]!.size };
     const collection = files.map((f, i) => ({ name: f.name, sha256: ids[i + 1]!.sha256, size: ids[i + 1]!.size }));
     const split = flags.split ?? "all";
@@ -140,7 +202,8 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
       level: flags.level,
       ...bm25,
     });
-    render = use(renderDiagnosisStep, { name: "render-diagnosis", params, inputs: { turns: conv.out.turns, summary: conv.out.summary, index: index.out.index, ...forms } });
+    const passages = () => use(readCollectionPassagesDef(new Map(files.map((f) => [f.name, f.path]))), { name: "read-collection-passages", params: { files: collection }, inputs: {} }).out.passages;
+    render = await renderStep(params, { turns: conv.out.turns, summary: conv.out.summary, index: index.out.index, ...forms }, passages, "user");
   } else {
     const dataset = flags.dataset!;
     const { datasetTables } = await import("../definitions/datasets.ts");
@@ -165,7 +228,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
       level: flags.level,
       ...bm25,
     });
-    render = use(renderDiagnosisStep, { name: "render-diagnosis", params, inputs: { turns: tables.turns, summary: summary.out.summary, index: index.out.index, ...forms } });
+    render = await renderStep(params, { turns: tables.turns, summary: summary.out.summary, index: index.out.index, ...forms }, () => tables.passages, tag);
   }
   steps = [render];
   const settings = { ...(flags.dataDir !== undefined ? { dataDir: resolve(flags.dataDir) } : {}), allowUnpinned: flags.allowUnpinned };

@@ -27,7 +27,12 @@ export interface TurnMetrics {
   readonly type: DiagnosisType | null;
   /** Per form, metric name -> value (recall@k, success@k, mrr). */
   readonly forms: Readonly<Record<DiagnosisForm, Readonly<Record<string, number>>>>;
+  /** The same for a dense model over X_t \ q_t and X_t, when one was given. */
+  readonly dense?: Readonly<Record<DenseForm, Readonly<Record<string, number>>>>;
 }
+
+export const DENSE_FORMS = ["history_without_q", "history"] as const;
+export type DenseForm = (typeof DENSE_FORMS)[number];
 
 export interface Interval {
   readonly value: number;
@@ -44,6 +49,8 @@ export interface GroupDiagnosis {
   readonly keptShare: Record<string, Interval>;
   /** Per cutoff k: success@k(X\q). */
   readonly solvedWithoutQ: Record<string, Interval>;
+  /** The dense model's means and kept share, when every turn has dense metrics. */
+  readonly dense?: { readonly means: Record<DenseForm, Record<string, number>>; readonly keptShare: Record<string, Interval>; readonly solvedWithoutQ: Record<string, Interval> };
 }
 
 export interface DiagnosisOptions {
@@ -84,7 +91,33 @@ function groupOf(rows: readonly TurnMetrics[], group: GroupName, metrics: readon
     keptShare[String(k)] = { value: n === 0 ? Number.NaN : ratio(null), low: ci1.low, high: ci1.high };
     solvedWithoutQ[String(k)] = { value: n === 0 ? Number.NaN : share(null), low: ci2.low, high: ci2.high };
   }
-  return { group, n, means, keptShare, solvedWithoutQ };
+  const dense = rows.length > 0 && rows.every((r) => r.dense !== undefined) ? denseOf(rows, metrics, options) : undefined;
+  return dense === undefined ? { group, n, means, keptShare, solvedWithoutQ } : { group, n, means, keptShare, solvedWithoutQ, dense };
+}
+
+function denseSum(rows: readonly TurnMetrics[], idx: ArrayLike<number> | null, form: DenseForm, metric: string): number {
+  let s = 0;
+  const n = idx === null ? rows.length : idx.length;
+  for (let i = 0; i < n; i++) s += rows[idx === null ? i : idx[i]!]!.dense![form][metric]!;
+  return s;
+}
+
+function denseOf(rows: readonly TurnMetrics[], metrics: readonly string[], options: DiagnosisOptions): NonNullable<GroupDiagnosis["dense"]> {
+  const n = rows.length;
+  const means: Record<DenseForm, Record<string, number>> = { history_without_q: {}, history: {} };
+  for (const form of DENSE_FORMS) for (const m of metrics) means[form][m] = denseSum(rows, null, form, m) / n;
+  const keptShare: Record<string, Interval> = {};
+  const solvedWithoutQ: Record<string, Interval> = {};
+  const boot = { samples: options.samples, seed: options.seed, level: options.level };
+  for (const k of options.cutoffs) {
+    const ratio = (idx: ArrayLike<number> | null) => denseSum(rows, idx, "history_without_q", `recall@${k}`) / denseSum(rows, idx, "history", `recall@${k}`);
+    const share = (idx: ArrayLike<number> | null) => denseSum(rows, idx, "history_without_q", `success@${k}`) / (idx === null ? n : idx.length);
+    const c1 = bootstrapInterval(n, ratio, boot);
+    const c2 = bootstrapInterval(n, share, boot);
+    keptShare[String(k)] = { value: ratio(null), low: c1.low, high: c1.high };
+    solvedWithoutQ[String(k)] = { value: share(null), low: c2.low, high: c2.high };
+  }
+  return { means, keptShare, solvedWithoutQ };
 }
 
 /** The diagnosis of every group with at least one turn ("all" always). */

@@ -23,6 +23,8 @@ export interface DiagnosisReport {
   /** Gold passage ids absent from the collection (their turns can never be solved). */
   readonly missingGold: { readonly count: number; readonly examples: readonly string[] };
   readonly groups: readonly GroupDiagnosis[];
+  /** The dense model that was diagnosed beside BM25 (its files' names and digests), if any. */
+  readonly dense?: { readonly model: string };
 }
 
 const pct = (x: number): string => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : "n/a");
@@ -41,6 +43,11 @@ export function headline(r: DiagnosisReport): string[] {
     `Without reading the current question, BM25 over the conversation history (X_t \\ q_t) keeps ${ci(all.keptShare[k]!)} of the recall@${k} that BM25 reaches with the whole input X_t, ` +
       `and ranks a gold passage in the top ${k} for ${ci(all.solvedWithoutQ[k]!)} of the ${all.n} turns with gold: that part of the dataset can be solved without the current question.`,
   ];
+  if (all.dense !== undefined) {
+    lines.push(
+      `The dense model keeps ${ci(all.dense.keptShare[k]!)} of its own recall@${k} without the current question and solves ${ci(all.dense.solvedWithoutQ[k]!)} of the turns from the history alone.`,
+    );
+  }
   const first = r.groups.find((g) => g.group === "first");
   const sw = r.groups.find((g) => g.group === "switch");
   const ns = r.groups.find((g) => g.group === "no-switch");
@@ -59,10 +66,17 @@ export function headline(r: DiagnosisReport): string[] {
 
 function tableRows(r: DiagnosisReport): { header: string[]; rows: string[][] } {
   const header = ["question type", "N"];
-  for (const k of r.cutoffs) header.push(...DIAGNOSIS_FORMS.map((f) => `R@${k} ${FORM_LABELS[f]}`), `kept share @${k} [CI]`, `solved without q_t @${k} [CI]`);
+  const dense = r.dense !== undefined;
+  for (const k of r.cutoffs) {
+    header.push(...DIAGNOSIS_FORMS.map((f) => `R@${k} ${FORM_LABELS[f]}`), `kept share @${k} [CI]`, `solved without q_t @${k} [CI]`);
+    if (dense) header.push(`dense R@${k} X_t \\ q_t`, `dense R@${k} X_t`, `dense kept share @${k} [CI]`);
+  }
   const rows = r.groups.map((g) => {
     const row = [g.group, String(g.n)];
-    for (const k of r.cutoffs) row.push(...DIAGNOSIS_FORMS.map((f) => pct(g.means[f][`recall@${k}`]!)), ci(g.keptShare[String(k)]!), ci(g.solvedWithoutQ[String(k)]!));
+    for (const k of r.cutoffs) {
+      row.push(...DIAGNOSIS_FORMS.map((f) => pct(g.means[f][`recall@${k}`]!)), ci(g.keptShare[String(k)]!), ci(g.solvedWithoutQ[String(k)]!));
+      if (dense) row.push(pct(g.dense?.means.history_without_q[`recall@${k}`] ?? Number.NaN), pct(g.dense?.means.history[`recall@${k}`] ?? Number.NaN), g.dense === undefined ? "n/a" : ci(g.dense.keptShare[String(k)]!));
+    }
     return row;
   });
   return { header, rows };
@@ -74,6 +88,7 @@ function facts(r: DiagnosisReport): string[] {
     `${c.conversations} conversations, ${c.turns} turns, ${c.withGold} with gold (scored); collection of ${c.passages} passages.`,
     `Question types of the scored turns: ${c.types.given} given, ${c.types.computed} computed from gold (turn 1 first; no-switch when the previous turn's gold shares a passage, else switch), ${c.types.none} without a type.`,
     `BM25: Lucene 8 exact, Anserini's English analyzer, k1=${r.bm25.k1}, b=${r.bm25.b}.`,
+    ...(r.dense !== undefined ? [`Dense: ${r.dense.model}; exact inner-product search over the collection, the pipeline's query and passage tokenization.`] : []),
     `Intervals: ${Math.round(r.bootstrap.level * 100)}% percentile bootstrap over turns, ${r.bootstrap.samples} resamples, seed ${r.bootstrap.seed}.`,
   ];
   if (r.missingGold.count > 0) out.push(`Warning: ${r.missingGold.count} gold passage ids are not in the collection (e.g. ${r.missingGold.examples.join(", ")}); their turns cannot be solved by any form.`);

@@ -142,61 +142,96 @@ export const summarizeTurnsStep = defineStep({
   },
 });
 
-/** Inputs: the turns, the index, the per-query metrics of each form, and where the question types came from. */
+/** Paths a rendering reads: the turns, the index, per-query metrics of each form, the type sources, and optionally a dense model's. */
+export interface RenderInputs {
+  readonly turns: string;
+  readonly summary: string;
+  readonly index: string;
+  readonly q_t: string;
+  readonly history_without_q: string;
+  readonly history: string;
+  readonly dense?: { readonly history_without_q: string; readonly history: string; readonly model: string };
+}
+
+async function renderDiagnosis(inputs: RenderInputs, p: z.infer<typeof RENDER_PARAMS>, outputs: { json: string; markdown: string; html: string }, log: (line: string) => void): Promise<void> {
+  const turns: TurnInfo[] = [];
+  for await (const t of readParquetRows<TurnInfo>(inputs.turns)) if (t.split === p.split) turns.push(t);
+  if (turns.length === 0) throw new InputError(`no turns in split '${p.split}'`, { file: inputs.turns, field: "split", fix: "pick a split the dataset has" });
+  const forms: Record<DiagnosisForm, Map<string, Record<string, number>>> = {
+    q_t: await perQuery(inputs.q_t),
+    history_without_q: await perQuery(inputs.history_without_q),
+    history: await perQuery(inputs.history),
+  };
+  const dense = inputs.dense === undefined ? undefined : { history_without_q: await perQuery(inputs.dense.history_without_q), history: await perQuery(inputs.dense.history) };
+  const wanted = diagnosisMetrics(p.cutoffs);
+  const rows: TurnMetrics[] = [];
+  for (const t of turns) {
+    const values = DIAGNOSIS_FORMS.map((f) => forms[f].get(t.qid));
+    if (values.some((v) => v === undefined)) continue; // not scored (no gold)
+    for (const v of values) for (const m of wanted) if (v![m] === undefined) throw new Error(`per-query metrics lack ${m}`);
+    const row = { qid: t.qid, type: diagnosisType(t.question_type), forms: { q_t: values[0]!, history_without_q: values[1]!, history: values[2]! } };
+    const d = dense === undefined ? undefined : { history_without_q: dense.history_without_q.get(t.qid), history: dense.history.get(t.qid) };
+    rows.push(d?.history_without_q !== undefined && d.history !== undefined ? { ...row, dense: { history_without_q: d.history_without_q, history: d.history } } : row);
+  }
+  if (rows.length === 0) throw new InputError("no turn has gold passages: nothing to diagnose", { file: inputs.turns, field: "gold_passage_ids", fix: "give the turns their gold passage ids" });
+  const summary = JSON.parse(await readFile(inputs.summary, "utf8")) as ConversationsSummary;
+  const typed = rows.filter((r) => r.type !== null);
+  const computed = typed.filter((r) => summary.typeSource[r.qid] === "computed").length;
+  const statsPath = join(inputs.index, "stats.json");
+  const missing = missingFromIndex(join(inputs.index, "bm25.idx"), turns.flatMap((t) => t.gold_passage_ids));
+  const report: DiagnosisReport = {
+    title: p.title,
+    source: p.source,
+    bm25: { k1: p.k1, b: p.b },
+    cutoffs: p.cutoffs,
+    bootstrap: { samples: p.samples, seed: p.seed, level: p.level },
+    counts: {
+      conversations: new Set(turns.map((t) => t.conversation_id)).size,
+      turns: turns.length,
+      withGold: rows.length,
+      passages: existsSync(statsPath) ? (JSON.parse(await readFile(statsPath, "utf8")) as { numDocs: number }).numDocs : missing.passages,
+      types: { given: typed.length - computed, computed, none: rows.length - typed.length },
+    },
+    missingGold: { count: missing.count, examples: missing.examples },
+    groups: diagnose(rows, { cutoffs: p.cutoffs, samples: p.samples, seed: p.seed, level: p.level }),
+    ...(inputs.dense !== undefined ? { dense: { model: inputs.dense.model } } : {}),
+  };
+  await writeFile(outputs.json, JSON.stringify(report, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
+  await writeFile(outputs.markdown, renderMarkdown(report));
+  await writeFile(outputs.html, renderHtml(report));
+  log(`${rows.length} scored turns; ${report.groups.map((g) => `${g.group} ${g.n}`).join(", ")}`);
+}
+
+const RENDER_OUTPUTS = { json: file("json:diagnosis", "diagnosis.json"), markdown: file("markdown:diagnosis", "report.md"), html: file("html:diagnosis", "report.html") };
+const RENDER_INPUTS = { turns: "parquet:turns", summary: "json:conversations", index: "bm25-index", q_t: "parquet:per-query", history_without_q: "parquet:per-query", history: "parquet:per-query" } as const;
+
+/** The BM25 diagnosis. */
 export const renderDiagnosisStep = defineStep({
   id: "render-diagnosis",
   version: 1,
   source: import.meta.url,
   description: "Shortcut exposure of a conversational dataset: one-page Markdown and HTML report plus JSON.",
   params: RENDER_PARAMS,
-  inputs: { turns: "parquet:turns", summary: "json:conversations", index: "bm25-index", q_t: "parquet:per-query", history_without_q: "parquet:per-query", history: "parquet:per-query" },
-  outputs: { json: file("json:diagnosis", "diagnosis.json"), markdown: file("markdown:diagnosis", "report.md"), html: file("html:diagnosis", "report.html") },
+  inputs: RENDER_INPUTS,
+  outputs: RENDER_OUTPUTS,
+  runtime: { type: "in-process", run: (ctx) => renderDiagnosis(ctx.inputs, ctx.params, ctx.outputs, (l) => ctx.log(l)) },
+});
+
+/** The BM25 diagnosis plus a dense model's runs over X_t \ q_t and X_t (`model` names it in the report). */
+export const renderDiagnosisDenseStep = defineStep({
+  id: "render-diagnosis",
+  version: 1,
+  source: import.meta.url,
+  description: "Shortcut exposure of a conversational dataset, BM25 and a dense model: one-page Markdown and HTML report plus JSON.",
+  params: RENDER_PARAMS.extend({ model: z.string().min(1) }),
+  inputs: { ...RENDER_INPUTS, dense_history_without_q: "parquet:per-query", dense_history: "parquet:per-query" },
+  outputs: RENDER_OUTPUTS,
   runtime: {
     type: "in-process",
-    async run(ctx) {
-      const p = ctx.params;
-      const turns: TurnInfo[] = [];
-      for await (const t of readParquetRows<TurnInfo>(ctx.inputs.turns)) if (t.split === p.split) turns.push(t);
-      if (turns.length === 0) throw new InputError(`no turns in split '${p.split}'`, { file: ctx.inputs.turns, field: "split", fix: "pick a split the dataset has" });
-      const forms: Record<DiagnosisForm, Map<string, Record<string, number>>> = {
-        q_t: await perQuery(ctx.inputs.q_t),
-        history_without_q: await perQuery(ctx.inputs.history_without_q),
-        history: await perQuery(ctx.inputs.history),
-      };
-      const wanted = diagnosisMetrics(p.cutoffs);
-      const rows: TurnMetrics[] = [];
-      for (const t of turns) {
-        const values = DIAGNOSIS_FORMS.map((f) => forms[f].get(t.qid));
-        if (values.some((v) => v === undefined)) continue; // not scored (no gold)
-        for (const v of values) for (const m of wanted) if (v![m] === undefined) throw new Error(`per-query metrics lack ${m}`);
-        rows.push({ qid: t.qid, type: diagnosisType(t.question_type), forms: { q_t: values[0]!, history_without_q: values[1]!, history: values[2]! } });
-      }
-      if (rows.length === 0) throw new InputError("no turn has gold passages: nothing to diagnose", { file: ctx.inputs.turns, field: "gold_passage_ids", fix: "give the turns their gold passage ids" });
-      const summary = JSON.parse(await readFile(ctx.inputs.summary, "utf8")) as ConversationsSummary;
-      const typed = rows.filter((r) => r.type !== null);
-      const computed = typed.filter((r) => summary.typeSource[r.qid] === "computed").length;
-      const statsPath = join(ctx.inputs.index, "stats.json");
-      const missing = missingFromIndex(join(ctx.inputs.index, "bm25.idx"), turns.flatMap((t) => t.gold_passage_ids));
-      const report: DiagnosisReport = {
-        title: p.title,
-        source: p.source,
-        bm25: { k1: p.k1, b: p.b },
-        cutoffs: p.cutoffs,
-        bootstrap: { samples: p.samples, seed: p.seed, level: p.level },
-        counts: {
-          conversations: new Set(turns.map((t) => t.conversation_id)).size,
-          turns: turns.length,
-          withGold: rows.length,
-          passages: existsSync(statsPath) ? (JSON.parse(await readFile(statsPath, "utf8")) as { numDocs: number }).numDocs : missing.passages,
-          types: { given: typed.length - computed, computed, none: rows.length - typed.length },
-        },
-        missingGold: { count: missing.count, examples: missing.examples },
-        groups: diagnose(rows, { cutoffs: p.cutoffs, samples: p.samples, seed: p.seed, level: p.level }),
-      };
-      await writeFile(ctx.outputs.json, JSON.stringify(report, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? null : v), 2) + "\n");
-      await writeFile(ctx.outputs.markdown, renderMarkdown(report));
-      await writeFile(ctx.outputs.html, renderHtml(report));
-      ctx.log(`${rows.length} scored turns; ${report.groups.map((g) => `${g.group} ${g.n}`).join(", ")}`);
+    run: (ctx) => {
+      const { model, ...params } = ctx.params;
+      const dense = { history_without_q: ctx.inputs.dense_history_without_q, history: ctx.inputs.dense_history, model };
+      return renderDiagnosis({ ...ctx.inputs, dense }, params, ctx.outputs, (l) => ctx.log(l));
     },
   },
 });

@@ -23,7 +23,12 @@ import type { LineBatch } from "./hashed-lines.ts";
 
 export interface Passage {
   readonly id: string;
+  /** What BM25 indexes: `contents`, or title + "\n" + text. */
   readonly text: string;
+  /** The title where the record has one (dense encoders take it as a text pair), else null. */
+  readonly title: string | null;
+  /** The text without the title. */
+  readonly body: string;
 }
 
 export type CollectionFormat = "jsonl" | "tsv";
@@ -95,11 +100,11 @@ export function passageFromJson(value: unknown, file: string, line: number): Pas
     return v;
   };
   const contents = str("contents");
-  if (contents !== undefined) return { id, text: contents };
+  if (contents !== undefined) return { id, text: contents, title: null, body: contents };
   const text = str("text");
   if (text === undefined) throw new InputError(`passage '${id}' has no text`, { file, line, field: "contents", fix: 'give every record "contents", or "title" and "text", or "text"' });
   const title = str("title");
-  return { id, text: title === undefined ? text : `${title}\n${text}` };
+  return { id, text: title === undefined ? text : `${title}\n${text}`, title: title ?? null, body: text };
 }
 
 function parseJsonLine(text: string, file: string, line: number): unknown {
@@ -142,7 +147,7 @@ export async function* parseCollection(batches: AsyncIterable<LineBatch>, format
         }
         pending = undefined;
         if (fields.length !== 3) throw new InputError(`expected 3 tab-separated fields (id, text, title), found ${fields.length}`, { file, line: start, fix: "write id<TAB>text<TAB>title per line, as the header says" });
-        out.push({ id: idOf(fields[0]!, file, start), text: `${fields[2]!}\n${fields[1]!}` });
+        out.push({ id: idOf(fields[0]!, file, start), text: `${fields[2]!}\n${fields[1]!}`, title: fields[2]!, body: fields[1]! });
         continue;
       }
       const tab = text.indexOf("\t");
@@ -151,7 +156,7 @@ export async function* parseCollection(batches: AsyncIterable<LineBatch>, format
       if (body.includes("\t")) {
         throw new InputError(`expected 2 tab-separated fields (id, text), found ${body.split("\t").length + 1}`, { file, line, fix: "a TSV collection is id<TAB>text; for DPR-style files with a title column start the file with the header id<TAB>text<TAB>title" });
       }
-      out.push({ id: idOf(text.slice(0, tab), file, line), text: body });
+      out.push({ id: idOf(text.slice(0, tab), file, line), text: body, title: null, body });
     }
     if (out.length > 0) yield out;
   }

@@ -23,9 +23,9 @@ async function passagesOf(text: string, format: "jsonl" | "tsv" | undefined): Pr
 }
 
 test("JSONL records: contents wins, title and text join with a newline, numeric and BEIR ids", () => {
-  assert.deepEqual(passageFromJson({ id: "a", contents: "C", title: "T", text: "X" }, "f", 1), { id: "a", text: "C" });
-  assert.deepEqual(passageFromJson({ id: 12, title: "T", text: "X" }, "f", 1), { id: "12", text: "T\nX" });
-  assert.deepEqual(passageFromJson({ _id: "b", text: "X" }, "f", 1), { id: "b", text: "X" });
+  assert.deepEqual(passageFromJson({ id: "a", contents: "C", title: "T", text: "X" }, "f", 1), { id: "a", text: "C", title: null, body: "C" });
+  assert.deepEqual(passageFromJson({ id: 12, title: "T", text: "X" }, "f", 1), { id: "12", text: "T\nX", title: "T", body: "X" });
+  assert.deepEqual(passageFromJson({ _id: "b", text: "X" }, "f", 1), { id: "b", text: "X", title: null, body: "X" });
   assert.throws(() => passageFromJson({ id: "a", contents: 5 }, "f", 3), /f:3: field 'contents': passage 'a': 'contents' is number/);
   assert.throws(() => passageFromJson({ id: "a", title: "T" }, "f", 3), /field 'contents': passage 'a' has no text/);
   assert.throws(() => passageFromJson([1], "f", 3), /must be one JSON object/);
@@ -33,11 +33,11 @@ test("JSONL records: contents wins, title and text join with a newline, numeric 
 
 test("TSV: headerless id<TAB>text verbatim, DPR header with quoting across lines, sniffing", async () => {
   assert.deepEqual(await passagesOf('p1\t"quoted" start, kept as is\np2\tsecond\n', "tsv"), [
-    { id: "p1", text: '"quoted" start, kept as is' },
-    { id: "p2", text: "second" },
+    { id: "p1", text: '"quoted" start, kept as is', title: null, body: '"quoted" start, kept as is' },
+    { id: "p2", text: "second", title: null, body: "second" },
   ]);
-  assert.deepEqual(await passagesOf('id\ttext\ttitle\n1\t"two\nlines, ""q"""\tT\n', "tsv"), [{ id: "1", text: 'T\ntwo\nlines, "q"' }]);
-  assert.deepEqual(await passagesOf('{"id": "j", "contents": "x"}\n', undefined), [{ id: "j", text: "x" }]);
+  assert.deepEqual(await passagesOf('id\ttext\ttitle\n1\t"two\nlines, ""q"""\tT\n', "tsv"), [{ id: "1", text: 'T\ntwo\nlines, "q"', title: "T", body: 'two\nlines, "q"' }]);
+  assert.deepEqual(await passagesOf('{"id": "j", "contents": "x"}\n', undefined), [{ id: "j", text: "x", title: null, body: "x" }]);
   await assert.rejects(passagesOf("p1 no tab\n", "tsv"), /c:1: expected 'id<TAB>text', found no tab/);
   await assert.rejects(passagesOf('id\ttext\ttitle\n1\t"open\n', "tsv"), /c:2: unterminated quoted field/);
 });
