@@ -12,7 +12,7 @@
  * it was built from); it is replaced whole, and only if it is empty or an earlier cspipe index.
  * Exit codes: 0 ok, 1 a step failed, 2 bad usage or bad input (file:line, field and fix).
  */
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import type { StepRunIO } from "./run-steps.ts";
 import type { AnyStep } from "../engine/step.ts";
 
@@ -36,7 +36,7 @@ interface CommonFlags {
 function positive(name: string, integer: boolean): (v: string) => number {
   return (v) => {
     const n = Number(v);
-    if (!(n > 0) || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? "integer" : "number"}`);
+    if (!(n > 0) || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`${name} must be a positive ${integer ? "integer" : "number"}`);
     return n;
   };
 }

@@ -13,7 +13,7 @@
  * a cached step (user files by content), so a rerun is instant and a changed cutoff only re-renders.
  * Exit codes: 0 ok, 1 a step failed, 2 bad usage or bad input.
  */
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import type { StepRunIO } from "./run-steps.ts";
 import type { AnyStep, OutputRef } from "../engine/step.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
@@ -43,7 +43,11 @@ interface DiagnoseFlags {
   verbose: boolean;
 }
 
-const num = (v: string): number => Number(v);
+const num = (v: string): number => {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError("must be a number");
+  return n;
+};
 
 export function registerDiagnoseCommand(program: Command, io: StepRunIO, setExitCode: (code: number) => void): void {
   program
