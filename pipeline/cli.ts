@@ -15,6 +15,8 @@ import type { FailureMode } from "./engine/engine.ts";
 import type { RunSettings } from "./engine/step.ts";
 import { registerEvaluateCommand } from "./commands/evaluate.ts";
 import { registerLockCommand } from "./commands/lock.ts";
+import { registerBm25Command } from "./commands/bm25.ts";
+import { registerDiagnoseCommand } from "./commands/diagnose.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -286,6 +288,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   // Commands that work on files, not on the store or targets.
   registerEvaluateCommand(program, { stdout: io.stdout, stderr: io.stderr }, (c) => (exitCode = c));
   registerLockCommand(program, io, (c) => (exitCode = c));
+  registerBm25Command(program, io, (c) => (exitCode = c));
+  registerDiagnoseCommand(program, io, (c) => (exitCode = c));
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));

@@ -83,13 +83,25 @@ function zeroRow(qid: string, nGold: number, nRetrieved: number, metrics: readon
 function scoreQuery(qid: string, hits: readonly Hit[], judgements: ReadonlyMap<string, number>, nGold: number, metrics: readonly ParsedMetric[], tieRule: TieRule): PerQueryRow {
   const ordered = orderForEvaluation(hits, tieRule);
   const relevant = new Uint8Array(ordered.length);
+  const gains = new Float64Array(ordered.length);
   for (let i = 0; i < ordered.length; i++) {
     const rel = judgements.get(ordered[i]!.docid);
-    if (rel !== undefined && rel > 0) relevant[i] = 1;
+    if (rel !== undefined && rel > 0) {
+      relevant[i] = 1;
+      gains[i] = rel;
+    }
   }
+  const idealGains = idealGainsOf(judgements);
   const values: Record<string, number> = {};
-  for (const m of metrics) values[m.name] = m.compute({ relevant, nGold });
+  for (const m of metrics) values[m.name] = m.compute({ relevant, nGold, gains, idealGains });
   return { qid, nGold, nRetrieved: hits.length, metrics: values };
+}
+
+/** Relevance levels >= 1 of a query's judgements, highest first: the ideal ranking of nDCG. */
+export function idealGainsOf(judgements: ReadonlyMap<string, number>): number[] {
+  const out: number[] = [];
+  for (const rel of judgements.values()) if (rel > 0) out.push(rel);
+  return out.sort((a, b) => b - a);
 }
 
 /** Mean of each metric over rows (sum in row order, so the result is deterministic). */

@@ -6,9 +6,20 @@
  *   recall@k     relevant hits in the top k / number of relevant passages              (trec_eval recall.k)
  *   success@k    1 if any relevant hit is in the top k, else 0                         (trec_eval success.k; TopiOCQA "hits@k")
  *   map[@k]      average precision over relevant passages (top k only)                 (trec_eval map / map_cut.k)
- * Aliases: r@k and recall_k -> recall@k, hits@k -> success@k, recip_rank -> mrr, map_cut@k -> map@k.
+ *   p@k          relevant hits in the top k / k (missing ranks count as non-relevant)  (trec_eval P.k)
+ *   ndcg[@k]     DCG / ideal DCG, gain = relevance level, discount log2(rank + 1)      (trec_eval ndcg / ndcg_cut.k)
+ * Aliases: r@k and recall_k -> recall@k, hits@k -> success@k, recip_rank -> mrr, map_cut@k -> map@k,
+ * precision@k -> p@k, ndcg_cut@k -> ndcg@k. trec_eval's spellings are accepted too: `P.10`, `P_10`,
+ * `ndcg_cut.10`, `recall_100`, `map_cut.5`, `success.1` (family, then `.k` or `_k`).
  * Names are case-insensitive; the canonical (lower-case, unaliased) name keys every output.
  * An unknown or malformed name is an error, never a silent 0.
+ *
+ * The rules below are trec_eval's (9.x/10.0 sources, default `-l 1`, default gains), read measure by
+ * measure: relevant = relevance >= 1; recall and map divide by the number of relevant passages in the
+ * qrels (retrieved or not); P@k always divides by k; nDCG uses the qrels relevance value itself as the
+ * gain (documents judged 0, negative or unjudged gain 0), discounts rank r by log2(r + 1), and its ideal
+ * ranking sorts every judged passage with relevance >= 1 by relevance, cut at the same k (`ndcg` without
+ * k: no cut on either side). A query whose ideal DCG is 0 scores 0.
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
 
@@ -17,6 +28,10 @@ export interface MetricInput {
   readonly relevant: Uint8Array;
   /** Number of relevant passages in the qrels for this query (may be 0). */
   readonly nGold: number;
+  /** Gain of the hit at each rank: its relevance level when >= 1, else 0 (nDCG). Default: `relevant`. */
+  readonly gains?: ArrayLike<number>;
+  /** Relevance levels (>= 1) of every relevant passage in the qrels, sorted descending (ideal DCG). Default: nGold ones. */
+  readonly idealGains?: readonly number[];
 }
 
 interface MetricFamily {
@@ -28,6 +43,16 @@ interface MetricFamily {
 
 function depth(input: MetricInput, cutoff: number | undefined): number {
   return cutoff === undefined ? input.relevant.length : Math.min(cutoff, input.relevant.length);
+}
+
+/** DCG of `gain(i)` over ranks 0..depth-1 with trec_eval's discount log2(i + 2); gains <= 0 add nothing. */
+function dcg(depthOf: number, gain: (i: number) => number): number {
+  let sum = 0;
+  for (let i = 0; i < depthOf; i++) {
+    const g = gain(i);
+    if (g > 0) sum += g / Math.log2(i + 2);
+  }
+  return sum;
 }
 
 const families: Record<string, MetricFamily> = {
@@ -77,6 +102,28 @@ const families: Record<string, MetricFamily> = {
       return sum / input.nGold;
     },
   },
+  p: {
+    cutoff: "required",
+    describe: "relevant passages in the top k divided by k",
+    compute: (input, k) => {
+      const d = depth(input, k);
+      let found = 0;
+      for (let i = 0; i < d; i++) found += input.relevant[i] ?? 0;
+      return found / k!;
+    },
+  },
+  ndcg: {
+    cutoff: "optional",
+    describe: "normalised discounted cumulative gain (gain = relevance level)",
+    compute: (input, k) => {
+      const gains = input.gains ?? input.relevant;
+      const ideal = input.idealGains ?? new Array<number>(input.nGold).fill(1);
+      const idealDepth = k === undefined ? ideal.length : Math.min(k, ideal.length);
+      const idcg = dcg(idealDepth, (i) => ideal[i]!);
+      if (idcg <= 0) return 0;
+      return dcg(depth(input, k), (i) => gains[i]!) / idcg;
+    },
+  },
 };
 
 const aliases: Record<string, string> = {
@@ -85,6 +132,8 @@ const aliases: Record<string, string> = {
   hits: "success",
   recip_rank: "mrr",
   map_cut: "map",
+  precision: "p",
+  ndcg_cut: "ndcg",
 };
 
 export interface ParsedMetric {
@@ -106,11 +155,13 @@ export function metricFamilies(): { family: string; cutoff: "required" | "option
 }
 
 const NAME = /^([a-z_]+)(?:@(\d+))?$/;
+/** trec_eval's spellings: `P.10`, `ndcg_cut.10`, `P_10`, `recall_100`. */
+const TREC_EVAL_NAME = /^([a-z_]+?)[._](\d+)$/;
 
 /** Parse "recall@10" into a metric. Throws InputError (field `metrics`) on anything unknown or malformed. */
 export function parseMetric(raw: string): ParsedMetric {
   const text = raw.trim().toLowerCase();
-  const m = NAME.exec(text);
+  const m = NAME.exec(text) ?? TREC_EVAL_NAME.exec(text);
   const known = Object.keys(families).sort().join(", ");
   if (m === null) {
     throw new InputError(`cannot parse metric name '${raw}'`, {

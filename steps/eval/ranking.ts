@@ -15,10 +15,16 @@
  * with trec_eval/pytrec_eval; "run-order" (trust the given order) and
  * "docid-ascending" (our writing order, full float64 scores) exist to measure how
  * much the tie rule matters.
+ *
+ * trec_eval 10.0 (2026) holds scores as C `double` instead (its CHANGELOG's 2023 "Convert float to
+ * double"): "trec_eval-10" is that rule. The two differ only for scores that are equal as float32
+ * but not as float64 (e.g. 6 and 6.000000001); pytrec_eval and most published numbers use 9.x.
  */
 import type { Hit } from "./types.ts";
 
-export type TieRule = "trec_eval" | "docid-ascending" | "run-order";
+export type TieRule = "trec_eval" | "trec_eval-10" | "docid-ascending" | "run-order";
+
+export const TIE_RULES: readonly TieRule[] = ["trec_eval", "trec_eval-10", "docid-ascending", "run-order"];
 
 /**
  * Compare two strings by their UTF-8 bytes (what C `strcmp` does on UTF-8 input).
@@ -50,6 +56,11 @@ const comparators: Record<Exclude<TieRule, "run-order">, (a: Hit, b: Hit) => num
     const sb = toFloat32(b.score);
     if (sa > sb) return -1;
     if (sa < sb) return 1;
+    return compareUtf8(b.docid, a.docid);
+  },
+  "trec_eval-10": (a, b) => {
+    if (a.score > b.score) return -1;
+    if (a.score < b.score) return 1;
     return compareUtf8(b.docid, a.docid);
   },
   "docid-ascending": (a, b) => {

@@ -32,7 +32,16 @@ test("metric names parse through the registry, with aliases and errors", () => {
   assert.equal(parseMetric("hits@5").name, "success@5");
   assert.equal(parseMetric("recip_rank").name, "mrr");
   assert.equal(parseMetric("mrr@10").cutoff, 10);
-  assert.throws(() => parseMetric("ndcg@10"), (e: unknown) => e instanceof InputError && /unknown metric 'ndcg@10'/.test(e.message) && e.field === "metrics");
+  assert.throws(() => parseMetric("err@10"), (e: unknown) => e instanceof InputError && /unknown metric 'err@10'/.test(e.message) && e.field === "metrics");
+  // trec_eval's own spellings.
+  assert.equal(parseMetric("P.10").name, "p@10");
+  assert.equal(parseMetric("P_5").name, "p@5");
+  assert.equal(parseMetric("precision@3").name, "p@3");
+  assert.equal(parseMetric("ndcg_cut.10").name, "ndcg@10");
+  assert.equal(parseMetric("recall_100").name, "recall@100");
+  assert.equal(parseMetric("map_cut_5").name, "map@5");
+  assert.equal(parseMetric("ndcg").cutoff, undefined);
+  assert.throws(() => parseMetric("p"), /needs a cutoff/);
   assert.throws(() => parseMetric("recall"), /needs a cutoff/);
   assert.throws(() => parseMetric("recall@0"), /cutoff 0/);
   assert.throws(() => parseMetric("recall@ten"), /cannot parse/);
