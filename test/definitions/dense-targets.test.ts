@@ -12,7 +12,8 @@ import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
-import { DenseWorld } from "../../pipeline/definitions/dense/models.ts";
+import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
+import { ihn } from "../../pipeline/definitions/dense/variants.ts";
 
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 const mini = { data: "mini" } as const;
@@ -41,47 +42,58 @@ test("the default target is the report of the whole reproduction and analyzes cl
   }
 });
 
-test("IHN: iteration i retrains from θ0 with negatives mined by iteration i-1 on the training turns", () => {
-  const w = new DenseWorld("topiocqa", { data: "mini", profile: "paper" });
-  const it3 = w.ihn(3).step;
-  const it2 = w.ihn(2).step;
-  const it1 = w.ihn(1).step;
-  for (const s of [it1, it2, it3]) assert.equal(producer(s, "init"), w.theta0.step);
-  const minedBy = (train: AnyStep): AnyStep => {
-    const examples = producer(train, "examples");
-    assert.equal(examples.def.id, "assemble-dpr-examples-with-negatives");
-    const mine = producer(examples, "negatives");
-    assert.equal(mine.def.id, "mine-negatives");
-    assert.equal((mine.params as { excludeGold?: boolean }).excludeGold, true);
-    const search = producer(mine, "run");
-    assert.equal(search.def.id, "search-dense");
-    const queries = producer(producer(search, "queries"), "tokens");
-    assert.deepEqual({ form: (queries.params as { form: string }).form, split: (queries.params as { split: string }).split }, { form: "history", split: "train" });
-    return producer(producer(search, "queries"), "model");
-  };
-  assert.equal(minedBy(it3), it2);
-  assert.equal(minedBy(it2), it1);
-  assert.equal(producer(it1, "examples").def.id, "assemble-dpr-examples");
-  // Paper schedule: the batch is halved with hard negatives, the last iteration trains longer.
-  const p = (s: AnyStep) => s.params as { batch_size: number; epochs: number; n_hard_negatives: number };
-  assert.equal(p(it2).batch_size, p(it1).batch_size / 2);
-  assert.equal(p(it2).n_hard_negatives, 1);
-  assert.equal(p(it1).n_hard_negatives, 0);
-  assert.ok(p(it3).epochs > p(it2).epochs);
+const MINI: DenseContext = { data: "mini", profile: "paper" };
+
+test("IHN: iteration i retrains from θ0 with negatives mined by iteration i-1 of the same seed on the training turns", () => {
+  const theta0 = modelOf(MINI, "theta0").step;
+  for (const seed of [1, 2]) {
+    const [it1, it2, it3] = [1, 2, 3].map((i) => modelOf(MINI, ihn("topiocqa", i, seed)).step) as [AnyStep, AnyStep, AnyStep];
+    for (const s of [it1, it2, it3]) {
+      assert.equal(producer(s, "init"), theta0);
+      assert.equal((s.params as { seed: number }).seed, seed);
+    }
+    const minedBy = (train: AnyStep): AnyStep => {
+      const examples = producer(train, "examples");
+      assert.match(examples.def.id, /^assemble-dpr-examples-with-negatives/);
+      const mine = producer(examples, "negatives");
+      assert.equal(mine.def.id, "mine-negatives");
+      assert.equal((mine.params as { excludeGold?: boolean }).excludeGold, true);
+      const search = producer(mine, "run");
+      assert.equal(search.def.id, "search-dense");
+      const queries = producer(producer(search, "queries"), "tokens");
+      assert.deepEqual({ form: (queries.params as { form: string }).form, split: (queries.params as { split: string }).split }, { form: "history", split: "train" });
+      return producer(producer(search, "queries"), "model");
+    };
+    assert.equal(minedBy(it3), it2);
+    assert.equal(minedBy(it2), it1);
+    assert.doesNotMatch(producer(it1, "examples").def.id, /negatives/);
+    // Paper schedule: the batch is halved with hard negatives.
+    const p = (s: AnyStep) => s.params as { batch_size: number; n_hard_negatives: number };
+    assert.equal(p(it2).batch_size, p(it1).batch_size / 2);
+    assert.equal(p(it2).n_hard_negatives, 1);
+    assert.equal(p(it1).n_hard_negatives, 0);
+  }
+  // Seeds share what does not depend on them (IBN's examples), and nothing that does.
+  const s1 = modelOf(MINI, ihn("topiocqa", 1, 1)).step;
+  const s2 = modelOf(MINI, ihn("topiocqa", 1, 2)).step;
+  assert.notEqual(s1, s2);
+  assert.equal(producer(s1, "examples"), producer(s2, "examples"));
+  assert.notEqual(producer(modelOf(MINI, ihn("topiocqa", 2, 1)).step, "examples"), producer(modelOf(MINI, ihn("topiocqa", 2, 2)).step, "examples"));
+  // The same record is the same step, however it was built.
+  assert.equal(modelOf(MINI, ihn("topiocqa", 3, 1)), modelOf({ profile: "paper", data: "mini" }, { ...ihn("topiocqa", 3, 1) }));
 });
 
 test("a change upstream (iteration 1) changes the identity of every later iteration", () => {
-  const identityOf = (world: DenseWorld, i: number): string => {
-    const g = graphOf([world.ihn(i).step]);
+  const identityOf = (ctx: DenseContext, i: number): string => {
+    const g = graphOf([modelOf(ctx, ihn("qrecc", i, 1)).step]);
     return JSON.stringify(g.order.map((s) => [s.name, s.params]));
   };
-  const a = new DenseWorld("qrecc", { data: "mini", profile: "paper" });
-  const b = new DenseWorld("qrecc", { data: "mini", profile: "smoke" });
+  const smoke: DenseContext = { data: "mini", profile: "smoke" };
   // Same step names except the profile tag; iteration 1 differs in epochs, so iteration 2's whole upstream differs.
   const strip = (s: string) => s.replaceAll("mini-smoke", "mini");
-  assert.notEqual(strip(identityOf(a, 2)), strip(identityOf(b, 2)));
-  const epochs = (w: DenseWorld, i: number) => (w.ihn(i).step.params as { epochs: number }).epochs;
-  assert.notEqual(epochs(a, 1), epochs(b, 1));
+  assert.notEqual(strip(identityOf(MINI, 2)), strip(identityOf(smoke, 2)));
+  const epochs = (ctx: DenseContext, i: number) => (modelOf(ctx, ihn("qrecc", i, 1)).step.params as { epochs: number }).epochs;
+  assert.notEqual(epochs(MINI, 1), epochs(smoke, 1));
 });
 
 test("on real data θ0 is the locked DPR-NQ checkpoint exported with zero epochs, and tokens use BERT's locked vocabulary", () => {
@@ -90,8 +102,8 @@ test("on real data θ0 is the locked DPR-NQ checkpoint exported with zero epochs
   const names = g.order.map((s) => s.name);
   assert.ok(!names.some((n) => n.includes("mini")), names.filter((n) => n.includes("mini")).join(", "));
   assert.ok(!g.order.some((s) => s.def.id === "pretrain-dpr" || s.def.id === "train-wordpiece-vocab"));
-  const w = new DenseWorld("qrecc", { data: "real", profile: "paper" });
-  const theta0 = w.theta0.step;
+  const REAL: DenseContext = { data: "real", profile: "paper" };
+  const theta0 = modelOf(REAL, "theta0").step;
   assert.equal(theta0.def.id, "import-dpr-checkpoint");
   const checkpoint = producer(theta0, "checkpoint");
   assert.equal(checkpoint.def.id, "assemble-hf-dpr-checkpoint");
@@ -99,13 +111,13 @@ test("on real data θ0 is the locked DPR-NQ checkpoint exported with zero epochs
     ["questionWeights", "questionConfig", "contextWeights", "contextConfig"].map((i) => producer(checkpoint, i).name),
     ["fetch-dataset.dpr-nq-question-encoder", "fetch-dataset.dpr-nq-question-encoder-config", "fetch-dataset.dpr-nq-context-encoder", "fetch-dataset.dpr-nq-context-encoder-config"],
   );
-  for (const s of [w.ihn(1).step, w.ihn(2).step]) {
+  for (const s of [modelOf(REAL, ihn("qrecc", 1, 42)).step, modelOf(REAL, ihn("qrecc", 2, 42)).step]) {
     assert.equal(producer(s, "init"), theta0);
     // The paper's schedule and a GPU requirement on real data.
     assert.equal((s.params as { lr: number }).lr, 3e-5);
     assert.equal(s.def.runtime.type === "container" && s.def.runtime.gpu?.required, true);
   }
-  const vocab = producer(producer(w.ihn(1).step, "passages"), "vocab");
+  const vocab = producer(producer(modelOf(REAL, ihn("qrecc", 1, 42)).step, "passages"), "vocab");
   assert.equal(vocab.def.id, "import-bert-vocab");
   assert.equal(producer(vocab, "files").name, "fetch-dataset.bert-base-uncased-vocab");
   // θ0 records the vocabulary the tokens use; exporting it needs no GPU and is the same under any executor.

@@ -1,317 +1,214 @@
 /**
- * The dense experiments as a graph: tokenization, θ0, DPR models trained with in-batch
- * negatives, with mined hard negatives (BM25, CQR = θ0 on the gold rewrite, the previous
- * iteration's model) and the iterative loop (IHN), their indexes, runs and evaluations.
- *
- * Every model is a value built once per (dataset, variant) and shared by the tables and
- * figures that show it; two targets that need the same model get the same cache key.
+ * The dense experiments as a graph: one function turns a variant record (variants.ts) into
+ * its steps (examples, training from θ0, and for IHN the mining by the previous iteration),
+ * and the shared per-dataset steps (tokenized collection and queries, indexes, searches,
+ * evaluations) are built once. Everything is memoised by structure (the canonical JSON of
+ * the context, the dataset and the variant record), so two targets that need the same model
+ * get the same steps and cache keys.
  */
 import { use, type OutputRef } from "../../engine/step.ts";
-import type { DataSource } from "../../engine/targets.ts";
-import { generateMini } from "../../../steps/data/steps.ts";
-import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
-import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
+import { tokenizePassages, tokenizeQueries } from "../../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
-import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, pretrainDprDef, trainDprDef } from "../../../steps/training/steps.ts";
-import { listPassageIds } from "../../../steps/data/dev-collection.ts";
+import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, trainDprDef } from "../../../steps/training/steps.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
-import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
-import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
-import { datasetTables, lockedFiles } from "../datasets.ts";
+import { datasetTables, type DatasetTables } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
-import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, MINI_BERT, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
+import { memo } from "../memo.ts";
+import { baseOf, releasedDevIds, tagOf, type DenseContext } from "./base.ts";
+import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, type DenseSetup } from "./setup.ts";
+import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
+import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
 
-export interface DenseContext {
-  readonly data: DataSource;
-  readonly profile: Profile;
-}
+export type { DenseContext } from "./base.ts";
 
 type Model = OutputRef<"dpr:model">;
 type Run = OutputRef<"parquet:run">;
 type Metrics = OutputRef<"json:metrics">;
-type Vocab = OutputRef<"wordpiece:vocab">;
 
-const tagOf = (ctx: DenseContext): string => (ctx.profile === "paper" ? ctx.data : `${ctx.data}-${ctx.profile}`);
+/** A model of the study: θ0 (what every training starts from) or a trained variant. */
+export type ModelId = "theta0" | DprVariant;
 
-/** Where a source of hard negatives comes from (Tables 1 and 6). */
-export type NegativeSource = "bm25" | "bm25-rewrite" | "cqr" | "model";
+export const setupOf = (ctx: DenseContext): DenseSetup => DENSE_SETUPS[ctx.data][ctx.profile];
+const datasetTag = (ctx: DenseContext, dataset: DatasetName): string => `${tagOf(ctx)}-${dataset}`;
+const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : `${variantLabel(id)}.s${id.seed}`);
 
-/** What every dense model starts from: the tokenizer's vocabulary and θ0. */
-interface Base {
-  readonly vocab: Vocab;
-  readonly theta0: Model;
+/** The dataset's evaluation split (QReCC and OR-QuAC test, TopiOCQA dev). */
+export const evalSplit = (dataset: DatasetName): string => EVAL_SETUP[dataset].split;
+
+function tables(ctx: DenseContext, dataset: DatasetName): DatasetTables {
+  return memo(["dense-tables", ctx.data, dataset], () => datasetTables(dataset, ctx.data));
 }
 
-/** The vocabulary and θ0 of the mini benchmark: a tiny BERT pre-trained on mini-nq's standalone questions. */
-function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
-  const tag = tagOf(ctx);
-  const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
-  const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
-  // The vocabulary is trained on the pre-training corpus only, as BERT's is not trained on QReCC.
-  const vocab = use(trainVocab, { name: "train-wordpiece-vocab.mini-nq", params: { vocabSize: setup.vocabSize, splits: ["train"] }, inputs: { passages: nq.passages, turns: nq.turns } }).out.vocab;
-  const passages = use(tokenizePassages, { name: "tokenize-passages.mini-nq", params: { title: true }, inputs: { passages: nq.passages, vocab } }).out.tokens;
-  const queries = (split: string) =>
-    use(tokenizeQueries, { name: `tokenize-queries.mini-nq.q_t.${split}`, params: { form: "q_t", split, goldOnly: true }, inputs: { turns: nq.turns, vocab } }).out.tokens;
-  const examples = use(assembleExamples, {
-    name: `assemble-dpr-examples.${tag}.theta0`,
-    params: { devPassages: sampleSize(setup.devPassages.nq) },
-    inputs: { trainQueries: queries("train"), devQueries: queries("dev"), passages, turns: nq.turns },
-  }).out.examples;
-  const { epochs, batch, lr } = setup.theta0;
-  const theta0 = use(pretrainDprDef(false), {
-    name: `pretrain-dpr.${tag}.theta0`,
-    params: { epochs, batch_size: batch, lr, n_hard_negatives: 0, eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: MINI_BERT } },
-    inputs: { examples, passages, vocab },
-  }).out.model;
-  return { vocab, theta0 };
+/** The dataset's collection, tokenized with the base vocabulary (titles as a text pair where the dataset has them). */
+export function tokenizedPassages(ctx: DenseContext, dataset: DatasetName) {
+  return memo(["passages", ctx, dataset], () => {
+    const s = setupOf(ctx);
+    return use(tokenizePassages, {
+      name: `tokenize-passages.${datasetTag(ctx, dataset)}`,
+      params: { title: HAS_TITLES[dataset], maxLength: s.maxPassageLength },
+      inputs: { passages: tables(ctx, dataset).passages, vocab: baseOf(ctx).vocab },
+    }).out.tokens;
+  });
 }
 
-/**
- * The real runs' vocabulary and θ0: BERT-base uncased's vocab.txt and the DPR-NQ question
- * and context encoders from datasets.lock, laid out as one HF DPR checkpoint and exported
- * by the trainer with zero epochs (same safetensors + ONNX layout as a trained model).
- */
-function realBase(): Base {
-  const vocab = use(importBertVocab, { name: "import-bert-vocab", params: {}, inputs: { files: lockedFiles(BERT_VOCAB_LOCK_ENTRY) } }).out.vocab;
-  const e = DPR_NQ_LOCK_ENTRIES;
-  const checkpoint = use(assembleHfDprCheckpoint, {
-    name: "assemble-hf-dpr-checkpoint.dpr-nq",
-    params: {},
-    inputs: { questionWeights: lockedFiles(e.questionWeights), questionConfig: lockedFiles(e.questionConfig), contextWeights: lockedFiles(e.contextWeights), contextConfig: lockedFiles(e.contextConfig) },
-  }).out.checkpoint;
-  const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint, vocab } }).out.model;
-  return { vocab, theta0 };
+function tokenizedQueries(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, split: string, goldOnly = false) {
+  return memo(["queries", ctx, dataset, form, split, goldOnly], () =>
+    use(tokenizeQueries, {
+      name: `tokenize-queries.${datasetTag(ctx, dataset)}.${form}.${split}${goldOnly ? ".gold" : ""}`,
+      params: { form, split, goldOnly, maxLength: setupOf(ctx).maxQueryLength },
+      inputs: { turns: tables(ctx, dataset).turns, vocab: baseOf(ctx).vocab },
+    }).out.tokens,
+  );
 }
 
-/** The sample size of a sampled dev collection (a released one has its own step). */
-function sampleSize(dev: DevCollection): number {
-  if (!("sample" in dev)) throw new Error(`a released dev collection (${dev.released}) where a sample is expected`);
-  return dev.sample;
+/** The model's weights: θ0, or a variant trained from it. */
+export function modelOf(ctx: DenseContext, id: ModelId): Model {
+  return id === "theta0" ? baseOf(ctx).theta0 : train(ctx, id);
 }
 
-/** The ids of a released dev collection: the lock entry's blocks file (e.g. OR-QuAC's dev_blocks.txt). */
-const RELEASED_DEV_FILES: Readonly<Record<string, string>> = { "orquac-dev-blocks": "dev_blocks.txt" };
-
-function releasedDevIds(entry: string): OutputRef<"ids:passages"> {
-  const file = RELEASED_DEV_FILES[entry];
-  if (file === undefined) throw new Error(`no blocks file known for dev collection '${entry}'`);
-  return use(listPassageIds, { name: `list-passage-ids.${entry}`, params: { file }, inputs: { files: lockedFiles(entry) } }).out.ids;
-}
-
-const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
-
-/** All dense models, runs and evaluations of one dataset. */
-export class DenseWorld {
-  readonly setup: DenseSetup;
-  readonly tag: string;
-  private readonly memo = new Map<string, unknown>();
-  private readonly base: Base;
-  readonly tables;
-
-  constructor(readonly dataset: DatasetName, readonly ctx: DenseContext) {
-    this.setup = DENSE_SETUPS[ctx.data][ctx.profile];
-    this.tag = `${tagOf(ctx)}-${dataset}`;
-    this.base = BASES[ctx.data](ctx, this.setup);
-    this.tables = datasetTables(dataset, ctx.data);
-  }
-
-  private once<T>(key: string, make: () => T): T {
-    if (!this.memo.has(key)) this.memo.set(key, make());
-    return this.memo.get(key) as T;
-  }
-
-  get theta0(): Model {
-    return this.base.theta0;
-  }
-
-  get evalSplit(): string {
-    return EVAL_SETUP[this.dataset].split;
-  }
-
-  get inputForm(): QueryFormName {
-    return INPUT_FORM[this.dataset];
-  }
-
-  passages() {
-    return this.once("passages", () =>
-      use(tokenizePassages, { name: `tokenize-passages.${this.tag}`, params: { title: HAS_TITLES[this.dataset] }, inputs: { passages: this.tables.passages, vocab: this.base.vocab } }).out.tokens,
-    );
-  }
-
-  queries(form: QueryFormName, split: string, goldOnly = false) {
-    return this.once(`q:${form}:${split}:${goldOnly}`, () =>
-      use(tokenizeQueries, {
-        name: `tokenize-queries.${this.tag}.${form}.${split}${goldOnly ? ".gold" : ""}`,
-        params: { form, split, goldOnly },
-        inputs: { turns: this.tables.turns, vocab: this.base.vocab },
-      }).out.tokens,
-    );
-  }
-
-  /** Index shards of a model's passage embeddings. */
-  index(label: string, model: Model) {
-    return this.once(`index:${label}`, () => {
-      const shards = this.setup.shards;
-      const refs: Record<string, OutputRef<"faiss:flat-ip">> = {};
-      shardInputNames(shards).forEach((input, shard) => {
-        const emb = use(encodePassages, { name: `encode-passages.${this.tag}.${label}.${shard}`, params: { shard, shards }, inputs: { model, tokens: this.passages() } });
-        refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${this.tag}.${label}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
-      });
-      return refs;
+/** Index shards of a model's passage embeddings over the dataset's collection. */
+function index(ctx: DenseContext, dataset: DatasetName, id: ModelId) {
+  return memo(["index", ctx, dataset, id], () => {
+    const shards = setupOf(ctx).shards;
+    const model = modelOf(ctx, id);
+    const name = `${datasetTag(ctx, dataset)}.${modelLabel(id)}`;
+    const refs: Record<string, OutputRef<"faiss:flat-ip">> = {};
+    shardInputNames(shards).forEach((input, shard) => {
+      const emb = use(encodePassages, { name: `encode-passages.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: tokenizedPassages(ctx, dataset) } });
+      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
     });
-  }
-
-  /** Top-k dense run of a model over one query form and split. */
-  search(label: string, model: Model, form: QueryFormName, split: string): Run {
-    return this.once(`search:${label}:${form}:${split}`, () => {
-      const queries = use(encodeQueries, { name: `encode-queries.${this.tag}.${label}.${form}.${split}`, params: {}, inputs: { model, tokens: this.queries(form, split) } });
-      const def = searchDenseDef(this.setup.shards);
-      return use(def, {
-        name: `search-dense.${this.tag}.${label}.${form}.${split}`,
-        params: { k: this.setup.schedule[this.dataset].k, tag: `cspipe-${label}` },
-        inputs: { queries: queries.out.embeddings, ...this.index(label, model) } as never,
-      }).out.run;
-    });
-  }
-
-  bm25Run(form: QueryFormName, split: string): Run {
-    return this.once(`bm25:${form}:${split}`, () => {
-      const index = use(buildBm25Index, { name: `build-bm25-index.${this.tag}`, params: {}, inputs: { passages: this.tables.passages } });
-      return use(searchBm25, {
-        name: `search-bm25.${this.tag}.${form}.${split}`,
-        params: { form, split, k: this.setup.schedule[this.dataset].k, ...BM25_PRESETS[this.dataset] },
-        inputs: { index: index.out.index, turns: this.tables.turns },
-      }).out.run;
-    });
-  }
-
-  /** The evaluation of a run on the dataset's evaluation split (with breakdowns). */
-  evaluate(label: string, run: Run): Metrics {
-    return this.once(`eval:${label}`, () =>
-      use(evaluateRunStep, {
-        name: `evaluate.dense.${this.tag}.${label}`,
-        params: { split: this.evalSplit, metrics: DENSE_METRICS },
-        inputs: { run, turns: this.tables.turns },
-      }).out.metrics,
-    );
-  }
-
-  /** A model's evaluation on its own input form. */
-  metrics(label: string, model: Model, form: QueryFormName = this.inputForm): Metrics {
-    return this.evaluate(`${label}.${form}`, this.search(label, model, form, this.evalSplit));
-  }
-
-  /** Negatives for training from one source; `model` is required for the "model" source. */
-  negatives(label: string, source: NegativeSource, options: { model?: { label: string; ref: Model }; excludeGold?: boolean } = {}) {
-    const excludeGold = options.excludeGold ?? true;
-    return this.once(`neg:${label}:${excludeGold}`, () => {
-      const runs: Record<NegativeSource, () => Run> = {
-        bm25: () => this.bm25Run(this.inputForm, "train"),
-        "bm25-rewrite": () => this.bm25Run("rewrite", "train"),
-        cqr: () => this.search("theta0", this.theta0, "rewrite", "train"),
-        model: () => {
-          if (!options.model) throw new Error(`negatives '${label}': the model source needs a model`);
-          return this.search(options.model.label, options.model.ref, this.inputForm, "train");
-        },
-      };
-      return use(mineNegativesStep, {
-        name: `mine-negatives.${this.tag}.${label}${excludeGold ? "" : ".with-gold"}`,
-        params: { split: "train", k: this.setup.schedule[this.dataset].k, excludeGold },
-        inputs: { run: runs[source](), turns: this.tables.turns },
-      }).out.negatives;
-    });
-  }
-
-  /** A DPR model trained from θ0 on `form`, with in-batch negatives only or with mined negatives. */
-  train(label: string, form: QueryFormName, options: { negatives?: OutputRef<"parquet:negatives">; epochs?: number; asReleased?: boolean } = {}): Model {
-    return this.once(`model:${label}`, () => {
-      const s = this.setup.schedule[this.dataset];
-      const common = {
-        trainQueries: this.queries(form, "train", true),
-        devQueries: this.queries(form, "dev", true),
-        passages: this.passages(),
-        turns: this.tables.turns,
-      };
-      const dev = this.setup.devPassages[this.dataset];
-      const name = `assemble-dpr-examples.${this.tag}.${label}`;
-      let examples: OutputRef<"dpr:examples">;
-      if ("released" in dev) {
-        const devCollection = releasedDevIds(dev.released);
-        const params = { k: s.k, devPassages: 0 };
-        examples = options.negatives
-          ? use(assembleExamplesWithNegativesReleasedDev, { name, params, inputs: { ...common, negatives: options.negatives, devCollection } }).out.examples
-          : use(assembleExamplesReleasedDev, { name, params, inputs: { ...common, devCollection } }).out.examples;
-      } else {
-        const params = { k: s.k, devPassages: dev.sample };
-        examples = options.negatives
-          ? use(assembleExamplesWithNegatives, { name, params, inputs: { ...common, negatives: options.negatives } }).out.examples
-          : use(assembleExamples, { name, params, inputs: common }).out.examples;
-      }
-      const hard = options.negatives !== undefined;
-      return use(trainDprDef(this.ctx.data === "real"), {
-        name: `train-dpr.${this.tag}.${label}`,
-        params: {
-          epochs: options.epochs ?? s.epochs,
-          // The paper halves the batch when hard negatives double the passages per step.
-          batch_size: hard ? Math.max(1, Math.floor(s.batch / 2)) : s.batch,
-          lr: s.lr,
-          n_hard_negatives: hard ? s.n : 0,
-          eval_before_training: this.setup.evalBeforeTraining,
-          ...(options.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
-        },
-        inputs: { examples, passages: this.passages(), init: this.theta0 },
-      }).out.model;
-    });
-  }
-
-  /** DPR^shortcut: trained and evaluated on X_t without q_t, in-batch negatives. */
-  shortcut(): Model {
-    return this.train("shortcut", "history_without_q");
-  }
-
-  /** IHN iteration i (1 = in-batch negatives = "DPR IBN"); i > 1 retrains from θ0 with negatives mined by iteration i-1. */
-  ihn(i: number): Model {
-    const s = this.setup.schedule[this.dataset];
-    if (!Number.isInteger(i) || i < 1 || i > s.iterations) throw new RangeError(`${this.dataset}: IHN iteration ${i} outside 1..${s.iterations}`);
-    const epochs = i === s.iterations && i > 1 ? s.lastEpochs : s.epochs;
-    if (i === 1) return this.train(this.ihnLabel(1), this.inputForm, { epochs });
-    const prev = { label: this.ihnLabel(i - 1), ref: this.ihn(i - 1) };
-    return this.train(this.ihnLabel(i), this.inputForm, { negatives: this.negatives(`negs-${prev.label}`, "model", { model: prev }), epochs });
-  }
-
-  ihnLabel(i: number): string {
-    return i === 1 ? "ibn" : `ihn-${i}`;
-  }
-
-  /** The final IHN model (iteration I). */
-  ihnFinal(): Model {
-    return this.ihn(this.setup.schedule[this.dataset].iterations);
-  }
-
-  /** A model trained with one source of hard negatives (Tables 1 and 6), one round from θ0. */
-  withNegatives(source: Exclude<NegativeSource, "model">): Model {
-    return this.train(`${source}-negs`, this.inputForm, { negatives: this.negatives(`negs-${source}`, source) });
-  }
-
-  /** IHN iteration 2 as the authors' code trains it: gold passages may be sampled as negatives, no masking. */
-  ihnAsReleased(): Model {
-    const prev = { label: this.ihnLabel(1), ref: this.ihn(1) };
-    const s = this.setup.schedule[this.dataset];
-    return this.train("ihn-2-as-released", this.inputForm, { negatives: this.negatives(`negs-${prev.label}`, "model", { model: prev, excludeGold: false }), asReleased: true, epochs: s.iterations === 2 ? s.lastEpochs : s.epochs });
-  }
+    return refs;
+  });
 }
 
-const worlds = new Map<string, DenseWorld>();
+/** Top-k dense run of a model over one query form and split. */
+export function denseRun(ctx: DenseContext, dataset: DatasetName, id: ModelId, form: QueryFormName, split: string): Run {
+  return memo(["search", ctx, dataset, id, form, split], () => {
+    const s = setupOf(ctx);
+    const name = `${datasetTag(ctx, dataset)}.${modelLabel(id)}.${form}.${split}`;
+    const queries = use(encodeQueries, { name: `encode-queries.${name}`, params: {}, inputs: { model: modelOf(ctx, id), tokens: tokenizedQueries(ctx, dataset, form, split) } });
+    const def = searchDenseDef(s.shards);
+    return use(def, {
+      name: `search-dense.${name}`,
+      params: { k: s.schedule[dataset].k, tag: `cspipe-${modelLabel(id)}` },
+      inputs: { queries: queries.out.embeddings, ...index(ctx, dataset, id) },
+    }).out.run;
+  });
+}
 
-/** One DenseWorld per (dataset, data, profile), so targets share models. */
-export function denseWorld(dataset: DatasetName, ctx: DenseContext): DenseWorld {
-  const key = `${dataset}:${ctx.data}:${ctx.profile}`;
-  let w = worlds.get(key);
-  if (!w) worlds.set(key, (w = new DenseWorld(dataset, ctx)));
-  return w;
+/** BM25 over one query form and split (the mined-negatives source of Tables 1 and 6). */
+function bm25Run(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, split: string): Run {
+  return memo(["bm25", ctx, dataset, form, split], () => {
+    const t = tables(ctx, dataset);
+    const idx = use(buildBm25Index, { name: `build-bm25-index.${datasetTag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });
+    return use(searchBm25, {
+      name: `search-bm25.${datasetTag(ctx, dataset)}.${form}.${split}`,
+      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...BM25_PRESETS[dataset] },
+      inputs: { index: idx.out.index, turns: t.turns },
+    }).out.run;
+  });
+}
+
+/** A model's evaluation on the dataset's evaluation split (with the paper's breakdowns), on `form` (default: the variant's own input). */
+export function evaluation(ctx: DenseContext, dataset: DatasetName, id: ModelId, form: QueryFormName = id === "theta0" ? "history" : id.input): Metrics {
+  return memo(["eval", ctx, dataset, id, form], () =>
+    use(evaluateRunStep, {
+      name: `evaluate.dense.${datasetTag(ctx, dataset)}.${modelLabel(id)}.${form}`,
+      params: { split: evalSplit(dataset), metrics: DENSE_METRICS },
+      inputs: { run: denseRun(ctx, dataset, id, form, evalSplit(dataset)), turns: tables(ctx, dataset).turns },
+    }).out.metrics,
+  );
+}
+
+/** Mined negatives for training: from BM25, CQR (θ0 on the gold rewrite), or a model of the IHN chain. */
+function negatives(ctx: DenseContext, v: DprVariant, keepGold: boolean) {
+  const n = v.negatives;
+  if (n.kind === "in-batch") throw new Error("in-batch variants have no mined negatives");
+  return memo(["negatives", ctx, v.dataset, n, v.input, keepGold], () => {
+    const runs: Readonly<Record<MinedSource, () => Run>> = {
+      bm25: () => bm25Run(ctx, v.dataset, v.input, "train"),
+      "bm25-rewrite": () => bm25Run(ctx, v.dataset, "rewrite", "train"),
+      cqr: () => denseRun(ctx, v.dataset, "theta0", "rewrite", "train"),
+    };
+    const run = n.kind === "mined" ? runs[n.source]() : denseRun(ctx, v.dataset, n.from, v.input, "train");
+    const from = n.kind === "mined" ? n.source : modelLabel(n.from);
+    return use(mineNegativesStep, {
+      name: `mine-negatives.${datasetTag(ctx, v.dataset)}.${from}${keepGold ? ".with-gold" : ""}`,
+      params: { split: "train", k: setupOf(ctx).schedule[v.dataset].k, excludeGold: !keepGold },
+      inputs: { run, turns: tables(ctx, v.dataset).turns },
+    }).out.negatives;
+  });
+}
+
+/** The dataset's dev collection of gold, BM25 hard negatives of the dev queries (on the dataset's input form) and a sample. */
+function bm25DevCollection(ctx: DenseContext, dataset: DatasetName, dev: { bm25: number; size: number }): OutputRef<"ids:passages"> {
+  return memo(["dev-collection", ctx, dataset, dev], () => {
+    const t = tables(ctx, dataset);
+    return use(buildDevCollectionStep, {
+      name: `build-dev-collection.${datasetTag(ctx, dataset)}`,
+      params: { split: "dev", perQuery: dev.bm25, size: dev.size },
+      inputs: { run: bm25Run(ctx, dataset, INPUT_FORM[dataset], "dev"), turns: t.turns, passages: t.passages },
+    }).out.ids;
+  });
+}
+
+/** The trainer's input files: examples on the variant's input, dev queries and dev collection, mined negatives. */
+function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
+  const mined = v.negatives.kind === "in-batch" ? undefined : { negatives: v.negatives, keepGold: v.asReleased };
+  return memo(["examples", ctx, v.dataset, v.input, mined ?? null], () => {
+    const s = setupOf(ctx);
+    const common = {
+      trainQueries: tokenizedQueries(ctx, v.dataset, v.input, "train", true),
+      devQueries: tokenizedQueries(ctx, v.dataset, v.input, "dev", true),
+      passages: tokenizedPassages(ctx, v.dataset),
+      turns: tables(ctx, v.dataset).turns,
+    };
+    const negs = mined === undefined ? undefined : negatives(ctx, v, mined.keepGold);
+    const label = mined === undefined ? variantLabel(v) : `${variantLabel(v)}.s${v.seed}`;
+    const name = `assemble-dpr-examples.${datasetTag(ctx, v.dataset)}.${label}`;
+    const dev = s.devPassages[v.dataset];
+    if (!("sample" in dev)) {
+      const devCollection = "released" in dev ? releasedDevIds(dev.released) : bm25DevCollection(ctx, v.dataset, dev);
+      const params = { k: s.schedule[v.dataset].k, devPassages: 0 };
+      return negs === undefined
+        ? use(assembleExamplesReleasedDev, { name, params, inputs: { ...common, devCollection } }).out.examples
+        : use(assembleExamplesWithNegativesReleasedDev, { name, params, inputs: { ...common, negatives: negs, devCollection } }).out.examples;
+    }
+    const params = { k: s.schedule[v.dataset].k, devPassages: dev.sample };
+    return negs === undefined
+      ? use(assembleExamples, { name, params, inputs: common }).out.examples
+      : use(assembleExamplesWithNegatives, { name, params, inputs: { ...common, negatives: negs } }).out.examples;
+  });
+}
+
+/** A variant trained from θ0 (the paper's schedule for its dataset; the last IHN iteration trains longest). */
+function train(ctx: DenseContext, v: DprVariant): Model {
+  return memo(["train", ctx, v], () => {
+    const s = setupOf(ctx);
+    const sched = s.schedule[v.dataset];
+    const i = iterationOf(v);
+    const last = v.negatives.kind === "model" && i === sched.iterations;
+    const hard = v.negatives.kind !== "in-batch";
+    return use(trainDprDef(ctx.data === "real"), {
+      name: `train-dpr.${datasetTag(ctx, v.dataset)}.${variantLabel(v)}.s${v.seed}`,
+      params: {
+        epochs: last || (v.asReleased && sched.iterations === 2) ? sched.lastEpochs : sched.epochs,
+        patience: sched.patience,
+        min_delta: sched.minDelta,
+        // The paper halves the batch when hard negatives double the passages per step.
+        batch_size: hard ? Math.max(1, Math.floor(sched.batch / 2)) : sched.batch,
+        lr: sched.lr,
+        n_hard_negatives: hard ? sched.n : 0,
+        seed: v.seed,
+        eval_before_training: s.evalBeforeTraining,
+        ...(v.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
+      },
+      inputs: { examples: examples(ctx, v), passages: tokenizedPassages(ctx, v.dataset), init: baseOf(ctx).theta0 },
+    }).out.model;
+  });
 }

@@ -3,24 +3,31 @@
  *
  * Real data: the paper's values (lr 3e-5, 10 epochs per iteration and 40 for the last,
  * I = 2 for QReCC and OR-QuAC and 3 for TopiOCQA, batch 256 on QReCC and 128 elsewhere in
- * iteration 1, halved afterwards, n = 1 negative sampled from the top k = 100).
- * Mini: the same schedule scaled down so the whole reproduction trains on 2 CPU cores in
- * minutes: a tiny BERT (2 layers, hidden 128), fewer epochs, smaller batches and a larger
- * learning rate (a 2-layer model trained from scratch does not move at 3e-5).
+ * iteration 1, halved afterwards, n = 1 negative sampled from the top k = 100, 128 query and
+ * 384 passage tokens), one seed (the paper's 42).
+ * Mini: the same schedule scaled to train on 2 CPU cores: a tiny BERT, shorter inputs, a
+ * larger learning rate (a small model trained from scratch does not move at 3e-5), and up to
+ * `epochs` epochs that stop once dev Recall@5 reaches its plateau (`patience`); the models
+ * behind the paper's claims train with three seeds (`seeds`), the other variants with the
+ * first only (`secondarySeeds`).
  * The "smoke" profile runs every step of the graph with one epoch (CI).
  */
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
-import { TINY_BERT } from "../../../steps/training/contract.ts";
+import type { BertConfig } from "../../../steps/training/contract.ts";
 
 export type Profile = "paper" | "smoke";
 
 export interface TrainSchedule {
   /** Number of IHN iterations I (iteration 1 = in-batch negatives only). */
   readonly iterations: number;
+  /** Epochs of a training (the most, when patience stops it earlier). */
   readonly epochs: number;
   /** Epochs of the last iteration I. */
   readonly lastEpochs: number;
+  /** Stop after this many epochs without a dev Recall@5 gain of `minDelta` (0 = every epoch). */
+  readonly patience: number;
+  readonly minDelta: number;
   /** Batch of iteration 1; halved for i > 1. */
   readonly batch: number;
   readonly lr: number;
@@ -29,33 +36,49 @@ export interface TrainSchedule {
   readonly k: number;
 }
 
-export type DevCollection = { readonly sample: number } | { readonly released: string };
+/**
+ * The dev collection of the per-epoch Recall@5 model selection: the dev turns' gold plus
+ * - `sample`: a seeded sample up to that many passages (0 = the whole collection);
+ * - `released`: a released dev collection (a datasets.lock entry of JSONL blocks);
+ * - `bm25`: each dev query's top `bm25` BM25 passages (hard negatives, as DPR's dev files
+ *   hold), then a seeded sample up to `size` passages.
+ */
+export type DevCollection = { readonly sample: number } | { readonly released: string } | { readonly bm25: number; readonly size: number };
 
 export interface DenseSetup {
   readonly schedule: Readonly<Record<DatasetName, TrainSchedule>>;
-  /**
-   * Dev collection of the per-epoch Recall@5 model selection, per dataset ("nq": θ0's
-   * pre-training on mini-nq): the dev turns' gold plus a seeded sample up to `sample` passages
-   * (0 = the whole collection), or a released dev collection (a datasets.lock entry of
-   * JSONL blocks) plus the dev gold. Real data follows the paper: OR-QuAC's released dev
-   * blocks (6.9k), and samples of the paper's sizes for QReCC (7.3k) and TopiOCQA (11k),
-   * whose released dev collections belong to other dev splits.
-   */
+  /** Per dataset ("nq": θ0's pre-training on mini-nq). */
   readonly devPassages: Readonly<Record<DatasetName | "nq", DevCollection>>;
+  /** Seeds of the models behind the paper's claims (Table 2's rows, the IHN iterations, Table 3); mean ± sd over them. */
+  readonly seeds: readonly number[];
+  /** Seeds of the other variants (Tables 1 and 6's negative sources, the released-code ablation). */
+  readonly secondarySeeds: readonly number[];
+  /** Token budget of conversational inputs (first question pinned, the rest truncated from the left) and passages. */
+  readonly maxQueryLength: number;
+  readonly maxPassageLength: number;
   /**
    * Dev Recall@5 of the initial model before epoch 1 (logged, never selected). Off on mini:
-   * θ0's numbers are in the tables already, and on 2 cores the 14 extra dev passes cost a
-   * minute of the 15-minute budget.
+   * θ0's numbers are in the tables already.
    */
   readonly evalBeforeTraining: boolean;
   /** Index shards (separately cached encode/index steps). */
   readonly shards: number;
-  /** Mini only: the WordPiece vocabulary and θ0's pre-training on the standalone questions. */
+  /** Mini only: the WordPiece vocabulary, θ0's architecture and its pre-training on the standalone questions. */
   readonly vocabSize: number;
-  readonly theta0: { readonly epochs: number; readonly batch: number; readonly lr: number };
+  readonly model: MiniBert | null;
+  readonly theta0: { readonly epochs: number; readonly patience: number; readonly minDelta: number; readonly batch: number; readonly lr: number };
 }
 
-const MINI_SCHEDULE = { epochs: 3, lastEpochs: 5, batch: 32, lr: 2e-4, n: 1, k: 100 } as const;
+const MINI_SCHEDULE = { epochs: 12, lastEpochs: 12, patience: 3, minDelta: 0.005, batch: 32, lr: 2e-4, n: 1, k: 100 } as const;
+
+/**
+ * The mini θ0 architecture: a tiny BERT without dropout. With BERT's 0.1 dropout a 2-layer
+ * model trained from scratch collapsed to constant embeddings (dev R@5 0.10 at initialisation
+ * -> 0.003 after 6 epochs, at lr 1e-4, 5e-4 and 1e-3).
+ */
+export type MiniBert = Required<Pick<BertConfig, "hidden_size" | "num_hidden_layers" | "num_attention_heads" | "intermediate_size" | "hidden_dropout_prob" | "attention_probs_dropout_prob">>;
+
+export const MINI_BERT: MiniBert = { hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 2, intermediate_size: 512, hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 };
 
 const MINI: DenseSetup = {
   schedule: {
@@ -63,25 +86,30 @@ const MINI: DenseSetup = {
     topiocqa: { ...MINI_SCHEDULE, iterations: 3 },
     orquac: { ...MINI_SCHEDULE, iterations: 2 },
   },
-  devPassages: { qrecc: { sample: 1000 }, topiocqa: { sample: 1000 }, orquac: { sample: 1000 }, nq: { sample: 1000 } },
+  devPassages: { qrecc: { bm25: 5, size: 2000 }, topiocqa: { bm25: 5, size: 2000 }, orquac: { bm25: 5, size: 2000 }, nq: { bm25: 5, size: 2000 } },
+  seeds: [1, 2, 3],
+  secondarySeeds: [1],
+  maxQueryLength: 64,
+  maxPassageLength: 96,
   evalBeforeTraining: false,
   shards: 2,
   vocabSize: 8000,
-  theta0: { epochs: 3, batch: 32, lr: 3e-4 },
+  model: MINI_BERT,
+  theta0: { epochs: 20, patience: 3, minDelta: 0.005, batch: 32, lr: 3e-4 },
 };
+
+const oneEpoch = (s: TrainSchedule): TrainSchedule => ({ ...s, epochs: 1, lastEpochs: 1, patience: 0 });
 
 const SMOKE: DenseSetup = {
   ...MINI,
-  schedule: {
-    qrecc: { ...MINI.schedule.qrecc, epochs: 1, lastEpochs: 1 },
-    topiocqa: { ...MINI.schedule.topiocqa, epochs: 1, lastEpochs: 1 },
-    orquac: { ...MINI.schedule.orquac, epochs: 1, lastEpochs: 1 },
-  },
-  devPassages: { qrecc: { sample: 300 }, topiocqa: { sample: 300 }, orquac: { sample: 300 }, nq: { sample: 300 } },
-  theta0: { ...MINI.theta0, epochs: 1 },
+  schedule: { qrecc: oneEpoch(MINI.schedule.qrecc), topiocqa: oneEpoch(MINI.schedule.topiocqa), orquac: oneEpoch(MINI.schedule.orquac) },
+  devPassages: { qrecc: { bm25: 2, size: 300 }, topiocqa: { bm25: 2, size: 300 }, orquac: { bm25: 2, size: 300 }, nq: { bm25: 2, size: 300 } },
+  // Two seeds, so the wiring of mean ± sd runs in CI.
+  seeds: [1, 2],
+  theta0: { ...MINI.theta0, epochs: 1, patience: 0 },
 };
 
-const PAPER_SCHEDULE = { epochs: 10, lastEpochs: 40, lr: 3e-5, n: 1, k: 100 } as const;
+const PAPER_SCHEDULE = { epochs: 10, lastEpochs: 40, patience: 0, minDelta: 0, lr: 3e-5, n: 1, k: 100 } as const;
 
 const REAL: DenseSetup = {
   schedule: {
@@ -90,30 +118,20 @@ const REAL: DenseSetup = {
     orquac: { ...PAPER_SCHEDULE, iterations: 2, batch: 128 },
   },
   devPassages: { qrecc: { sample: 7_300 }, topiocqa: { sample: 11_000 }, orquac: { released: "orquac-dev-blocks" }, nq: { sample: 20_000 } },
+  seeds: [42],
+  secondarySeeds: [42],
+  maxQueryLength: 128,
+  maxPassageLength: 384,
   evalBeforeTraining: true,
   shards: 16,
   vocabSize: 30_522,
-  theta0: { epochs: 0, batch: 0, lr: 0 },
+  model: null,
+  theta0: { epochs: 0, patience: 0, minDelta: 0, batch: 0, lr: 0 },
 };
 
 export const DENSE_SETUPS: Readonly<Record<DataSource, Readonly<Record<Profile, DenseSetup>>>> = {
   mini: { paper: MINI, smoke: SMOKE },
-  real: { paper: REAL, smoke: { ...REAL, schedule: { qrecc: { ...REAL.schedule.qrecc, epochs: 1, lastEpochs: 1 }, topiocqa: { ...REAL.schedule.topiocqa, epochs: 1, lastEpochs: 1 }, orquac: { ...REAL.schedule.orquac, epochs: 1, lastEpochs: 1 } } } },
-};
-
-/**
- * The mini θ0 architecture: the tiny BERT without dropout. With BERT's 0.1 dropout the
- * 2-layer model trained from scratch collapsed to constant embeddings (dev R@5 0.10 at
- * initialisation -> 0.003 after 6 epochs, at lr 1e-4, 5e-4 and 1e-3); without it, one epoch
- * at 3e-4 reached 0.17 (steps/training: trainer run on the mini-nq examples).
- */
-export const MINI_BERT = { ...TINY_BERT, hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 } as {
-  hidden_size: number;
-  num_hidden_layers: number;
-  num_attention_heads: number;
-  intermediate_size: number;
-  hidden_dropout_prob: number;
-  attention_probs_dropout_prob: number;
+  real: { paper: REAL, smoke: { ...REAL, schedule: { qrecc: oneEpoch(REAL.schedule.qrecc), topiocqa: oneEpoch(REAL.schedule.topiocqa), orquac: oneEpoch(REAL.schedule.orquac) } } },
 };
 
 /** Datasets whose passages carry titles (fed as a text pair). */

@@ -10,8 +10,10 @@ import type { TableColumnSpec, TableSpec } from "../../../steps/report/table.ts"
 import type { FigureSpec } from "../../../steps/report/figure.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { bm25Metrics, DATA_LABEL, table1Bm25Spec, table2Bm25Spec, table3Bm25Spec } from "../lexical.ts";
-import { denseWorld, type DenseWorld } from "./models.ts";
-import type { Profile } from "./setup.ts";
+import { evaluation, setupOf, type DenseContext, type ModelId } from "./models.ts";
+import { asReleased, ihn, mined, shortcut, type MinedSource } from "./variants.ts";
+import { INPUT_FORM, type DenseSetup, type Profile } from "./setup.ts";
+import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 type Group = { by: "questionType"; value: string };
@@ -20,7 +22,36 @@ export interface DenseTargetContext extends TargetContext {
   readonly profile: Profile;
 }
 
-const world = (dataset: DatasetName, ctx: DenseTargetContext): DenseWorld => denseWorld(dataset, { data: ctx.data, profile: ctx.profile });
+/** The models of one dataset as the tables name them (first training seed). */
+interface DenseWorld {
+  readonly dataset: DatasetName;
+  readonly setup: DenseSetup;
+  readonly theta0: ModelId;
+  readonly inputForm: QueryFormName;
+  metrics(label: string, model: ModelId, form?: QueryFormName): Metrics;
+  shortcut(): ModelId;
+  ihn(i: number): ModelId;
+  ihnLabel(i: number): string;
+  ihnFinal(): ModelId;
+  withNegatives(source: MinedSource): ModelId;
+  ihnAsReleased(): ModelId;
+}
+
+function world(dataset: DatasetName, tctx: DenseTargetContext): DenseWorld {
+  const ctx: DenseContext = { data: tctx.data, profile: tctx.profile };
+  const setup = setupOf(ctx);
+  const seed = setup.seeds[0] ?? 1;
+  return {
+    dataset, setup, theta0: "theta0", inputForm: INPUT_FORM[dataset],
+    metrics: (_label, model, form) => evaluation(ctx, dataset, model, form ?? (model === "theta0" ? INPUT_FORM[dataset] : model.input)),
+    shortcut: () => shortcut(dataset, seed),
+    ihn: (i) => ihn(dataset, i, seed),
+    ihnLabel: (i) => (i === 1 ? "ibn" : `ihn-${i}`),
+    ihnFinal: () => ihn(dataset, setup.schedule[dataset].iterations, seed),
+    withNegatives: (source) => mined(dataset, source, seed),
+    ihnAsReleased: () => asReleased(dataset, seed),
+  };
+}
 const suffix = (ctx: DenseTargetContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
 const titleTail = (ctx: DenseTargetContext): string => `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
 

@@ -1,0 +1,151 @@
+/**
+ * What every dense model starts from: the tokenizer's vocabulary and θ0.
+ * - mini: a WordPiece vocabulary and a tiny BERT bi-encoder pre-trained on mini-nq's
+ *   standalone questions, standing in for DPR-NQ (its competence on mini-nq against BM25 is
+ *   measured by `theta0VsBm25`, as DPR's on NQ is);
+ * - real: BERT-base uncased's vocab.txt and the locked DPR-NQ encoders, laid out as one HF
+ *   DPR checkpoint and exported by the trainer with zero epochs.
+ */
+import { use, type OutputRef } from "../../engine/step.ts";
+import type { DataSource } from "../../engine/targets.ts";
+import { generateMini } from "../../../steps/data/steps.ts";
+import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
+import { buildDevCollectionStep, listPassageIds } from "../../../steps/data/dev-collection.ts";
+import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
+import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
+import { assembleExamples, assembleExamplesReleasedDev, pretrainDprDef } from "../../../steps/training/steps.ts";
+import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
+import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
+import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
+import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
+import { evaluateRunStep } from "../../../steps/eval/steps.ts";
+import { lockedFiles } from "../datasets.ts";
+import { memo } from "../memo.ts";
+import { DENSE_METRICS, DENSE_SETUPS, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
+
+export interface DenseContext {
+  readonly data: DataSource;
+  readonly profile: Profile;
+}
+
+type Model = OutputRef<"dpr:model">;
+type Metrics = OutputRef<"json:metrics">;
+type Vocab = OutputRef<"wordpiece:vocab">;
+
+/** Step-name tag of a context: "mini", "real", "mini-smoke". */
+export const tagOf = (ctx: DenseContext): string => (ctx.profile === "paper" ? ctx.data : `${ctx.data}-${ctx.profile}`);
+
+export interface Base {
+  readonly vocab: Vocab;
+  readonly theta0: Model;
+}
+
+
+/** The ids of a released dev collection: the lock entry's blocks file (e.g. OR-QuAC's dev_blocks.txt). */
+const RELEASED_DEV_FILES: Readonly<Record<string, string>> = { "orquac-dev-blocks": "dev_blocks.txt" };
+
+export function releasedDevIds(entry: string): OutputRef<"ids:passages"> {
+  const file = RELEASED_DEV_FILES[entry];
+  if (file === undefined) throw new Error(`no blocks file known for dev collection '${entry}'`);
+  return use(listPassageIds, { name: `list-passage-ids.${entry}`, params: { file }, inputs: { files: lockedFiles(entry) } }).out.ids;
+}
+
+/** BM25 over mini-nq's standalone questions of one split (q_t, DPR's Lucene settings). */
+function nqBm25Run(split: string): OutputRef<"parquet:run"> {
+  return memo(["nq-bm25", split], () => {
+    const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
+    const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
+    const index = use(buildBm25Index, { name: "build-bm25-index.mini-nq", params: {}, inputs: { passages: nq.passages } });
+    return use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...BM25_PRESETS.nq }, inputs: { index: index.out.index, turns: nq.turns } }).out.run;
+  });
+}
+
+/** mini-nq: the NQ-style standalone questions θ0 is pre-trained on, and their collection. */
+function miniNq(setup: DenseSetup) {
+  const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
+  const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
+  // The vocabulary is trained on the pre-training corpus only, as BERT's is not trained on QReCC.
+  const vocab = use(trainVocab, { name: "train-wordpiece-vocab.mini-nq", params: { vocabSize: setup.vocabSize, splits: ["train"] }, inputs: { passages: nq.passages, turns: nq.turns } }).out.vocab;
+  const passages = use(tokenizePassages, { name: "tokenize-passages.mini-nq", params: { title: true, maxLength: setup.maxPassageLength }, inputs: { passages: nq.passages, vocab } }).out.tokens;
+  const queries = (split: string) =>
+    use(tokenizeQueries, { name: `tokenize-queries.mini-nq.q_t.${split}`, params: { form: "q_t", split, goldOnly: true, maxLength: setup.maxQueryLength }, inputs: { turns: nq.turns, vocab } }).out.tokens;
+  return { tables: nq, vocab, passages, queries };
+}
+
+/** The vocabulary and θ0 of the mini benchmark: a tiny BERT pre-trained on mini-nq's standalone questions. */
+function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
+  const tag = tagOf(ctx);
+  const nq = miniNq(setup);
+  const common = { trainQueries: nq.queries("train"), devQueries: nq.queries("dev"), passages: nq.passages, turns: nq.tables.turns };
+  const name = `assemble-dpr-examples.${tag}.theta0`;
+  const dev: DevCollection = setup.devPassages.nq;
+  let examples: OutputRef<"dpr:examples">;
+  if ("bm25" in dev) {
+    const devCollection = use(buildDevCollectionStep, {
+      name: `build-dev-collection.${tag}-nq`,
+      params: { split: "dev", perQuery: dev.bm25, size: dev.size },
+      inputs: { run: nqBm25Run("dev"), turns: nq.tables.turns, passages: nq.tables.passages },
+    }).out.ids;
+    examples = use(assembleExamplesReleasedDev, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
+  } else if ("sample" in dev) {
+    examples = use(assembleExamples, { name, params: { devPassages: dev.sample }, inputs: common }).out.examples;
+  } else {
+    throw new Error(`mini-nq has no released dev collection (${dev.released})`);
+  }
+  const t = setup.theta0;
+  if (setup.model === null) throw new Error("the mini setup names no θ0 architecture");
+  const theta0 = use(pretrainDprDef(false), {
+    name: `pretrain-dpr.${tag}.theta0`,
+    params: {
+      epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
+      eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: setup.model },
+    },
+    inputs: { examples, passages: nq.passages, vocab: nq.vocab },
+  }).out.model;
+  return { vocab: nq.vocab, theta0 };
+}
+
+function realBase(): Base {
+  const vocab = use(importBertVocab, { name: "import-bert-vocab", params: {}, inputs: { files: lockedFiles(BERT_VOCAB_LOCK_ENTRY) } }).out.vocab;
+  const e = DPR_NQ_LOCK_ENTRIES;
+  const checkpoint = use(assembleHfDprCheckpoint, {
+    name: "assemble-hf-dpr-checkpoint.dpr-nq",
+    params: {},
+    inputs: { questionWeights: lockedFiles(e.questionWeights), questionConfig: lockedFiles(e.questionConfig), contextWeights: lockedFiles(e.contextWeights), contextConfig: lockedFiles(e.contextConfig) },
+  }).out.checkpoint;
+  const theta0 = use(importDprCheckpoint, { name: "import-dpr-checkpoint.dpr-nq", params: {}, inputs: { checkpoint, vocab } }).out.model;
+  return { vocab, theta0 };
+}
+
+const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
+
+export function baseOf(ctx: DenseContext): Base {
+  return memo(["base", ctx], () => BASES[ctx.data](ctx, DENSE_SETUPS[ctx.data][ctx.profile]));
+}
+
+/**
+ * θ0 and BM25 on mini-nq's dev questions over its whole collection, the mini counterpart of
+ * DPR-NQ against BM25 on NQ (DPR's Table 2): θ0 must be a competent retriever before any
+ * conversational training, as DPR-NQ is.
+ */
+export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metrics } {
+  if (ctx.data !== "mini") throw new Error("θ0 vs BM25 is measured on mini-nq only (the real θ0 is the released DPR-NQ)");
+  return memo(["theta0-vs-bm25", ctx], () => {
+    const setup = DENSE_SETUPS[ctx.data][ctx.profile];
+    const tag = tagOf(ctx);
+    const nq = miniNq(setup);
+    const theta0 = baseOf(ctx).theta0;
+    const shards = setup.shards;
+    const indexInputs: Record<string, OutputRef<"faiss:flat-ip">> = {};
+    shardInputNames(shards).forEach((input, shard) => {
+      const emb = use(encodePassages, { name: `encode-passages.${tag}-nq.theta0.${shard}`, params: { shard, shards }, inputs: { model: theta0, tokens: nq.passages } });
+      indexInputs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${tag}-nq.theta0.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
+    });
+    const queries = use(encodeQueries, { name: `encode-queries.${tag}-nq.theta0.q_t.dev`, params: {}, inputs: { model: theta0, tokens: nq.queries("dev") } });
+    const dense = use(searchDenseDef(shards), { name: `search-dense.${tag}-nq.theta0.q_t.dev`, params: { k: 100, tag: "cspipe-theta0" }, inputs: { queries: queries.out.embeddings, ...indexInputs } }).out.run;
+    const bm25 = nqBm25Run("dev");
+    const evaluate = (name: string, run: OutputRef<"parquet:run">) =>
+      use(evaluateRunStep, { name, params: { split: "dev", metrics: DENSE_METRICS }, inputs: { run, turns: nq.tables.turns } }).out.metrics;
+    return { theta0: evaluate(`evaluate.dense.${tag}-nq.theta0.q_t`, dense), bm25: evaluate("evaluate.bm25.mini-nq.q_t", bm25) };
+  });
+}
