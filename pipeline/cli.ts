@@ -17,6 +17,7 @@ import { registerEvaluateCommand } from "./commands/evaluate.ts";
 import { registerLockCommand } from "./commands/lock.ts";
 import { registerBm25Command } from "./commands/bm25.ts";
 import { registerDiagnoseCommand } from "./commands/diagnose.ts";
+import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -290,6 +291,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   registerLockCommand(program, io, (c) => (exitCode = c));
   registerBm25Command(program, io, (c) => (exitCode = c));
   registerDiagnoseCommand(program, io, (c) => (exitCode = c));
+  registerEvaluateQaCommand(program, io, (c) => (exitCode = c));
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));
