@@ -119,7 +119,8 @@ export function stageGraphSvg(g: StageGraph): string {
   }
   const margin = 20;
   const loopRoom = back.length > 0 ? 90 : 0;
-  const W = Math.ceil(width + 2 * margin + loopRoom);
+  const legendWidth = FAMILIES.reduce((a, f) => a + 16 + textWidth(f.label, 11) + 16, 0);
+  const W = Math.ceil(Math.max(width + 2 * margin + loopRoom, legendWidth + 2 * margin));
   const cx = margin + width / 2;
   const top = 20;
   const yOf = (li: number): number => top + li * LAYER_GAP;

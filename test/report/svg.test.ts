@@ -3,24 +3,7 @@ import assert from "node:assert/strict";
 import { niceScale, renderFigureSvg, tickDigits, wrapLabel } from "../../steps/report/svg.ts";
 import { figureData, type FigurePoint, type FigureSpec } from "../../steps/report/figure.ts";
 import { labelWidth } from "../../steps/report/label.ts";
-
-/** Minimal well-formedness check: balanced tags, quoted attributes, escaped text. */
-export function assertWellFormed(svg: string): void {
-  const stack: string[] = [];
-  const tag = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
-  let last = 0;
-  for (let m = tag.exec(svg); m !== null; m = tag.exec(svg)) {
-    const text = svg.slice(last, m.index);
-    assert.doesNotMatch(text, /[<>]|&(?!(amp|lt|gt|quot|#39);)/, `unescaped text before ${m[0]}`);
-    last = tag.lastIndex;
-    const [, close, name, , selfClose] = m;
-    if (close === "/") assert.equal(stack.pop(), name, `mismatched </${name}>`);
-    else if (selfClose !== "/") stack.push(name!);
-  }
-  assert.equal(svg.slice(last).trim(), "");
-  assert.deepEqual(stack, []);
-  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-}
+import { assertWellFormed } from "./svg-check.ts";
 
 const key = (i: number): string => String(i).repeat(64);
 const ours = (value: number, n: number, i: number, sd: number | null = null, seeds = 1) => ({ value, sd, seeds, n, stepKeys: [key(i)], metric: "recall@10", group: null });
