@@ -25,7 +25,14 @@ export interface OutputView {
   readonly files: readonly { readonly label: string; readonly from: string; readonly to: string; readonly gzip?: boolean }[];
 }
 
-export type ViewReader = (path: string, key: string) => Promise<OutputView>;
+/** What the report does with the output's files: `copy` false leaves large ones in the store (the page says where). */
+export interface ViewContext {
+  readonly copy: boolean;
+  /** Where the entry lives in the store, relative to the store root. */
+  readonly storePath: string;
+}
+
+export type ViewReader = (path: string, key: string, ctx: ViewContext) => Promise<OutputView>;
 
 const metricFormat = (name: string): NumberFormat => (name === "mrr" ? { kind: "fixed", digits: 3 } : { kind: "percent", digits: 1 });
 const metricLabel = (name: string): string => name.replace(/^recall@/, "R@").replace(/^success@/, "S@").replace(/^mrr$/, "MRR");
@@ -106,10 +113,10 @@ async function modelView(path: string, key: string): Promise<OutputView> {
   };
 }
 
-/** Above this a run file is copied gzipped. */
-export const RUN_GZIP_BYTES = 16 * 1024 * 1024;
+/** Above this a run file is copied gzipped (TREC text shrinks about 5 times). */
+export const RUN_GZIP_BYTES = 1024 * 1024;
 
-async function runView(path: string, key: string): Promise<OutputView> {
+async function runView(path: string, key: string, ctx: ViewContext): Promise<OutputView> {
   const qids = new Set<string>();
   let lines = 0;
   let tag = "";
@@ -123,11 +130,17 @@ async function runView(path: string, key: string): Promise<OutputView> {
     tag = f[5] ?? tag;
     if (preview.length < 8) preview.push(line);
   }
+  const summary = `TREC run '${tag}': ${formatCount(qids.size)} queries, ${formatCount(lines)} lines`;
+  const format = `TREC format: qid Q0 docid rank score tag; ${formatCount(lines)} lines`;
+  if (!ctx.copy) {
+    const where = `${ctx.storePath}outputs/run.trec`;
+    return { summary, sections: [el("section", {}, el("h2", {}, "Run file"), el("p", {}, `Not copied into the report (no evaluation of the report reads it; it feeds a later step such as negative mining). In the store: `, el("code", {}, where), ` (${format}). First lines:`), el("pre", {}, preview.join("\n")))], files: [] };
+  }
   const big = (await stat(path)).size > RUN_GZIP_BYTES;
   const to = `runs/${key}.trec${big ? ".gz" : ""}`;
   return {
-    summary: `TREC run '${tag}': ${formatCount(qids.size)} queries, ${formatCount(lines)} lines`,
-    sections: [el("section", {}, el("h2", {}, "Run file"), el("p", {}, el("a", { href: to, download: "" }, `run.trec${big ? ".gz" : ""}`), ` (TREC format: qid Q0 docid rank score tag; ${formatCount(lines)} lines). First lines:`), el("pre", {}, preview.join("\n")))],
+    summary,
+    sections: [el("section", {}, el("h2", {}, "Run file"), el("p", {}, el("a", { href: to, download: "" }, `run.trec${big ? ".gz" : ""}`), ` (${format}${big ? ", gzipped" : ""}). First lines:`), el("pre", {}, preview.join("\n")))],
     files: [{ label: `run.trec${big ? ".gz" : ""}`, from: path, to, gzip: big }],
   };
 }

@@ -90,11 +90,13 @@ function makeDef(inputKinds: Readonly<Record<string, string>>) {
           if (prev) prev.names.push(s.name);
           else byKey.set(key, { spec: s, names: [s.name] });
         }
+        // Large files (run files) are copied only where an evaluation of the report reads them.
+        const evaluated = new Set(specs.filter((s) => inputs[s.name] === "json:metrics").flatMap((s) => Object.values(s.inputs)));
         const nodes = new Map<string, PageNode>();
         for (const [key, { spec, names }] of byKey) {
           const kind = inputs[spec.name]!;
           const reader = OUTPUT_VIEWS.get(kind);
-          const view = reader === undefined ? undefined : await reader(ctx.inputs[spec.name]!, key);
+          const view = reader === undefined ? undefined : await reader(ctx.inputs[spec.name]!, key, { copy: names.some((n) => evaluated.has(n)), storePath: `entries/${spec.stepId}/${key}/` });
           const nodeInputs: Record<string, string | undefined> = {};
           for (const [input, producer] of Object.entries(spec.inputs)) nodeInputs[input] = keyOf(producer);
           nodes.set(key, {

@@ -54,7 +54,7 @@ test("a model's page: training curves and the per-epoch table from the trainer's
   writeFileSync(join(dir, "metrics.jsonl"), EPOCHS);
   writeFileSync(join(dir, "result.json"), JSON.stringify({ best_epoch: 2, steps: 188, device: "cpu", seconds: 55.1 }));
   const key = "d".repeat(64);
-  const view = await OUTPUT_VIEWS.get("dpr:model")!(dir, key);
+  const view = await OUTPUT_VIEWS.get("dpr:model")!(dir, key, { copy: true, storePath: "entries/x/" });
   assert.equal(view.summary, "2 epochs, best epoch 2 (dev R@5 45.0%), last train loss 1.500");
   assert.deepEqual(view.files.map((f) => f.to), [`files/${key}/metrics.jsonl`, `files/${key}/result.json`]);
   const html = view.sections.map((s) => s.html).join("");
@@ -70,7 +70,7 @@ test("a model's page: training curves and the per-epoch table from the trainer's
   assert.equal((curves.svg[1]!.match(/<circle class="point"/g) ?? []).length, 3);
   assert.throws(() => parseEpochRows('{"epoch": 1}\nnot json\n', "m.jsonl"), /m\.jsonl:2: not JSON/);
   assert.throws(() => parseEpochRows('{"loss": 1}\n', "m.jsonl"), /m\.jsonl:1: a row without a numeric 'epoch'/);
-  const exported = await OUTPUT_VIEWS.get("dpr:model")!(dir.replace(/model$/, "nothing"), key);
+  const exported = await OUTPUT_VIEWS.get("dpr:model")!(dir.replace(/model$/, "nothing"), key, { copy: true, storePath: "entries/x/" });
   assert.equal(exported.summary, "exported without training");
 });
 
@@ -79,10 +79,13 @@ test("a run file: summary, preview, a download copy; a big one is gzipped with s
   const trec = join(dir, "run.trec");
   writeFileSync(trec, "c1_1 Q0 p3 1 12.5 cspipe-ibn\nc1_1 Q0 p1 2 11 cspipe-ibn\nc1_2 Q0 p2 1 9 cspipe-ibn\n");
   const key = "e".repeat(64);
-  const view = await OUTPUT_VIEWS.get("trec:run")!(trec, key);
+  const view = await OUTPUT_VIEWS.get("trec:run")!(trec, key, { copy: true, storePath: "entries/search-dense/k/" });
   assert.equal(view.summary, "TREC run 'cspipe-ibn': 2 queries, 3 lines");
   assert.deepEqual(view.files, [{ label: "run.trec", from: trec, to: `runs/${key}.trec`, gzip: false }]);
   assert.match(view.sections[0]!.html, /<a href="runs\/e{64}\.trec" download="">run\.trec<\/a>/);
+  const kept = await OUTPUT_VIEWS.get("trec:run")!(trec, key, { copy: false, storePath: "entries/search-dense/k/" });
+  assert.deepEqual(kept.files, [], "a run no evaluation reads stays in the store");
+  assert.match(kept.sections[0]!.html, /In the store: <code>entries\/search-dense\/k\/outputs\/run\.trec<\/code>/);
   await placeFile(trec, join(dir, "a.gz"), true);
   await placeFile(trec, join(dir, "b.gz"), true);
   assert.deepEqual(readFileSync(join(dir, "a.gz")), readFileSync(join(dir, "b.gz")));
@@ -90,6 +93,7 @@ test("a run file: summary, preview, a download copy; a big one is gzipped with s
   const metrics = await OUTPUT_VIEWS.get("json:metrics")!(
     (writeFileSync(join(dir, "metrics.json"), JSON.stringify({ split: "dev", aggregate: { n: 2, metrics: { mrr: 0.5, "recall@5": 1 }, noGold: "normalized", missing: "zero", tieRule: "trec_eval" }, byQuestionType: { by: "questionType", groups: [{ group: "first", n: 1, metrics: { mrr: 1, "recall@5": 1 } }] }, byDomain: { by: "domain", groups: [] } })), join(dir, "metrics.json")),
     key,
+    { copy: true, storePath: "entries/evaluate-run/k/" },
   );
   assert.equal(metrics.summary, "N = 2 turns of 'dev': MRR 0.500, R@5 100.0%");
   assert.match(metrics.sections[0]!.html, /<th scope="row">question type first<\/th><td class="num">1<\/td><td class="num">1\.000<\/td><td class="num">100\.0<\/td>/);
