@@ -9,7 +9,7 @@
  * (training curves), the page of its run (the TREC file to download), and the provenance
  * index with the stage graph. Prints which page each PNG shows.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { findChromium, screenshot } from "./chromium.ts";
@@ -28,9 +28,10 @@ const binary = findChromium() ?? fail("headless Chromium not found: apt-get inst
 mkdirSync(outDir, { recursive: true });
 
 const url = (rel: string): string => pathToFileURL(join(reportDir, rel)).href;
+const WHOLE = { w: 1280, h: 14000, part: 2800 };
 const shots: { file: string; page: string; w: number; h: number }[] = [
   { file: "01-front.png", page: "index.html", w: 1280, h: 1600 },
-  { file: "02-whole-page.png", page: "index.html", w: 1280, h: 12000 },
+  { file: "02-whole-page.png", page: "index.html", w: WHOLE.w, h: WHOLE.h },
 ];
 
 // The first dense table with DPR rows, its first DPR number, and the chain behind it.
@@ -55,4 +56,15 @@ if (index) shots.push({ file: "06-provenance-index.png", page: "provenance/index
 for (const s of shots) {
   screenshot(binary, url(s.page), join(outDir, s.file), s.w, s.h);
   process.stdout.write(`${join(outDir, s.file)}  ${s.page}\n`);
+}
+
+// The whole page again in parts a screen high (an image viewer shrinks a 14000-pixel PNG to
+// illegibility): Chromium shows the PNG shifted up in a window of one part's height.
+for (let i = 0; i * WHOLE.part < WHOLE.h; i++) {
+  const wrapper = join(outDir, `.part-${i}.html`);
+  writeFileSync(wrapper, `<!DOCTYPE html><html><body style="margin:0;overflow:hidden"><img src="02-whole-page.png" style="display:block;margin-top:-${i * WHOLE.part}px"></body></html>`);
+  const file = `02-whole-page-part${i + 1}.png`;
+  screenshot(binary, pathToFileURL(wrapper).href, join(outDir, file), WHOLE.w, WHOLE.part);
+  rmSync(wrapper);
+  process.stdout.write(`${join(outDir, file)}  index.html, ${i * WHOLE.part}..${(i + 1) * WHOLE.part} px\n`);
 }

@@ -132,7 +132,7 @@ export function table1Bm25Spec(data: DataSource): TableSpec {
     id: "table1-bm25",
     title: `Table 1 (BM25 rows): QReCC test by question type, ${DATA_LABEL[data]}`,
     caption:
-      "BM25 over the whole input X_t and over the history without the current question, on all turns with gold and on the first / switch / no-switch subsets (labelled NQ and TREC turns). N lists the group sizes. Paper: early version, Table 1 (MRR printed with 2 decimals there).",
+      "BM25 over the whole input X_t and over the history without the current question, on all turns with gold and on the first / switch / no-switch subsets (labelled NQ and TREC turns). Paper: early version, Table 1 (MRR printed with 2 decimals there).",
     columns,
     rows: TABLE1_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };

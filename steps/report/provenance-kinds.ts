@@ -36,11 +36,21 @@ export type ViewReader = (path: string, key: string, ctx: ViewContext) => Promis
 
 const metricFormat = (name: string): NumberFormat => (name === "mrr" ? { kind: "fixed", digits: 3 } : { kind: "percent", digits: 1 });
 const metricLabel = (name: string): string => name.replace(/^recall@/, "R@").replace(/^success@/, "S@").replace(/^mrr$/, "MRR");
+/** MRR first, then each family by its cut-off (R@5 before R@10 before R@100). */
+function byMetric(a: string, b: string): number {
+  const parse = (m: string): [string, number] => {
+    const at = m.indexOf("@");
+    return at < 0 ? [m === "mrr" ? "" : m, 0] : [m.slice(0, at), Number(m.slice(at + 1))];
+  };
+  const [fa, ka] = parse(a);
+  const [fb, kb] = parse(b);
+  return fa < fb ? -1 : fa > fb ? 1 : ka - kb;
+}
 const metricText = (name: string, v: number): string => `${metricLabel(name)} ${formatNumber(v, metricFormat(name))}${metricFormat(name).kind === "percent" ? "%" : ""}`;
 
 async function metricsView(path: string, key: string): Promise<OutputView> {
   const m = JSON.parse(await readFile(path, "utf8")) as MetricsFile;
-  const names = Object.keys(m.aggregate.metrics);
+  const names = Object.keys(m.aggregate.metrics).sort(byMetric);
   const summary = `N = ${formatCount(m.aggregate.n)} turns of '${m.split}': ${names.map((n) => metricText(n, m.aggregate.metrics[n]!)).join(", ")}`;
   const rows: Html[] = [];
   const row = (label: string, n: number, metrics: Record<string, number>): Html =>
@@ -90,7 +100,7 @@ async function modelView(path: string, key: string): Promise<OutputView> {
   const summary =
     trained === 0
       ? `exported without training${typeof bestRecall === "number" ? `; dev R@${curves.k} ${formatNumber(bestRecall, { kind: "percent", digits: 1 })}%` : ""}`
-      : `${trained} epochs, best epoch ${best ?? "?"}${typeof bestRecall === "number" ? ` (dev R@${curves.k} ${formatNumber(bestRecall, { kind: "percent", digits: 1 })}%)` : ""}, last train loss ${formatNumber(rows.filter((r) => typeof r.train_loss === "number").at(-1)!.train_loss as number, { kind: "fixed", digits: 3 })}`;
+      : `${trained} epoch${trained === 1 ? "" : "s"}, best epoch ${best ?? "?"}${typeof bestRecall === "number" ? ` (dev R@${curves.k} ${formatNumber(bestRecall, { kind: "percent", digits: 1 })}%)` : ""}, last train loss ${formatNumber(rows.filter((r) => typeof r.train_loss === "number").at(-1)!.train_loss as number, { kind: "fixed", digits: 3 })}`;
   const shown = ["best_epoch", "steps", "examples", "train_queries", "fallback_negatives", "device", "amp", "threads", "torch_version", "seconds"].filter((k) => result[k] !== undefined);
   const sections: Html[] = [
     el(

@@ -58,7 +58,7 @@ export function chainHtml(root: string, nodes: ReadonlyMap<string, ChainNode>): 
 }
 
 function summaryOf(n: PageNode): string {
-  return n.view?.summary ?? paramsLine(n.params);
+  return n.summary;
 }
 
 export function nodePage(n: PageNode, nodes: ReadonlyMap<string, PageNode>, consumers: readonly string[], storeHint: string): string {
@@ -98,7 +98,7 @@ export function nodePage(n: PageNode, nodes: ReadonlyMap<string, PageNode>, cons
           }),
         ),
     el("h2", {}, "Used by"),
-    consumers.length === 0 ? el("p", {}, "The report's tables and figures.") : el("ul", {}, ...consumers.map((k) => el("li", {}, nodeRef(nodes.get(k)!)))),
+    consumers.length === 0 ? el("p", {}, "The report's tables and figures.") : el("ul", {}, ...[...consumers].map((k) => nodes.get(k)!).sort((a, b) => (a.name < b.name ? -1 : 1)).map((c) => el("li", {}, nodeRef(c)))),
     el("h2", {}, "Chain back to the data"),
     el("p", { class: "caption" }, "Every step this output depends on, by the input it feeds; a step reached twice is listed once more without its inputs."),
     chainHtml(n.key, nodes),

@@ -110,7 +110,7 @@ function makeDef(inputKinds: Readonly<Record<string, string>>) {
             kind,
             view,
             inputs: nodeInputs,
-            summary: view?.summary ?? paramsLine(spec.params),
+            summary: view?.summary ?? (paramsLine(spec.params) || spec.description),
           });
         }
         const consumers = consumersOf(nodes);

@@ -70,6 +70,9 @@ function links(id: string, files: Partial<Record<ReportFileKind, string>>): { la
   return out;
 }
 
+/** A title up to its first colon ("Table 2: QReCC test ..." -> "Table 2"), for the contents. */
+const shortTitle = (title: string): string => (title.includes(": ") ? title.slice(0, title.indexOf(": ")) : title);
+
 function checkIds(spec: ReportIndexSpec): void {
   const ids = new Set<string>();
   for (const e of [...spec.tables, ...spec.figures]) {
@@ -109,8 +112,8 @@ export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
   ];
   if (spec.findings !== undefined) body.push(findingsHtml(spec.findings, keyHref));
   const toc: Html[] = [];
-  if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}` }, raw(labelHtml(t.data.title))))))));
-  if (spec.figures.length > 0) toc.push(el("li", {}, el("a", { href: "#figures" }, "Figures"), el("ul", {}, ...spec.figures.map((f) => el("li", {}, el("a", { href: `#${f.data.id}` }, raw(labelHtml(f.data.title))))))));
+  if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}`, title: t.data.title }, raw(labelHtml(shortTitle(t.data.title)))))))));
+  if (spec.figures.length > 0) toc.push(el("li", {}, el("a", { href: "#figures" }, "Figures"), el("ul", {}, ...spec.figures.map((f) => el("li", {}, el("a", { href: `#${f.data.id}`, title: f.data.title }, raw(labelHtml(shortTitle(f.data.title)))))))));
   if (spec.provenance !== undefined) toc.push(el("li", {}, el("a", { href: "#pipeline" }, "How these numbers were made")));
   body.push(el("nav", { class: "toc" }, el("ul", {}, ...toc)));
   if (notes.length > 0) body.push(el("ul", { class: "notes" }, ...notes.map((n) => el("li", {}, n))));

@@ -68,19 +68,91 @@ const BOX_H = 30;
 const LAYER_GAP = 58;
 const FONT = 12;
 
+/**
+ * Stage order: the strongly connected components (a loop such as IHN's) in topological order,
+ * ties and the stages inside one component by first appearance. Edges going backwards inside a
+ * component close its loop; every other edge goes forward.
+ */
+export function stageOrder(g: StageGraph): { rank: Map<string, number>; back: Set<StageGraph["edges"][number]> } {
+  const first = new Map(g.stages.map((s, i) => [s.id, i]));
+  const out = new Map<string, string[]>();
+  for (const e of g.edges) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
+  // Tarjan's strongly connected components (iterative enough for a few dozen stages).
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const comp = new Map<string, number>();
+  let next = 0;
+  let comps = 0;
+  const connect = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of out.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      for (;;) {
+        const w = stack.pop()!;
+        onStack.delete(w);
+        comp.set(w, comps);
+        if (w === v) break;
+      }
+      comps++;
+    }
+  };
+  for (const s of g.stages) if (!index.has(s.id)) connect(s.id);
+  // Topological order of the components (Kahn), ties by their earliest stage.
+  const compFirst = new Map<number, number>();
+  for (const s of g.stages) compFirst.set(comp.get(s.id)!, Math.min(compFirst.get(comp.get(s.id)!) ?? Infinity, first.get(s.id)!));
+  const indeg = new Map<number, number>([...compFirst.keys()].map((c) => [c, 0]));
+  const cedges = new Set<string>();
+  for (const e of g.edges) {
+    const [a, b] = [comp.get(e.from)!, comp.get(e.to)!];
+    if (a !== b && !cedges.has(`${a}>${b}`)) {
+      cedges.add(`${a}>${b}`);
+      indeg.set(b, indeg.get(b)! + 1);
+    }
+  }
+  const order: number[] = [];
+  const ready = [...indeg].filter(([, d]) => d === 0).map(([c]) => c);
+  while (ready.length > 0) {
+    ready.sort((a, b) => compFirst.get(a)! - compFirst.get(b)!);
+    const c = ready.shift()!;
+    order.push(c);
+    for (const k of cedges) {
+      const [a, b] = k.split(">").map(Number) as [number, number];
+      if (a !== c) continue;
+      indeg.set(b, indeg.get(b)! - 1);
+      if (indeg.get(b) === 0) ready.push(b);
+    }
+  }
+  const compRank = new Map(order.map((c, i) => [c, i]));
+  const sorted = [...g.stages].sort((a, b) => compRank.get(comp.get(a.id)!)! - compRank.get(comp.get(b.id)!)! || first.get(a.id)! - first.get(b.id)!);
+  const rank = new Map(sorted.map((s, i) => [s.id, i]));
+  const back = new Set(g.edges.filter((e) => comp.get(e.from) === comp.get(e.to) && rank.get(e.from)! >= rank.get(e.to)!));
+  return { rank, back };
+}
+
 /** Layers (longest path over forward edges), barycentric ordering, and an SVG picture. */
 export function stageGraphSvg(g: StageGraph): string {
-  const rank = new Map(g.stages.map((s, i) => [s.id, i]));
-  const forward = g.edges.filter((e) => rank.get(e.from)! < rank.get(e.to)!);
-  const back = g.edges.filter((e) => rank.get(e.from)! >= rank.get(e.to)!);
+  const { rank, back: backSet } = stageOrder(g);
+  const forward = g.edges.filter((e) => !backSet.has(e));
+  const back = g.edges.filter((e) => backSet.has(e));
+  const ranked = [...g.stages].sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
   const layer = new Map<string, number>();
-  for (const s of g.stages) {
+  for (const s of ranked) {
     const preds = forward.filter((e) => e.to === s.id).map((e) => (layer.get(e.from) ?? 0) + 1);
     layer.set(s.id, Math.max(0, ...preds));
   }
   const nLayers = Math.max(0, ...layer.values()) + 1;
   const layers: string[][] = Array.from({ length: nLayers }, () => []);
-  for (const s of g.stages) layers[layer.get(s.id)!]!.push(s.id);
+  for (const s of ranked) layers[layer.get(s.id)!]!.push(s.id);
   // Barycentric sweeps: order each layer by the mean position of its neighbours in the previous one.
   const pos = new Map<string, number>();
   const index = (): void => layers.forEach((l) => l.forEach((id, i) => pos.set(id, i)));

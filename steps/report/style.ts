@@ -26,5 +26,5 @@ export const REPORT_CSS = [
   ".verdict.inconclusive{background:#8a6d00}.claim.inconclusive{border-left-color:#8a6d00}",
   ".kv th{text-align:left;font-weight:normal;color:#555;padding-right:1rem}.key{font-family:'DejaVu Sans Mono',monospace;font-size:.8em;color:#555;word-break:break-all}",
   "ol.chain{list-style:none;padding-left:0;font-size:.88rem}ol.chain li{margin:.15rem 0}ol.chain .via{color:#777}ol.chain .repeat{color:#888}",
-  ".curves{display:flex;flex-wrap:wrap;gap:1rem}nav.toc{font-size:.9rem}nav.toc ul{columns:2}",
+  ".curves{display:flex;flex-wrap:wrap;gap:1rem}nav.toc{font-size:.9rem}nav.toc ul ul{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem;padding-left:1rem;list-style:none}",
 ].join("\n");
