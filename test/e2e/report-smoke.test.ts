@@ -55,7 +55,7 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
   assert.match(readFileSync(join(report, "provenance", `${model[1]}.html`), "utf8"), /dev R@5 \(%\)<\/text>/);
   const search = /<a href="([0-9a-f]{64})\.html">search-dense\.mini-smoke-qrecc\.ibn\.[^<]*<\/a>/.exec(evalPage);
   assert.ok(search, "the evaluation's chain names its run");
-  assert.match(readFileSync(join(report, "provenance", `${search[1]}.html`), "utf8"), /<a href="runs\/[0-9a-f]{64}\.trec" download="">run\.trec<\/a>/);
+  assert.match(readFileSync(join(report, "provenance", `${search[1]}.html`), "utf8"), /<a href="runs\/[0-9a-f]{64}\.trec(\.gz)?" download="">run\.trec(\.gz)?<\/a>/);
   const again: EngineEvent[] = [];
   const second = await runTargets(project, { targets: ["report-smoke"], executor: "local", emit: (e) => again.push(e), exportRoot: dir });
   assert.ok(second.ok);
