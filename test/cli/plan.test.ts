@@ -12,7 +12,8 @@ import { z } from "zod";
 import { defineStep, file, use } from "../../pipeline/engine/step.ts";
 import { planRun } from "../../pipeline/session.ts";
 import { ROOT, project, registry, run, tempDir } from "../engine/helpers.ts";
-import type { PlanDocument } from "../../pipeline/commands/plan.ts";
+import { planDocument, planDot, planMermaid, planText, type PlanDocument } from "../../pipeline/commands/plan.ts";
+import { buildTargets } from "../fixtures/engine/targets.ts";
 import type { LockFile } from "../../pipeline/engine/datasets-lock.ts";
 
 const MAIN = join(ROOT, "pipeline", "main.ts");
@@ -22,9 +23,10 @@ function cli(args: string[]) {
   return spawnSync(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { ...process.env, CSPIPE_DEFINITIONS: DEFS }, encoding: "utf8" });
 }
 
-test("plan --format json|dot|mermaid: every step, every edge, and the stage graph", () => {
+test("plan --format json|dot|mermaid: every step, every edge, and the stage graph", async () => {
   const store = join(tempDir(), "store");
-  const json = cli(["--store", store, "plan", "chain", "--format", "json"]);
+  // The command end to end once; the other formats render the same document in-process.
+  const json = cli(["--store", store, "plan", "chain", "--json"]);
   assert.equal(json.status, 0, json.stderr);
   const doc = JSON.parse(json.stdout) as PlanDocument;
   assert.equal(doc.schema, "cspipe.plan/1");
@@ -44,34 +46,46 @@ test("plan --format json|dot|mermaid: every step, every edge, and the stage grap
   ]);
   // 2 slots, 1 s each: a and b, then c beside join-ab, then join-abc.
   assert.deepEqual(doc.summary, { steps: 5, cached: 0, run: 3, pending: 2, expectedSeconds: 3, concurrency: 2 });
-  assert.equal(cli(["--store", store, "plan", "chain", "--json"]).stdout, json.stdout, "--json is --format json");
+  const p = project(buildTargets(), { store });
+  const r = await planRun(p, { targets: ["chain"], executor: "local" });
+  assert.ok(r.ok);
+  const same = planDocument(["chain"], r.graph, r.rows, r.measured, 2);
+  assert.deepEqual(same, doc, "the CLI prints the document");
 
-  const dot = cli(["--store", store, "plan", "chain", "--format", "dot"]).stdout;
+  const dot = planDot(doc, false);
   assert.match(dot, /^digraph plan \{/);
   assert.match(dot, /"slow-a" -> "join-ab" \[tooltip="a \(text:plain\)"\];/);
   assert.match(dot, /"join-abc" \[label="join-abc\\njoin-text · pending", fillcolor="#eeeeee"\];/);
-  const stages = cli(["--store", store, "plan", "chain", "--format", "dot", "--collapse"]).stdout;
+  const stages = planDot(doc, true);
   assert.match(stages, /"slow-write" \[label="slow-write ×3", fillcolor="#eef2f7"\];/);
   assert.match(stages, /"slow-write" -> "join-text" \[label="3"\];/);
   assert.doesNotMatch(stages, /"join-text" -> "join-text"/, "edges inside a stage are not drawn");
-  const mermaid = cli(["--store", store, "plan", "chain", "--format", "mermaid"]).stdout;
+  const mermaid = planMermaid(doc, false);
   assert.match(mermaid, /^flowchart TD\n {2}n0\["slow-a<br\/>slow-write · run"\]:::run\n/);
   assert.match(mermaid, /\n {2}n0 --> n2\n/);
-  const text = cli(["--store", store, "plan", "chain"]).stdout;
+  assert.match(planMermaid(doc, true), /\n {2}s0 -->\|3\| s1\n/);
+  const text = planText(doc);
   assert.match(text, /^run {6}slow-a [0-9a-f]{12}$/m);
   assert.match(text, /^5 steps: 0 cached, 3 to run, 2 pending on upstream; expected 0:03 with 2 at once/m);
 });
 
-test("plan refuses what run refuses, with the same message and exit code", () => {
+test("plan refuses what run refuses, with the same message and exit code", async () => {
   const store = join(tempDir(), "store");
-  for (const extra of [["--force", "nope"], ["--only", "ghost"], ["--executor", "dagger"]]) {
-    const p = cli(["--store", store, "plan", "chain", ...extra]);
-    const r = cli(["--store", store, "run", "chain", ...extra]);
-    assert.equal(p.status, 2, `plan ${extra.join(" ")}: ${p.stderr}`);
-    assert.equal(r.status, 2, `run ${extra.join(" ")}: ${r.stderr}`);
-    const errors = (x: { stdout: string; stderr: string }) => `${x.stdout}${x.stderr}`.split("\n").filter((l) => l.startsWith("error: "));
-    assert.ok(errors(p).length > 0);
-    assert.deepEqual(errors(p), errors(r), `plan and run agree on ${extra.join(" ")}`);
+  // On the command line once (the exit code and the lines a person reads) ...
+  const pc = cli(["--store", store, "plan", "chain", "--force", "nope"]);
+  const rc = cli(["--store", store, "run", "chain", "--force", "nope"]);
+  const errors = (x: { stdout: string; stderr: string }) => `${x.stdout}${x.stderr}`.split("\n").filter((l) => l.startsWith("error: "));
+  assert.deepEqual([pc.status, rc.status], [2, 2]);
+  assert.deepEqual(errors(pc), ["error: unknown step 'nope'. Steps in this graph: join-ab, join-abc, slow-a, slow-b, slow-c"]);
+  assert.deepEqual(errors(pc), errors(rc));
+  // ... and every kind of refusal in-process: the same failure values.
+  const p = project(buildTargets(), { store });
+  for (const req of [{ force: ["nope"] }, { only: "ghost" }, { executor: "dagger" as const }, { only: "join-ab" }]) {
+    const planned = await planRun(p, { targets: ["chain"], executor: "local", ...req });
+    const ran = await run(p, ["chain"], req);
+    assert.equal(planned.ok, false, JSON.stringify(req));
+    assert.deepEqual(ran.outcome.analysis, !planned.ok && planned.failures, JSON.stringify(req));
+    assert.deepEqual(ran.executed, []);
   }
 });
 

@@ -8,7 +8,8 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ROOT, project, run, tempDir } from "../engine/helpers.ts";
 import { buildTargets } from "../fixtures/engine/targets.ts";
-import type { ChainNode } from "../../steps/report/provenance.ts";
+import { storeChain } from "../../pipeline/commands/show.ts";
+import { showEntry } from "../../pipeline/session.ts";
 
 const MAIN = join(ROOT, "pipeline", "main.ts");
 const DEFS = join(ROOT, "test", "fixtures", "engine", "targets.ts");
@@ -44,16 +45,12 @@ test("show: the entry in words, then its chain back to the roots by step name", 
     ],
   );
 
-  const json = cli(["--store", store, "show", keys.get("join-ab")!.slice(0, 10), "--json"]);
-  assert.equal(json.status, 0, json.stderr);
-  const doc = JSON.parse(json.stdout) as { manifest: { step: { name: string } }; chain: ChainNode[] };
-  assert.equal(doc.manifest.step.name, "join-ab");
-  assert.deepEqual(doc.chain.map((n) => [n.name, n.inputs]), [
+  // The JSON form's chain, in-process (the same function the command calls).
+  const { nodes } = await storeChain(p.store, (await showEntry(p, keys.get("join-ab")!.slice(0, 10)))[0]!);
+  assert.deepEqual([...nodes.values()].map((n) => [n.name, n.inputs]), [
     ["join-ab", { a: keys.get("slow-a"), b: keys.get("slow-b") }],
     ["slow-a", {}],
     ["slow-b", {}],
   ]);
-  const missing = cli(["--store", store, "show", "nothing-like-this"]);
-  assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /no cached entry matches 'nothing-like-this'/);
+  assert.deepEqual(await showEntry(p, "nothing-like-this"), []);
 });
