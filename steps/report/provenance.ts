@@ -108,5 +108,5 @@ export function paramsLine(params: unknown, max = 120): string {
 
 /** Params as stable, readable JSON (sorted keys). */
 export function paramsJson(params: unknown): string {
-  return canonicalJson(params as never, 2);
+  return canonicalJson(params, 2);
 }
