@@ -9,7 +9,7 @@ import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
-import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
+import { Project, collectGarbage, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
 import type { ExecutorChoice } from "./executors/index.ts";
 import type { FailureMode } from "./engine/engine.ts";
 import type { RunSettings } from "./engine/step.ts";
@@ -17,6 +17,9 @@ import { registerEvaluateCommand } from "./commands/evaluate.ts";
 import { registerLockCommand } from "./commands/lock.ts";
 import { registerBm25Command } from "./commands/bm25.ts";
 import { registerDiagnoseCommand } from "./commands/diagnose.ts";
+import { registerPlanCommand } from "./commands/plan.ts";
+import { registerShowCommand } from "./commands/show.ts";
+import { withRunProgress } from "./reporters/overall.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -105,7 +108,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 
-  const reporter = (json: boolean, verbose: boolean): Promise<EventSink> => reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose);
+  // Every reporter also gets overall progress (steps done, cached vs run, time left) and trainers' per-epoch metrics.
+  const reporter = async (json: boolean, verbose: boolean): Promise<EventSink> => withRunProgress(await reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose));
 
   interface RunFlags {
     force: string[];
@@ -162,23 +166,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   addRunOptions(program.command("run").description("run targets (default target when none given)").argument("[targets...]", "target names")).action(runAction);
 
-  program
-    .command("plan")
-    .description("what a run would do: cached, run, or pending on a step that runs (nothing executes)")
-    .argument("[targets...]")
-    .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option("--json", "JSON output", false)
-    .action(async (targets: string[], flags: { force: string[]; json: boolean }) => {
-      const p = await project();
-      const r = await planTargets(p, targets, flags.force);
-      if (!r.ok) return failed(r.failures);
-      if (flags.json) out(JSON.stringify(r.rows.map(({ step, stepId, status, key }) => ({ step, stepId, status, key }))));
-      else {
-        for (const row of r.rows) out(`${row.status.padEnd(8)} ${row.step}${row.key ? ` ${row.key.slice(0, 12)}` : ""}`);
-        const count = (s: string) => r.rows.filter((x) => x.status === s).length;
-        out(`${r.rows.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} pending on upstream`);
-      }
-    });
+  registerPlanCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
   program
     .command("explain")
@@ -211,22 +199,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`${rows.length} entries, ${humanBytes(rows.reduce((a, r) => a + r.bytes, 0))}`);
     });
 
-  program
-    .command("show")
-    .description("manifest and fingerprint of an entry, by key prefix or step name")
-    .argument("<step-or-key>")
-    .action(async (query: string) => {
-      const p = await project();
-      const entries = await showEntry(p, query);
-      if (entries.length === 0) {
-        err(`error: no cached entry matches '${query}' (try 'ls')`);
-        exitCode = 2;
-        return;
-      }
-      for (const e of entries) {
-        out(JSON.stringify({ dir: e.dir, manifest: e.manifest, fingerprint: await p.store.fingerprint(e) }, null, 2));
-      }
-    });
+  registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
 
   program
     .command("gc")

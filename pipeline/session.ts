@@ -17,6 +17,8 @@ import type { AnalysisFailure } from "./engine/failures.ts";
 import { diffFingerprints } from "./engine/fingerprint.ts";
 import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
+import type { Executor } from "./engine/executor.ts";
+import { runPlanEvent } from "./reporters/overall.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -170,12 +172,25 @@ async function unpinnedToFetch(project: Project, graph: Graph, executor: string)
   return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset })));
 }
 
-export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
+/** What a run needs once analysis passed: the (sub)graph, the executor, the `--only` set. */
+export interface Preflight {
+  readonly graph: Graph;
+  readonly names: string[];
+  readonly exports: TargetExport[];
+  readonly exec: Executor;
+  readonly only: Set<string> | undefined;
+  readonly settings: RunSettings;
+}
+
+/**
+ * Everything a run checks before it starts anything (unknown targets and steps, the graph's
+ * analysis, the executor and its GPU checks, unpinned datasets to fetch, --only inputs not
+ * cached). `run` and `plan` both call it, so they refuse the same things with the same failures.
+ * On failure the executor (if any) is closed.
+ */
+export async function preflight(project: Project, req: Omit<RunRequest, "emit">): Promise<({ ok: true } & Preflight) | { ok: false; failures: AnalysisFailure[] }> {
   const g = project.graph(req.targets);
-  if (!g.ok) {
-    req.emit({ type: "analysis-failed", failures: g.failures });
-    return { ok: false, analysis: g.failures };
-  }
+  if (!g.ok) return { ok: false, failures: g.failures };
   let graph = g.graph;
   const failures: AnalysisFailure[] = [];
   for (const f of req.force ?? []) if (!graph.byName.has(f)) failures.push({ reason: "unknown-step", step: f, known: [...graph.byName.keys()].sort() });
@@ -204,9 +219,22 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
     }
   }
   if (failures.length > 0 || "reason" in exec) {
-    req.emit({ type: "analysis-failed", failures });
-    return { ok: false, analysis: failures };
+    if (!("reason" in exec)) await exec.close?.();
+    return { ok: false, failures };
   }
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings };
+}
+
+export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
+  const pf = await preflight(project, req);
+  if (!pf.ok) {
+    req.emit({ type: "analysis-failed", failures: pf.failures });
+    return { ok: false, analysis: pf.failures };
+  }
+  const { graph, exec, only, settings } = pf;
+  const g = pf;
+  const measured = await project.store.measuredSeconds();
+  req.emit(await runPlanEvent(graph, { store: project.store, keys: project.keyContext(exec.name), force: new Set(req.force ?? []), measured, concurrency: req.concurrency ?? 2 }));
   try {
     const result = await runGraph(graph, {
       store: project.store,
@@ -222,7 +250,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       verify: req.verify ?? false,
       targets: g.names,
       tools: project.tools(),
-      measured: await project.store.measuredSeconds(),
+      measured,
     });
     const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
     return { ok: result.ok, analysis: [], result, exported };
@@ -247,6 +275,18 @@ export async function planTargets(project: Project, targets: readonly string[], 
   const g = project.graph(targets);
   if (!g.ok) return g;
   return { ok: true, rows: await planGraph(g.graph, { store: project.store, keys: project.keyContext("local"), force: new Set(force) }) };
+}
+
+/** `plan` with the analysis `run` does first (preflight): the rows, and the graph for edges. */
+export async function planRun(project: Project, req: Omit<RunRequest, "emit">): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number> } | { ok: false; failures: AnalysisFailure[] }> {
+  const pf = await preflight(project, req);
+  if (!pf.ok) return pf;
+  try {
+    const rows = await planGraph(pf.graph, { store: project.store, keys: project.keyContext(pf.exec.name), force: new Set(req.force ?? []) });
+    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds() };
+  } finally {
+    await pf.exec.close?.();
+  }
 }
 
 export interface Explanation {

@@ -4,7 +4,30 @@ import type { AnalysisFailure, RunFailure } from "./failures.ts";
 export type StepStatus = "cached" | "run" | "pending";
 
 export type EngineEvent =
-  | { readonly type: "plan"; readonly steps: readonly { readonly step: string; readonly status: StepStatus; readonly key?: string }[] }
+  | {
+      readonly type: "plan";
+      /** Every step of the run; `expectedSeconds` (its last measured duration, else its cost hint) and `after` (its producers) let reporters estimate the time left. */
+      readonly steps: readonly { readonly step: string; readonly status: StepStatus; readonly key?: string; readonly expectedSeconds?: number; readonly after?: readonly string[] }[];
+      /** Steps executed at once. */
+      readonly concurrency?: number;
+    }
+  /** Overall progress of a run (pipeline/reporters/overall.ts): steps done of total, cached vs run, expected time left. */
+  | {
+      readonly type: "overall";
+      readonly done: number;
+      readonly total: number;
+      readonly cached: number;
+      readonly executed: number;
+      readonly failed: number;
+      readonly running: number;
+      /** Expected seconds until the run finishes (null before the plan is known). */
+      readonly etaSeconds: number | null;
+      readonly elapsedSeconds: number;
+      /** The event that prompted this update. */
+      readonly trigger: "plan" | "cache-hit" | "started" | "succeeded" | "failed" | "finished";
+    }
+  /** Numbers a step's program reported as it went (a trainer's `EPOCH {json}` line: train loss, dev recall). */
+  | { readonly type: "metrics"; readonly step: string; readonly epoch?: number; readonly values: Readonly<Record<string, number>> }
   | { readonly type: "analysis-failed"; readonly failures: readonly AnalysisFailure[] }
   | { readonly type: "cache-hit"; readonly step: string; readonly key: string }
   | { readonly type: "waiting"; readonly step: string; readonly key: string; readonly holder?: string }
