@@ -77,11 +77,11 @@ test("expected token and analyzer outputs above equal Lucene's (live peer)", (t)
   assert.deepEqual(luceneAnalyze(peer.classpath, "anserini", sentences), sentences.map(analyze));
 });
 
-test("seeded fuzz: English-like texts tokenize exactly like Lucene (live peer)", (t) => {
+test("seeded fuzz: English-like texts with emoji tokenize exactly like Lucene (live peer)", (t) => {
   if (!("classpath" in peer)) return t.skip(`Lucene peer unavailable: ${peer.missing}`);
-  // Letters, digits, every UAX#29 joiner, accents, CJK, Hebrew, Thai, Arabic digits. Emoji soup is
-  // left out: on random emoji/modifier/keycap sequences ~1% of strings still differ (documented gap).
-  const alphabet = [..."aZ9 .,'_:;\"-é\u0301\u00AD東ひカאשก١’·@#\t\nexy12  "];
+  // Letters, digits, every UAX#29 joiner, accents, CJK, Hebrew, Thai, Arabic digits, and emoji with
+  // modifiers, ZWJ, keycaps and variation selectors (wordbreak-parity.test.ts sweeps far more).
+  const alphabet = [..."aZ9 .,'_:;\"-é\u0301\u00AD東ひカאשก١’·@#\t\nexy12  😀👍🏽\u200D\uFE0F\u20E3🇺©★"];
   let s = 42;
   const rnd = (): number => ((s = (Math.imul(s, 1103515245) + 12345) & 0x7fffffff), s / 0x80000000);
   const texts = Array.from({ length: 2000 }, () =>
