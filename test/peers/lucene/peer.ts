@@ -10,8 +10,14 @@ import { tempDir } from "../../tmp.ts";
 
 const SOURCE = new URL("./LuceneBm25.java", import.meta.url).pathname;
 
-/** The classpath, or a reason why the peer cannot run. */
+let found: { classpath: string } | { missing: string } | undefined;
+
+/** The classpath, or a reason why the peer cannot run (looked up once per process). */
 export function luceneClasspath(): { classpath: string } | { missing: string } {
+  return (found ??= findClasspath());
+}
+
+function findClasspath(): { classpath: string } | { missing: string } {
   const java = spawnSync("java", ["-version"], { encoding: "utf8" });
   if (java.error || java.status !== 0) return { missing: "java not found on PATH (apt-get install -y default-jre-headless)" };
   const env = process.env["LUCENE_JARS"];
@@ -26,6 +32,18 @@ export function luceneClasspath(): { classpath: string } | { missing: string } {
 
 /** The serial collector: the peer is single-threaded and CI machines are small. */
 const JAVA_FLAGS = ["-XX:+UseSerialGC"];
+
+/**
+ * The classpath for a live-peer test, or null after marking the test skipped. In CI (CI=true,
+ * where setup.sh installs Java and Lucene) a missing peer throws: the test fails, never skips.
+ */
+export function peerOrSkip(t: { skip: (message?: string) => void }): string | null {
+  const peer = luceneClasspath();
+  if ("classpath" in peer) return peer.classpath;
+  if (process.env["CI"] === "true") throw new Error(`Lucene peer unavailable in CI: ${peer.missing}`);
+  t.skip(`Lucene peer unavailable: ${peer.missing}`);
+  return null;
+}
 
 function run(classpath: string, args: string[]): string {
   const r = spawnSync("java", [...JAVA_FLAGS, "-cp", classpath, SOURCE, ...args], { encoding: "utf8", maxBuffer: 1 << 28 });
