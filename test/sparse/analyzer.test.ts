@@ -1,5 +1,5 @@
 // Analyzer tests: StandardTokenizer (UAX#29) output, possessives, lower-casing, stop words, stemming.
-// Expected arrays were produced by Lucene 8.7 (test/peers/lucene/LuceneBm25.java analyze tokens|anserini);
+// Expected arrays were produced by Lucene 8.8.1 (test/peers/lucene/LuceneBm25.java analyze tokens|anserini);
 // the live-peer tests at the end re-check them and a seeded fuzz corpus when Java and Lucene are installed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
