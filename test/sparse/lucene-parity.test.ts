@@ -6,10 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildIndexSync } from "../../steps/sparse/index.ts";
 import { Searcher } from "../../steps/sparse/search.ts";
-import { luceneClasspath, luceneSearch } from "../peers/lucene/peer.ts";
+import { luceneSearch, peerOrSkip } from "../peers/lucene/peer.ts";
 import { mulberry32 as rng } from "../../steps/lib/prng.ts";
 
-const peer = luceneClasspath();
 
 
 const VOCAB = [
@@ -59,10 +58,8 @@ for (const [name, params, shuffle] of [
   ["TopiOCQA k1=0.9 b=0.4, shuffled insertion order", { k1: 0.9, b: 0.4 }, true],
 ] as const) {
   test(`BM25 scores and rankings equal Lucene 8's (${name})`, (t) => {
-    if (!("classpath" in peer)) {
-      t.skip(`Lucene peer unavailable: ${peer.missing}`);
-      return;
-    }
+    const classpath = peerOrSkip(t);
+    if (classpath === null) return;
     const docs = corpus(400, 7);
     if (shuffle) {
       const r = rng(3);
@@ -73,7 +70,7 @@ for (const [name, params, shuffle] of [
     }
     const qs = queries(120, 11);
     const k = 50;
-    const lucene = luceneSearch(peer.classpath, docs, qs, { ...params, k });
+    const lucene = luceneSearch(classpath, docs, qs, { ...params, k });
     const index = buildIndexSync(docs);
     assert.equal(index.docCount, lucene.stats.docCount);
     assert.equal(index.sumTotalTermFreq, lucene.stats.sumTotalTermFreq);
