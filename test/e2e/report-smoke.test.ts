@@ -38,10 +38,14 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
     for (const cell of Object.values(row.cells)) {
       assert.equal(typeof cell.value, "number", `${row.id}: empty cell`);
       assert.ok(cell.value! >= 0 && cell.value! <= 1);
-      assert.equal(cell.stepKeys.length, 1);
-      assert.match(cell.stepKeys[0]!, /^[0-9a-f]{64}$/);
+      // One evaluation per seed; the variants behind the paper's claims train with two seeds here.
+      assert.ok(cell.seeds >= 1 && cell.stepKeys.length === cell.seeds, `${row.id}: ${cell.seeds} seeds, ${cell.stepKeys.length} keys`);
+      for (const key of cell.stepKeys) assert.match(key, /^[0-9a-f]{64}$/);
     }
   }
+  const ibn = t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!;
+  assert.equal(ibn.seeds, 2, "DPR (IBN) is a claim's variant: two seeds in the smoke run");
+  assert.equal(typeof ibn.sd, "number");
   // X_t \ {q_t} has no query on first turns: "-" with a footnote, not 0.
   const t4 = JSON.parse(readFileSync(join(report, "tables", "table4-smoke.json"), "utf8")) as RenderedTableJson;
   assert.equal(t4.rows.find((r) => r.id === "first/dpr-shortcut-ibn")!.cells.r10!.status, "no-input");
@@ -50,7 +54,7 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
   assert.ok(links.cells > 100 && links.marks > 20, JSON.stringify(links));
   // The chain of a DPR number reaches its model's page, with the training curves.
   const evalPage = readFileSync(join(report, "provenance", `${t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!.stepKeys[0]}.html`), "utf8");
-  const model = /<a href="([0-9a-f]{64})\.html">train-dpr\.mini-smoke-qrecc\.ibn<\/a>/.exec(evalPage);
+  const model = /<a href="([0-9a-f]{64})\.html">train-dpr\.mini-smoke-qrecc\.ibn\.s\d+<\/a>/.exec(evalPage);
   assert.ok(model, "the evaluation's chain names the model it came from");
   assert.match(readFileSync(join(report, "provenance", `${model[1]}.html`), "utf8"), /dev R@5 \(%\)<\/text>/);
   const search = /<a href="([0-9a-f]{64})\.html">search-dense\.mini-smoke-qrecc\.ibn\.[^<]*<\/a>/.exec(evalPage);
