@@ -11,6 +11,7 @@ import { writeMiniDataset } from "./mini/index.ts";
 import { logWarnings, PREPROCESS_OUTPUTS } from "./preprocess/step-outputs.ts";
 import type { MiniDatasetName } from "./mini/index.ts";
 import { preprocessorFor } from "./preprocess/registry.ts";
+import { checkedCounts } from "./preprocess/common.ts";
 import { locateDataset } from "./layout.ts";
 import type { DatasetName } from "./schemas.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
@@ -59,7 +60,8 @@ export const generateMini = {
 
 const preprocessParams = z
   .object({
-    strict: z.boolean().default(false),
+    /** Gold passages missing from the collection are an error unless allowed (then counted in the report). */
+    allowMissingGold: z.boolean().default(false),
     rowGroupRows: z.number().int().positive().default(65_536),
     devConversations: z.number().int().nonnegative().default(2000),
     devSeed: z.number().int().default(42),
@@ -83,9 +85,10 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
       async run(ctx) {
         const located = locateDataset(dataset, ctx.inputs.raw);
         const outDir = join(ctx.outputs.turns, "..");
-        const result = await preprocessorFor(dataset)({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
+        const { allowMissingGold, ...params } = ctx.params;
+        const result = await preprocessorFor(dataset)({ ...located, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress });
         logWarnings(ctx.log, result.warnings);
-        const report = { dataset, counts: result.counts, warnings: result.warnings, agreement: result.agreement ?? null };
+        const report = { dataset, counts: checkedCounts(result, located), warnings: result.warnings, agreement: result.agreement ?? null };
         await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
       },
     },
