@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { listOutputFiles } from "./digest.ts";
 import { leaseState, readLeaseHolder } from "./lease.ts";
 import { orphanStaging } from "./gc.ts";
-import { keysShape, readStoreJson } from "./store-files.ts";
+import { StoreFileError, keysShape, readStoreJson } from "./store-files.ts";
 import type { Entry, Store } from "./store.ts";
 
 export type FindingKind =
@@ -62,6 +62,8 @@ const LEASE_WRITE_MS = 1000;
 const TEMP_AGE_MS = 3600 * 1000;
 
 const MOVE_ENTRY = "move the entry aside into damaged/ (it is recomputed when a run needs it)";
+
+const problemOf = (err: unknown): string => (err instanceof StoreFileError ? err.problem : (err as Error).message);
 
 async function names(dir: string): Promise<string[]> {
   return existsSync(dir) ? (await readdir(dir)).sort() : [];
@@ -103,7 +105,7 @@ export async function diagnoseStore(store: Store, options: DoctorOptions = {}): 
     try {
       await store.fingerprint(e);
     } catch (err) {
-      out.push({ kind: "unreadable-fingerprint", path: fp, detail: (err as Error).message.split(". Fix:")[0]!, repair: MOVE_ENTRY, entry: { stepId: e.stepId, key: e.key } });
+      out.push({ kind: "unreadable-fingerprint", path: fp, detail: problemOf(err), repair: MOVE_ENTRY, entry: { stepId: e.stepId, key: e.key } });
       continue;
     }
     const problem = await outputsProblem(store, e, options.content ?? false);
@@ -146,7 +148,7 @@ export async function diagnoseStore(store: Store, options: DoctorOptions = {}): 
       try {
         await readStoreJson(p, keysShape("keys"));
       } catch (err) {
-        out.push({ kind, path: p, detail: (err as Error).message.split(". Fix:")[0]!.slice(p.length + 2), repair: "move it aside into damaged/" });
+        out.push({ kind, path: p, detail: problemOf(err), repair: "move it aside into damaged/" });
       }
     }
   }

@@ -88,6 +88,7 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   const keepRuns = options.keepRuns ?? 5;
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const now = Date.now();
+  if (!existsSync(store.root)) return emptyResult();
   const lock = options.dryRun ? undefined : await acquireLease(gcLockPath(store.root));
   const keep = new Set<string>();
   const add = (keys: Iterable<string>): number => {
@@ -107,6 +108,15 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   const keptBy = { pins: 0, recentRuns: 0, runningRuns: 0, interruptedRuns: 0, leases: 0 };
   const staleLive: string[] = [];
   try {
+    // In-progress records first: a run that ends meanwhile writes its final record before it
+    // drops its in-progress one, so its keys are in one or the other of what is read here.
+    for (const r of await readLiveRuns(store.root)) {
+      if (r.state === "running") keptBy.runningRuns += add(r.keys);
+      else if (r.mtimeMs + graceMs > now) {
+        keptBy.interruptedRuns += add(r.keys);
+        interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
+      } else staleLive.push(r.path);
+    }
     for (const p of await store.pins()) keptBy.pins += add(p.keys);
     const records = await store.runRecords(undefined, { strict: true });
     for (const { record } of records.slice(-keepRuns)) keptBy.recentRuns += add(record.keys);
@@ -115,13 +125,6 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
       if (record.status !== "interrupted" || until <= now) continue;
       keptBy.interruptedRuns += add(record.keys);
       interrupted.push({ file, time: record.time, keys: record.keys.length, keptUntil: new Date(until).toISOString() });
-    }
-    for (const r of await readLiveRuns(store.root)) {
-      if (r.state === "running") keptBy.runningRuns += add(r.keys);
-      else if (r.mtimeMs + graceMs > now) {
-        keptBy.interruptedRuns += add(r.keys);
-        interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
-      } else staleLive.push(r.path);
     }
     keptBy.leases = add(await keysOfLiveLeases(store.root));
 
@@ -194,6 +197,22 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
 
   const prunedRuns = options.dryRun ? 0 : await pruneRuns(store, keepRuns, new Set(interrupted.map((r) => r.file)));
   return { removed, bytes, staging: staging.count, scratch, kept: keep.size, keptBy, interrupted, restored, damaged, removedDamaged, prunedRuns };
+}
+
+function emptyResult(): GcResult {
+  return {
+    removed: [],
+    bytes: 0,
+    staging: 0,
+    scratch: { bytes: 0, dirs: 0, removed: false, busy: [] },
+    kept: 0,
+    keptBy: { pins: 0, recentRuns: 0, runningRuns: 0, interruptedRuns: 0, leases: 0 },
+    interrupted: [],
+    restored: 0,
+    damaged: [],
+    removedDamaged: [],
+    prunedRuns: 0,
+  };
 }
 
 /** Delete all but the newest `keep` run records, and never an interrupted run's record within its grace period. */

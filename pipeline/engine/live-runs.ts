@@ -11,6 +11,9 @@
  * crash, `kill -9`, a power cut) belongs to an interrupted run: gc keeps its keys for the
  * grace period, counted from the file's last change (the last claim).
  *
+ * gc reads these records before the final run records: a run writes its final record before
+ * it removes this one, so gc sees its keys in one or the other.
+ *
  * The protocol with gc (which holds `<store>/gc.lock` while it decides and moves entries
  * aside): claim, then wait while a gc is active, then look up. Either gc read the claim
  * before deciding (the entry stays), or gc was already active when the claim was made
