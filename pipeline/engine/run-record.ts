@@ -37,7 +37,7 @@ export async function claimer(store: Store, targets: readonly string[], record: 
   }
   const lock = gcLockPath(store.root);
   const fn = async (step: string, key: string) => {
-    await live?.claim(key);
+    live?.claim(key);
     let waited = false;
     while (existsSync(lock) && !signal.aborted) {
       const holder = await readLeaseHolder(lock);

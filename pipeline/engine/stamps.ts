@@ -12,13 +12,16 @@
  * bytes decide.
  *
  * Racy stamps: file times have the kernel's clock-tick granularity, so a write in the same
- * tick as the stamp would not show. A stamp taken less than RACY_MS after the file's last
- * change is not trusted (the next check re-hashes once and records a trustworthy stamp),
- * except in the process that published the entry (it hashed what it had just written).
+ * tick as the stamp would not show. A stamp a check took less than RACY_MS after the file's
+ * last change is not trusted (the next check re-hashes once). Stamps taken when an entry is
+ * published are trusted: the step has returned and the entry is renamed into place after
+ * hashing, so only a program still writing into its outputs after it finished could change
+ * them unseen, within one clock tick of its last write (and --verify would still see it).
  *
  * `full` (--verify, `doctor --content`) ignores stamps and re-hashes everything.
  */
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dirDigest, fileDigest, listOutputFiles, sameStamp, statStamp, type StampedDigest, type StatStamp } from "./digest.ts";
@@ -33,6 +36,8 @@ interface FileStamp extends StatStamp {
   readonly digest: string;
   /** Date.now() when the stamp was taken. */
   readonly at: number;
+  /** Taken when the entry was published (trusted whatever its age). */
+  readonly published?: boolean;
 }
 
 interface StampFile {
@@ -44,6 +49,7 @@ interface StampFile {
 const stampKey = (output: string, rel: string) => (rel === "" ? output : `${output}/${rel}`);
 
 function trusted(s: FileStamp): boolean {
+  if (s.published === true) return true;
   const changed = Math.max(Number(BigInt(s.mtimeNs) / 1_000_000n), Number(BigInt(s.ctimeNs) / 1_000_000n));
   return s.at - changed >= RACY_MS;
 }
@@ -54,7 +60,7 @@ export interface CheckOptions {
 }
 
 export class ContentChecker {
-  /** Stamps this process took when it published an entry: trusted whatever their age. */
+  /** Stamps this process took or checked, by key (saves re-reading them from disk). */
   private readonly own = new Map<string, StampFile>();
 
   constructor(private readonly root: string) {}
@@ -63,24 +69,25 @@ export class ContentChecker {
     return join(this.root, "stamps", `${key}.json`);
   }
 
-  private async load(key: string): Promise<StampFile | undefined> {
+  private load(key: string): StampFile | undefined {
     try {
-      const v = JSON.parse(await readFile(this.path(key), "utf8")) as StampFile;
+      const v = JSON.parse(readFileSync(this.path(key), "utf8")) as StampFile;
       return v && v.schema === 1 && typeof v.files === "object" && v.files !== null ? v : undefined;
     } catch {
       return undefined; // absent or damaged: a cache, rebuilt by re-hashing
     }
   }
 
+  /** Written synchronously: a small file per computed entry, cheaper than async round trips. */
   private async save(key: string, stamps: StampFile): Promise<void> {
     const p = this.path(key);
     const tmp = `${p}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
     try {
-      await mkdir(join(this.root, "stamps"), { recursive: true });
-      await writeFile(tmp, JSON.stringify(stamps));
-      await rename(tmp, p);
+      mkdirSync(join(this.root, "stamps"), { recursive: true });
+      writeFileSync(tmp, JSON.stringify(stamps));
+      renameSync(tmp, p);
     } catch {
-      await rm(tmp, { force: true }).catch(() => undefined); // a read-only or full store: no cache, still correct
+      rmSync(tmp, { force: true }); // a read-only or full store: no cache, still correct
     }
   }
 
@@ -88,7 +95,7 @@ export class ContentChecker {
   async recordPublished(key: string, outputs: Readonly<Record<string, StampedDigest>>): Promise<void> {
     const at = Date.now();
     const files: Record<string, FileStamp> = {};
-    for (const [name, d] of Object.entries(outputs)) for (const [rel, s] of Object.entries(d.stamps)) files[stampKey(name, rel)] = { ...s, at };
+    for (const [name, d] of Object.entries(outputs)) for (const [rel, s] of Object.entries(d.stamps)) files[stampKey(name, rel)] = { ...s, at, published: true };
     const stamps: StampFile = { schema: 1, files };
     this.own.set(key, stamps);
     await this.save(key, stamps);
@@ -106,7 +113,7 @@ export class ContentChecker {
    */
   async check(entry: Entry, options: CheckOptions = {}): Promise<string[]> {
     const own = this.own.get(entry.key);
-    const cached = options.full ? undefined : (own ?? (await this.load(entry.key)));
+    const cached = options.full ? undefined : (own ?? this.load(entry.key));
     const next: Record<string, FileStamp> = {};
     let rehashed = false;
     const bad: string[] = [];
@@ -114,7 +121,7 @@ export class ContentChecker {
     const digestOf = async (output: string, rel: string, path: string, st: StatStamp): Promise<string> => {
       const k = stampKey(output, rel);
       const s = cached?.files[k];
-      if (s && sameStamp(s, st) && (own !== undefined || trusted(s))) {
+      if (s && sameStamp(s, st) && trusted(s)) {
         next[k] = s;
         return s.digest;
       }
@@ -129,7 +136,7 @@ export class ContentChecker {
       const path = join(entry.dir, "outputs", rec.path);
       try {
         if (!rec.dir) {
-          const st = await stat(path, { bigint: true });
+          const st = statSync(path, { bigint: true }); // small and frequent: no thread-pool round trip
           if (!st.isFile()) throw new Error("not a file");
           let d = await digestOf(name, "", path, statStamp(st));
           // A cached digest that disagrees with the manifest is a damaged cache until the bytes say otherwise.
@@ -149,10 +156,10 @@ export class ContentChecker {
         bad.push(name);
       }
     }
-    if (bad.length === 0 && (rehashed || cached === undefined)) {
+    if (bad.length === 0) {
       const stamps: StampFile = { schema: 1, files: next };
-      if (own) this.own.set(entry.key, stamps);
-      await this.save(entry.key, stamps);
+      this.own.set(entry.key, stamps);
+      if (rehashed || cached === undefined) await this.save(entry.key, stamps);
     }
     return bad;
   }

@@ -18,7 +18,7 @@
  * directory whose manifest is missing or unreadable is damaged: it is moved aside (never
  * silently deleted), and the key is recomputed.
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -191,7 +191,7 @@ export class Store {
     await mkdir(join(dir, "outputs"), { recursive: true });
     await mkdir(join(dir, "work"), { recursive: true });
     // Who is building it: gc and doctor remove staging only when this process is gone.
-    await writeFile(join(dir, STAGING_OWNER), JSON.stringify({ ...selfIdentity(), since: new Date().toISOString() }));
+    writeFileSync(join(dir, STAGING_OWNER), JSON.stringify({ ...selfIdentity(), since: new Date().toISOString() }));
     return dir;
   }
 
