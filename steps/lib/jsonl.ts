@@ -157,6 +157,14 @@ export function parseJsonLine(text: string, file: string, line: number): unknown
   try {
     return JSON.parse(text);
   } catch (err) {
+    // A line that does not even start like JSON: say what the file looks like instead.
+    const start = text.trimStart()[0];
+    if (start !== "{" && start !== "[" && start !== '"') {
+      const { kind, description } = describeTextFormat(Buffer.from(text.slice(0, 4096)));
+      if (kind === "tsv" || kind === "csv" || kind === "html") {
+        throw new InputError(`expected JSONL (one JSON value per line), but line ${line} ${description}`, { file, line, fix: "use the dataset's original release file (check the file name and the download)" });
+      }
+    }
     throw new InputError(`malformed JSON: ${(err as Error).message}`, { file, line, fix: "each line must be one complete JSON value (JSONL)" });
   }
 }

@@ -114,3 +114,12 @@ test("a TSV given where a JSON array (or JSONL) of turns is expected names the e
   writeFileSync(html, "<!DOCTYPE html><html><body>Sign in</body></html>\n");
   assert.throws(() => loadRecords(html), isInputError(/looks like an HTML page/, html));
 });
+
+test("a TSV given for a JSONL collection or a JSON qrels file: the line or file is told the expected format", async () => {
+  const { parseJsonLine } = await import("../../steps/lib/jsonl.ts");
+  assert.throws(() => parseJsonLine("123\tsome passage\tsome title", "collection.jsonl", 1), isInputError(/expected JSONL \(one JSON value per line\), but line 1 looks like TSV/, "collection.jsonl", 1));
+  assert.throws(() => parseJsonLine('{"id": "p1", "contents": "cut', "collection.jsonl", 7), isInputError(/malformed JSON/, "collection.jsonl", 7));
+  const f = join(dir, "qrels.txt");
+  writeFileSync(f, "10_1\t0\thttp://f.com/qubit_p0\t1\n");
+  assert.throws(() => readJsonFile(f), isInputError(/expected a JSON file, but the file looks like TSV/, f));
+});

@@ -71,6 +71,8 @@ const readText = readTextFile;
 /** Reads a whole JSON file (any value). */
 export function readJsonFile(file: string): { value: unknown; text: string } {
   const text = readText(file);
+  const first = text.trimStart()[0];
+  if (first !== undefined && first !== "{" && first !== "[") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), "a JSON file");
   try {
     return { value: JSON.parse(text), text };
   } catch (err) {
