@@ -193,7 +193,8 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     for (const input of Object.keys(step.def.inputs).sort()) {
       const producer = producerOf(graph, step, input);
       const o = await outcomes.get(producer)!;
-      const entry = o.ok ? await intactInput(producer, o.entry) : undefined;
+      // Checked when this run resolved it; checked again right before this step reads it.
+      const entry = !o.ok ? undefined : guard.wasChecked(o.entry) ? o.entry : await intactInput(producer, o.entry);
       if (entry === undefined || "reason" in entry) {
         results.set(step.name, { step: step.name, status: "skipped" });
         return { ok: false, upstream: o.ok ? producer.name : o.upstream };
@@ -294,6 +295,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
           signal: abort.signal,
         });
         if (!r.ok) return r.failure;
+        guard.vouch(r.entry);
         executed++;
         seconds.set(key, r.seconds);
         opts.emit({ type: "succeeded", step: step.name, key, seconds: r.seconds, reused: false });

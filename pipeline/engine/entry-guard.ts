@@ -14,6 +14,8 @@ export class EntryGuard {
   private readonly checking = new Map<string, Promise<boolean>>();
   /** Entries already found damaged (and moved aside) in this run. */
   private readonly rejected = new WeakSet<Entry>();
+  /** Entries checked (or published) by this run. */
+  private readonly checked = new WeakSet<Entry>();
 
   constructor(
     private readonly store: Store,
@@ -41,6 +43,16 @@ export class EntryGuard {
     return (await this.intact(step, found.entry, this.verify)) ? found.entry : undefined;
   }
 
+  /** An entry this run has just published. */
+  vouch(entry: Entry): void {
+    this.checked.add(entry);
+  }
+
+  /** Did this run check (or publish) `entry` already? */
+  wasChecked(entry: Entry): boolean {
+    return this.checked.has(entry);
+  }
+
   /** Are `entry`'s outputs still the bytes its manifest records? If not, it is moved aside. */
   intact(step: AnyStep, entry: Entry, full = false): Promise<boolean> {
     if (this.rejected.has(entry)) return Promise.resolve(false);
@@ -49,7 +61,10 @@ export class EntryGuard {
     if (p === undefined) {
       p = (async () => {
         const bad = await this.store.content.check(entry, { full });
-        if (bad.length === 0) return true;
+        if (bad.length === 0) {
+          this.checked.add(entry);
+          return true;
+        }
         this.rejected.add(entry);
         await this.reject(step, entry.stepId, entry.key, bad, `outputs ${bad.join(", ")} no longer match the digests recorded when the entry was published`);
         return false;
