@@ -14,6 +14,7 @@ import { defineStep, file, use, type AnyStep } from "../../pipeline/engine/step.
 import { collectGarbage } from "../../pipeline/session.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 import { ROOT, project, registry, run, tempDir } from "./helpers.ts";
+import { buildTargets } from "../fixtures/engine/store-targets.ts";
 
 const dir = tempDir();
 const src = join(dir, "steps.ts");
@@ -145,12 +146,12 @@ test("an interrupted run's finished entries survive gc for the grace period", { 
     }
   }
   // A later run: with --keep-runs 1 only its record is recent (the killed run wrote none).
-  assert.equal(cliSync(["--store", store, "run", "quick"], {}, STORE_DEFS).status, 0);
-  const kept = cliSync(["--store", store, "gc", "--keep-runs", "1"], {}, STORE_DEFS);
-  assert.equal(kept.status, 0, kept.stderr);
-  assert.doesNotMatch(kept.stdout, /removed \S+ prepare/);
-  assert.match(kept.stdout, /interrupted/);
-  const removed = cliSync(["--store", store, "gc", "--keep-runs", "1", "--grace", "0"], {}, STORE_DEFS);
-  assert.equal(removed.status, 0, removed.stderr);
-  assert.match(removed.stdout, /removed \S+ prepare/);
+  const p = project(buildTargets(), { store });
+  assert.equal((await run(p, ["quick"])).outcome.ok, true);
+  const kept = await collectGarbage(p, { keepRuns: 1 });
+  assert.deepEqual(kept.removed.map((e) => e.manifest.step.name), []);
+  assert.equal(kept.interrupted.length, 1);
+  assert.equal(kept.keptBy.interruptedRuns, 2, "prepare's key and train's (claimed, never finished)");
+  const removed = await collectGarbage(p, { keepRuns: 1, graceMs: 0 });
+  assert.deepEqual(removed.removed.map((e) => e.manifest.step.name), ["prepare"]);
 });

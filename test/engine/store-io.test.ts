@@ -13,6 +13,7 @@ import { z } from "zod";
 import { defineStep, file, use } from "../../pipeline/engine/step.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { ROOT, project, registry, run, tempDir } from "./helpers.ts";
+import { buildTargets } from "../fixtures/engine/store-targets.ts";
 
 const dir = tempDir();
 const src = join(dir, "steps.ts");
@@ -81,12 +82,12 @@ test("a store on a full disk: exit 1, the path and the fix; nothing left in stag
   }
 });
 
-test("a read-only store and a read-only parent directory: exit 1 naming the directory and the real cause", (t) => {
+test("a read-only store and a read-only parent directory: exit 1 naming the directory and the real cause", async (t) => {
   const fs = tmpfs("1m");
   if (typeof fs === "string") return t.skip(fs);
   try {
     const store = join(fs.dir, "store");
-    assert.equal(cli(["--store", store, "run", "quick"]).status, 0);
+    assert.equal((await run(project(buildTargets(), { store }), ["quick"])).outcome.ok, true);
     fs.remountReadOnly();
     // The entry is cached: reading a read-only store is fine.
     assert.equal(cli(["--store", store, "run", "quick"]).status, 0);
