@@ -9,7 +9,7 @@ import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
-import { Project, collectGarbage, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
+import { Project, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
 import type { ExecutorChoice } from "./executors/index.ts";
 import type { FailureMode } from "./engine/engine.ts";
 import type { RunSettings } from "./engine/step.ts";
@@ -20,6 +20,9 @@ import { registerDiagnoseCommand } from "./commands/diagnose.ts";
 import { registerPlanCommand } from "./commands/plan.ts";
 import { registerShowCommand } from "./commands/show.ts";
 import { withRunProgress } from "./reporters/overall.ts";
+import { registerGcCommand } from "./commands/gc.ts";
+import { registerDoctorCommand } from "./commands/doctor.ts";
+import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -133,8 +136,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       allowUnpinned: flags.allowUnpinned,
       ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}),
     };
+    // Ctrl-C / SIGTERM stop the run cleanly (engine/interrupt.ts); a second one kills at once.
+    const stop = installInterruptHandlers({ onFirst: (sig) => err(`${sig}: stopping (leases released, run recorded as interrupted); send it again to kill at once`) });
     const r = await runTargets(p, {
       targets,
+      signal: stop.signal,
       force: flags.force,
       ...(flags.only !== undefined ? { only: flags.only } : {}),
       concurrency: flags.concurrency,
@@ -144,9 +150,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       settings,
       emit: await reporter(flags.json, flags.verbose),
     });
+    stop.dispose();
     if (r.analysis.length > 0) exitCode = 2;
     else if (!r.ok) exitCode = 1;
-    if ("exported" in r) for (const e of r.exported) out(`${e.name}: ${e.path}`);
+    const signal = stop.received();
+    if (signal !== undefined) exitCode = signalExitCode(signal);
+    if ("exported" in r) for (const e of r.exported) out(flags.json ? JSON.stringify({ type: "exported", target: e.target, name: e.name, path: e.path, step: e.step, key: e.key }) : `${e.name}: ${e.path}`);
   };
 
   const addRunOptions = (c: Command) =>
@@ -191,6 +200,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .action(async (flags: { json: boolean }) => {
       const p = await project();
       const rows = await listEntries(p);
+      for (const d of (await p.store.scan()).damaged) err(`warning: ${d.file}: ${d.problem}; not listed ('doctor --repair' moves it aside)`);
       if (flags.json) {
         out(JSON.stringify(rows));
         return;
@@ -201,27 +211,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
 
-  program
-    .command("gc")
-    .description("remove entries not reachable from pinned or recent targets; report bytes freed")
-    .option("--keep-runs <n>", "recent runs whose entries are kept", positiveInt, 5)
-    .option("--dry-run", "only report", false)
-    .option("--scratch", "also remove steps' persistent scratch (abandoned partial downloads); refused while a run is active", false)
-    .action(async (flags: { keepRuns: number; dryRun: boolean; scratch: boolean }) => {
-      const p = await project();
-      const r = await collectGarbage(p, { keepRuns: flags.keepRuns, dryRun: flags.dryRun, scratch: flags.scratch });
-      for (const e of r.removed) out(`${flags.dryRun ? "would remove" : "removed"} ${e.key.slice(0, 12)} ${e.manifest.step.name}`);
-      const s = r.scratch;
-      const scratch = s.removed ? `, ${s.dirs} scratch dirs` : "";
-      out(`${flags.dryRun ? "would free" : "freed"} ${humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs${scratch}); kept ${r.kept} keys`);
-      if (s.busy.length > 0) {
-        const who = s.busy.map((h) => `pid ${h.pid} on ${h.host}`).join(", ");
-        err(`error: scratch kept (${humanBytes(s.bytes)} in ${s.dirs} dirs): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
-        exitCode = 1;
-      } else if (!s.removed && s.bytes > 0) {
-        out(`scratch: ${humanBytes(s.bytes)} in ${s.dirs} dirs kept (partial downloads resume from there); gc --scratch removes them`);
-      }
-    });
+  registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
 
   program
     .command("pin")

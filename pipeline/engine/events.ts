@@ -34,7 +34,15 @@ export type EngineEvent =
   | { readonly type: "started"; readonly step: string; readonly key: string; readonly log: string }
   | { readonly type: "progress"; readonly step: string; readonly done: number; readonly total?: number; readonly label?: string }
   | { readonly type: "log"; readonly step: string; readonly line: string }
-  | { readonly type: "tampered"; readonly step: string; readonly key: string; readonly outputs: readonly string[] }
+  | {
+      /** A cached entry whose bytes (or manifest) no longer match: moved aside (`movedTo`) and recomputed. */
+      readonly type: "tampered";
+      readonly step: string;
+      readonly key: string;
+      readonly outputs: readonly string[];
+      readonly problem?: string;
+      readonly movedTo?: string;
+    }
   | { readonly type: "succeeded"; readonly step: string; readonly key: string; readonly seconds: number; readonly reused: boolean }
   | { readonly type: "failed"; readonly failure: RunFailure }
   | {
@@ -44,6 +52,8 @@ export type EngineEvent =
       readonly cached: number;
       readonly failed: number;
       readonly seconds: number;
+      /** Set when a signal stopped the run (SIGINT, SIGTERM). */
+      readonly interrupted?: string;
     };
 
 export type EventSink = (event: EngineEvent) => void;

@@ -2,6 +2,11 @@
  * The local executor (the embedded default): container steps run on the host as
  * subprocesses with the same argv, inputs and outputs mapped to store paths. `python3`
  * as argv[0] is replaced by an interpreter that has the step's Python modules.
+ *
+ * Each program runs in a process group of its own (a Python trainer may start data-loader
+ * workers): when the run is cancelled (failure mode `kill`, Ctrl-C) the whole group gets
+ * SIGTERM, then SIGKILL after `stopGraceMs`; a second Ctrl-C kills the groups at once
+ * (engine/interrupt.ts tracks them).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -9,6 +14,7 @@ import type { ContainerJob, Executor, JobOutcome } from "../engine/executor.ts";
 import { resolveArgv } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import type { AnyStep, RunSettings } from "../engine/step.ts";
+import { killGroup, trackProcessGroup } from "../engine/interrupt.ts";
 import { resolvePython } from "./python.ts";
 
 export function hostHasGpu(env: Readonly<Record<string, string | undefined>> = process.env): { ok: boolean; detail: string } {
@@ -23,6 +29,8 @@ export interface LocalExecutorOptions {
   /** Threads for numeric libraries in subprocesses (OMP/MKL/OpenBLAS); default: all cores. */
   readonly threads?: number;
   readonly gpuProbe?: () => { ok: boolean; detail: string };
+  /** After SIGTERM, how long a cancelled program may take to exit before SIGKILL (default 5 s). */
+  readonly stopGraceMs?: number;
 }
 
 export class LocalExecutor implements Executor {
@@ -63,20 +71,35 @@ export class LocalExecutor implements Executor {
     if (threads) Object.assign(childEnv, { OMP_NUM_THREADS: threads, OPENBLAS_NUM_THREADS: threads, MKL_NUM_THREADS: threads, CSPIPE_THREADS: threads });
 
     return new Promise<JobOutcome>((resolve) => {
-      const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-      const onAbort = () => {
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const stopTracking = child.pid !== undefined ? trackProcessGroup(child.pid) : () => false;
+      let escalation: NodeJS.Timeout | undefined;
+      const untrack = () => {
+        stopTracking();
+        if (escalation) clearTimeout(escalation);
       };
-      job.signal.addEventListener("abort", onAbort, { once: true });
+      const onAbort = () => {
+        if (child.pid === undefined) return;
+        const pid = child.pid;
+        killGroup(pid, "SIGTERM");
+        // A program that ignores SIGTERM (or workers that linger) gets SIGKILL after the grace period.
+        escalation = setTimeout(() => killGroup(pid, "SIGKILL"), this.options.stopGraceMs ?? 5000);
+        escalation.unref();
+      };
+      if (job.signal.aborted) onAbort();
+      else job.signal.addEventListener("abort", onAbort, { once: true });
       const redact = (line: string) => Object.values(job.secrets).reduce((l, s) => (s ? l.split(s).join("***") : l), line);
       createInterface({ input: child.stdout }).on("line", (l) => job.onLine(redact(l)));
       createInterface({ input: child.stderr }).on("line", (l) => job.onLine(redact(l)));
       child.on("error", (e) => {
+        untrack();
         job.signal.removeEventListener("abort", onAbort);
         resolve({ ok: false, kind: "exit", argv, exitStatus: null, signal: (e as NodeJS.ErrnoException).code ?? "spawn-error" });
       });
       child.on("close", (code, signal) => {
+        // Cancelled: workers the program started may outlive it; they go with it.
+        if (job.signal.aborted && child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+        untrack();
         job.signal.removeEventListener("abort", onAbort);
         if (code === 0) resolve({ ok: true, argv, tools });
         else resolve({ ok: false, kind: "exit", argv, exitStatus: code, signal });
