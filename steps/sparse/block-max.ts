@@ -21,7 +21,7 @@
  */
 import type { Bm25Index } from "./index.ts";
 import { maxImpactDenominator } from "./blocks.ts";
-import { decodePostings } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
 import type { TopK } from "./topk.ts";
 
 const f = Math.fround;
@@ -41,7 +41,7 @@ export interface WeightedClause {
 export interface PruningStats {
   /** Documents fully scored and offered to the heap. */
   scored: number;
-  /** Postings blocks decoded. */
+  /** Postings blocks decoded whole (lookups in a block read single postings). */
   blocksDecoded: number;
   /** Outer windows skipped whole (every clause non-essential there). */
   windowsSkipped: number;
@@ -52,8 +52,7 @@ export interface PruningStats {
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
   readonly stats: PruningStats = { scored: 0, blocksDecoded: 0, windowsSkipped: 0, windowsScored: 0 };
-  /** Postings a block can hold at most: one per byte of its longest block. */
-  private readonly blockCap: number;
+  private readonly blockCap = MAX_BLOCK_SIZE;
   /** Per block, the largest score denominator (./blocks.ts), 0 until first needed. */
   private readonly denominators: Float32Array;
   private cap = 0;
@@ -64,7 +63,10 @@ export class BlockMaxScorer {
   private blk = new Float64Array(0);
   private blkEnd = new Float64Array(0);
   private firstBlk = new Float64Array(0);
+  /** Block whose header readers[i] holds, and block whose postings docs[i]/tfs[i] hold (-1: none). */
+  private opened = new Float64Array(0);
   private decoded = new Float64Array(0);
+  private readers: BlockReader[] = [];
   private pos = new Int32Array(0);
   private cnt = new Int32Array(0);
   private cur = new Int32Array(0);
@@ -83,10 +85,6 @@ export class BlockMaxScorer {
     private readonly index: Bm25Index,
     private readonly normCache: Float32Array,
   ) {
-    let cap = 1;
-    const starts = index.blockStart;
-    for (let b = 0; b + 1 < starts.length; b++) cap = Math.max(cap, starts[b + 1]! - starts[b]!);
-    this.blockCap = cap;
     this.denominators = new Float32Array(index.blockLastDoc.length);
   }
 
@@ -98,6 +96,7 @@ export class BlockMaxScorer {
     this.blk = new Float64Array(n);
     this.blkEnd = new Float64Array(n);
     this.firstBlk = new Float64Array(n);
+    this.opened = new Float64Array(n);
     this.decoded = new Float64Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
@@ -111,17 +110,24 @@ export class BlockMaxScorer {
     for (let i = this.docs.length; i < n; i++) {
       this.docs.push(new Int32Array(this.blockCap));
       this.tfs.push(new Int32Array(this.blockCap));
+      this.readers.push(new BlockReader());
     }
     this.cap = n;
   }
 
-  /** Decodes block b into clause i's buffers. */
-  private decode(i: number, b: number): void {
+  /** Parses the header of block b for clause i and puts its position on the block's first posting. */
+  private open(i: number, b: number): void {
     const x = this.index;
-    const prev = b === this.firstBlk[i] ? -1 : x.blockLastDoc[b - 1]!;
-    this.cnt[i] = decodePostings(x.postings, x.blockStart[b]!, x.blockStart[b + 1]!, prev, this.docs[i]!, this.tfs[i]!);
-    this.decoded[i] = b;
+    const r = this.readers[i]!.open(x.postings, x.blockStart[b]!, b === this.firstBlk[i] ? -1 : x.blockLastDoc[b - 1]!);
+    this.cnt[i] = r.n;
+    this.opened[i] = b;
     this.pos[i] = 0;
+  }
+
+  /** Decodes clause i's open block into its buffers (for iterating it posting by posting). */
+  private decode(i: number): void {
+    this.readers[i]!.decode(this.index.postings, this.docs[i]!, this.tfs[i]!);
+    this.decoded[i] = this.opened[i]!;
     this.stats.blocksDecoded++;
   }
 
@@ -151,12 +157,32 @@ export class BlockMaxScorer {
       this.cur[i] = END;
       return;
     }
-    if (this.decoded[i] !== b) this.decode(i, b);
-    const docs = this.docs[i]!;
-    let p = this.pos[i]!;
-    while (docs[p]! < target) p++;
-    this.pos[i] = p;
-    this.cur[i] = docs[p]!;
+    if (this.opened[i] !== b) this.open(i, b);
+    const postings = this.index.postings;
+    if (this.decoded[i] === b) {
+      const docs = this.docs[i]!;
+      let p = this.pos[i]!;
+      while (docs[p]! < target) p++;
+      this.pos[i] = p;
+      this.cur[i] = docs[p]!;
+      return;
+    }
+    // Binary search on the packed block: the block's last doc is >= target.
+    const r = this.readers[i]!;
+    let lo = this.pos[i]!;
+    let hi = r.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r.doc(postings, mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    this.pos[i] = lo;
+    this.cur[i] = r.doc(postings, lo);
+  }
+
+  /** The tf of clause i's current posting. */
+  private tf(i: number): number {
+    return this.decoded[i] === this.opened[i] ? this.tfs[i]![this.pos[i]!]! : this.readers[i]!.tf(this.index.postings, this.pos[i]!);
   }
 
   /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
@@ -245,13 +271,14 @@ export class BlockMaxScorer {
     if (m === 0) return;
     this.ensure(m);
     const x = this.index;
-    const { weight, df, blk, blkEnd, firstBlk, decoded, cur, wmax, ord, essential } = this;
+    const { weight, df, blk, blkEnd, firstBlk, opened, decoded, cur, wmax, ord, essential } = this;
     for (let i = 0; i < m; i++) {
       const c = clauses[i]!;
       weight[i] = c.weight;
       df[i] = x.df[c.term]!;
       firstBlk[i] = blk[i] = x.termBlockOffsets[c.term]!;
       blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
+      opened[i] = -1;
       decoded[i] = -1;
       cur[i] = -1;
       ord[i] = i;
@@ -313,6 +340,7 @@ export class BlockMaxScorer {
       const w = weight[i]!;
       const base = i * WINDOW;
       let d = cur[i]!;
+      if (d < hi && this.decoded[i] !== this.opened[i]) this.decode(i);
       while (d < hi) {
         const docs = this.docs[i]!;
         const tfs = this.tfs[i]!;
@@ -341,7 +369,8 @@ export class BlockMaxScorer {
           cur[i] = END;
           break;
         }
-        this.decode(i, b);
+        this.open(i, b);
+        this.decode(i);
         d = this.docs[i]![0]!;
         cur[i] = d;
       }
@@ -372,7 +401,7 @@ export class BlockMaxScorer {
           let s = 0;
           if (cur[i] === d) {
             const w = weight[i]!;
-            s = f(w - f(w / f(1 + f(this.tfs[i]![this.pos[i]!]! * cache[norms[d]!]!))));
+            s = f(w - f(w / f(1 + f(this.tf(i) * cache[norms[d]!]!))));
           }
           probe[i] = s;
           partial += s;

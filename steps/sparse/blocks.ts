@@ -20,13 +20,18 @@
  * byte (so strictly ascending tf): the norm byte, then tf as a varint.
  */
 import type { ByteColumn, NumberColumn } from "./columns.ts";
+import { MAX_BLOCK_SIZE, PADDING, writeBlock } from "./postings.ts";
 
 /** Documents per block (Lucene 8 uses 128 too). */
 export const DEFAULT_BLOCK_SIZE = 128;
 
-/** Where the block data of an index goes while it is built. */
+/** Where the postings and block data of an index go while it is built. */
 export interface BlockColumns {
-  /** Per term, the number of blocks written up to and including it (prefix ends; see `blockOffsets`). */
+  /** The postings (./postings.ts). */
+  readonly postings: ByteColumn;
+  /** Per term, the postings length after it (prefix ends; see `withLeadingZero`). */
+  readonly termPostingEnds: NumberColumn;
+  /** Per term, the number of blocks written up to and including it (prefix ends). */
   readonly termBlockEnds: NumberColumn;
   /** Per term, the offset of its frontier in `impacts` (numTerms entries). */
   readonly termImpacts: NumberColumn;
@@ -91,54 +96,71 @@ class Frontier {
 }
 
 /**
- * Cuts postings streams into blocks: for each term in term order, `add` each posting (in doc
- * order) with the byte offset where it starts, then `endTerm`; `finish(postingsEnd)` at the end.
+ * Writes postings term by term: for each term in term order, `add` each posting (in doc order) with
+ * its document's norm byte, then `endTerm`; `finish()` once at the end. Encodes the blocks
+ * (./postings.ts) and records their last documents, offsets and impact frontiers.
  */
 export class BlockWriter {
   private readonly block = new Frontier();
   private readonly term = new Frontier();
-  private inBlock = 0;
-  private lastDoc = -1;
+  private readonly docs: Int32Array;
+  private readonly tfs: Int32Array;
+  private readonly scratch: Uint8Array;
+  private n = 0;
+  private prevDoc = -1;
   private blocks = 0;
 
   constructor(
     private readonly out: BlockColumns,
     private readonly blockSize: number = DEFAULT_BLOCK_SIZE,
   ) {
-    if (!Number.isInteger(blockSize) || blockSize < 1) throw new RangeError(`block size must be a positive integer, got ${blockSize}`);
+    if (!Number.isInteger(blockSize) || blockSize < 1 || blockSize > MAX_BLOCK_SIZE) throw new RangeError(`block size must be an integer in 1..${MAX_BLOCK_SIZE}, got ${blockSize}`);
+    this.docs = new Int32Array(blockSize);
+    this.tfs = new Int32Array(blockSize);
+    // varint + 3 header bytes + two areas of at most 31 bits per posting
+    this.scratch = new Uint8Array(8 + 2 * Math.ceil((blockSize * 31) / 8));
   }
 
-  add(doc: number, tf: number, norm: number, byteOffset: number): void {
-    if (this.inBlock === 0) this.out.blockStart.push(byteOffset);
+  add(doc: number, tf: number, norm: number): void {
+    this.docs[this.n] = doc;
+    this.tfs[this.n] = tf;
     this.block.add(norm, tf);
     this.term.add(norm, tf);
-    this.lastDoc = doc;
-    if (++this.inBlock === this.blockSize) this.endBlock();
+    if (++this.n === this.blockSize) this.endBlock();
   }
 
   private endBlock(): void {
-    this.out.blockLastDoc.push(this.lastDoc);
-    this.out.blockImpacts.push(this.out.impacts.length);
-    this.block.write(this.out.impacts);
-    this.inBlock = 0;
+    const out = this.out;
+    out.blockStart.push(out.postings.length);
+    out.postings.bytes(this.scratch, writeBlock(this.scratch, 0, this.prevDoc, this.docs, this.tfs, this.n));
+    this.prevDoc = this.docs[this.n - 1]!;
+    out.blockLastDoc.push(this.prevDoc);
+    out.blockImpacts.push(out.impacts.length);
+    this.block.write(out.impacts);
+    this.n = 0;
     this.blocks++;
   }
 
   /** Closes the current term (a term without postings gets no block). */
   endTerm(): void {
-    if (this.inBlock > 0) this.endBlock();
-    this.out.termBlockEnds.push(this.blocks);
-    this.out.termImpacts.push(this.out.impacts.length);
-    this.term.write(this.out.impacts);
+    if (this.n > 0) this.endBlock();
+    const out = this.out;
+    out.termPostingEnds.push(out.postings.length);
+    out.termBlockEnds.push(this.blocks);
+    out.termImpacts.push(out.impacts.length);
+    this.term.write(out.impacts);
+    this.prevDoc = -1;
   }
-  /** Writes the sentinel entries; call once after the last term. */
-  finish(postingsEnd: number): void {
-    this.out.blockStart.push(postingsEnd);
+
+  /** Writes the sentinel block offset and the postings' padding; call once after the last term. */
+  finish(): void {
+    this.out.blockStart.push(this.out.postings.length);
+    for (let i = 0; i < PADDING; i++) this.out.postings.byte(0);
   }
 }
 
-/** Per-term block ends (what BlockWriter pushes to termBlockEnds) -> first block of each term, plus the total. */
-export function blockOffsets(ends: Float64Array): Float64Array {
+/** Prefix ends (what BlockWriter pushes per term) -> offsets: each term's start, plus the total. */
+export function withLeadingZero(ends: Float64Array): Float64Array {
   const out = new Float64Array(ends.length + 1);
   out.set(ends, 1);
   return out;
@@ -210,5 +232,5 @@ export function decodeImpacts(impacts: Uint8Array, offset: number): { norm: numb
 /** True when cache[norm] never increases with the norm byte (the premise of the block bounds). */
 export function normCacheIsMonotone(cache: Float32Array): boolean {
   for (let i = 1; i < cache.length; i++) if (!(cache[i]! <= cache[i - 1]!)) return false;
-  return cache.every((c) => c >= 0 && Number.isFinite(c));
+  return cache.every((c) => c >= 0); // NaN fails; +Infinity (b = 1, length 0) keeps the order
 }

@@ -21,6 +21,8 @@ export interface NumberColumn {
 export interface ByteColumn {
   byte(v: number): void;
   varint(v: number): void;
+  /** Appends bytes[0 .. n). */
+  bytes(bytes: Uint8Array, n: number): void;
   /** Bytes written so far. */
   readonly length: number;
 }
@@ -68,20 +70,22 @@ export function writeVarintTo(buf: Uint8Array, pos: number, v: number): number {
   return pos;
 }
 
-/** Bytes in memory (chunks of 64 KiB). */
+const BYTE_CHUNK = 1 << 20;
+
+/** Bytes in memory (chunks of 1 MiB). */
 export class MemoryBytes implements ByteColumn {
   private readonly chunks: Uint8Array[] = [];
-  private cur = new Uint8Array(CHUNK);
+  private cur = new Uint8Array(BYTE_CHUNK);
   private pos = 0;
   private done = 0;
   get length(): number {
     return this.done + this.pos;
   }
   private room(n: number): void {
-    if (this.pos + n > CHUNK) {
+    if (this.pos + n > BYTE_CHUNK) {
       this.chunks.push(this.cur.subarray(0, this.pos));
       this.done += this.pos;
-      this.cur = new Uint8Array(CHUNK);
+      this.cur = new Uint8Array(BYTE_CHUNK);
       this.pos = 0;
     }
   }
@@ -92,6 +96,15 @@ export class MemoryBytes implements ByteColumn {
   varint(v: number): void {
     this.room(10);
     this.pos = writeVarintTo(this.cur, this.pos, v);
+  }
+  bytes(bytes: Uint8Array, n: number): void {
+    for (let i = 0; i < n; ) {
+      if (this.pos === BYTE_CHUNK) this.room(1);
+      const k = Math.min(n - i, BYTE_CHUNK - this.pos);
+      this.cur.set(bytes.subarray(i, i + k), this.pos);
+      this.pos += k;
+      i += k;
+    }
   }
   toArray(): Uint8Array {
     const out = new Uint8Array(this.length);
@@ -129,6 +142,15 @@ export class FileBytes implements ByteColumn {
   varint(v: number): void {
     this.room(10);
     this.pos = writeVarintTo(this.buf, this.pos, v);
+  }
+  bytes(bytes: Uint8Array, n: number): void {
+    for (let i = 0; i < n; ) {
+      if (this.pos === this.buf.length) this.flush();
+      const k = Math.min(n - i, this.buf.length - this.pos);
+      this.buf.set(bytes.subarray(i, i + k), this.pos);
+      this.pos += k;
+      i += k;
+    }
   }
   u32(v: number): void {
     this.room(4);

@@ -10,7 +10,8 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BlockWriter, DEFAULT_BLOCK_SIZE, blockOffsets } from "./blocks.ts";
+import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
+import { BlockReader, MAX_BLOCK_SIZE, PADDING } from "./postings.ts";
 import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
 import { mergeIdRanks } from "./ids.ts";
 import { IndexBuilder } from "./index.ts";
@@ -114,16 +115,20 @@ class FileReader {
     }
     return this.buf[this.i++]!;
   }
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    let b: number;
-    do {
-      b = this.byte();
-      v += (b & 127) * mul;
-      mul *= 128;
-    } while (b >= 128);
-    return v;
+  private readonly block = new Uint8Array(2 * Math.ceil((MAX_BLOCK_SIZE * 31) / 8) + 16);
+  private readonly reader = new BlockReader();
+  /** Reads the next block (see ./postings.ts) into docs/tfs; returns its posting count. */
+  readBlock(prevDoc: number, docs: Int32Array, tfs: Int32Array): number {
+    const b = this.block;
+    let p = 0;
+    do b[p] = this.byte();
+    while (b[p++]! >= 128);
+    for (let k = 0; k < 3; k++) b[p++] = this.byte();
+    const n = b[p - 3]! + 1;
+    const areas = Math.ceil(((n - 1) * b[p - 2]!) / 8) + Math.ceil((n * b[p - 1]!) / 8);
+    for (let k = 0; k < areas; k++) b[p++] = this.byte();
+    b.fill(0, p, p + PADDING);
+    return this.reader.open(b, 0, prevDoc).decode(b, docs, tfs);
   }
 }
 
@@ -146,7 +151,11 @@ const HEAVY: readonly SectionName[] = ["postings", "termBlockOffsets", "termImpa
 export function mergeSegments(segmentPaths: readonly string[], workDir: string, source: string, blockSize: number = DEFAULT_BLOCK_SIZE): IndexParts {
   const segs = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, skip: HEAVY }), loc: sectionLocation(p, "postings"), fd: openSync(p, "r") }));
   const out = new FileBytes(join(workDir, "postings.tmp"));
+  const docs = new Int32Array(MAX_BLOCK_SIZE);
+  const tfs = new Int32Array(MAX_BLOCK_SIZE);
   const blockColumns = {
+    postings: out,
+    termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
     termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
     termImpacts: new MemoryColumn<Float64Array>(Float64Array),
     blockLastDoc: new FileColumn(join(workDir, "blockLastDoc.tmp"), "u32"),
@@ -169,7 +178,6 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
     const termChunks: Uint8Array[] = [];
     const termOffsets: number[] = [0];
     const df: number[] = [];
-    const postingOffsets: number[] = [0];
     let termBytesLength = 0;
     const live = (i: number): boolean => cursor[i]! < segs[i]!.index.numTerms;
     for (;;) {
@@ -196,7 +204,6 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
       termBytesLength += me - ms;
       termOffsets.push(termBytesLength);
       let termDf = 0;
-      let last = -1;
       for (let i = 0; i < segs.length; i++) {
         if (!live(i)) continue;
         const s = segs[i]!.index;
@@ -204,25 +211,23 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
         if (compareBytes(s.termBytes, s.termOffsets[t]!, s.termOffsets[t + 1]!, m.termBytes, ms, me) !== 0) continue;
         const r = readers[i]!;
         const n = s.df[t]!;
-        let local = -1;
-        for (let j = 0; j < n; j++) {
-          const v = r.varint();
-          const tf = v % 2 === 1 ? 1 : r.varint();
-          local += Math.floor(v / 2) + 1;
-          const global = bases[i]! + local;
-          blocks.add(global, tf, norms[global]!, out.length);
-          out.varint((global - last - 1) * 2 + (tf === 1 ? 1 : 0));
-          if (tf !== 1) out.varint(tf);
-          last = global;
+        let prev = -1;
+        for (let done = 0; done < n; ) {
+          const got = r.readBlock(prev, docs, tfs);
+          for (let j = 0; j < got; j++) {
+            const global = bases[i]! + docs[j]!;
+            blocks.add(global, tfs[j]!, norms[global]!);
+          }
+          prev = docs[got - 1]!;
+          done += got;
         }
         termDf += n;
         cursor[i] = t + 1;
       }
       blocks.endTerm();
       df.push(termDf);
-      postingOffsets.push(out.length);
     }
-    blocks.finish(out.length);
+    blocks.finish();
 
     const termBytes = new Uint8Array(termBytesLength);
     let p = 0;
@@ -256,8 +261,8 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
       termBytes,
       termOffsets: Float64Array.from(termOffsets),
       df: Uint32Array.from(df),
-      postingOffsets: Float64Array.from(postingOffsets),
-      termBlockOffsets: blockOffsets(blockColumns.termBlockEnds.toArray()),
+      postingOffsets: withLeadingZero(blockColumns.termPostingEnds.toArray()),
+      termBlockOffsets: withLeadingZero(blockColumns.termBlockEnds.toArray()),
       termImpactOffsets: blockColumns.termImpacts.toArray(),
       norms,
       idRank: mergeIdRanks(segs.map((s) => s.index), source),

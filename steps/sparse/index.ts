@@ -5,7 +5,8 @@
  * worker threads share through SharedArrayBuffers):
  *  - terms sorted by UTF-8 bytes (= Lucene's term order), concatenated in `termBytes`, term t at
  *    termBytes[termOffsets[t] .. termOffsets[t+1]);
- *  - df[t]; postings of t at postings[postingOffsets[t] .. postingOffsets[t+1]) (codec: ./postings.ts);
+ *  - df[t]; postings of t at postings[postingOffsets[t] .. postingOffsets[t+1]) in bit-packed blocks
+ *    (codec: ./postings.ts; the array ends with a few bytes of padding);
  *  - skip blocks and impacts for exact dynamic pruning (./blocks.ts): term t's blocks are
  *    [termBlockOffsets[t], termBlockOffsets[t+1]); block j ends at document blockLastDoc[j], starts at
  *    byte blockStart[j] of the postings (blockStart has one more entry: the postings' end), and its
@@ -15,14 +16,13 @@
  *    used to break score ties by passage id without comparing strings;
  *  - ids concatenated in `idBytes` (UTF-8) with `idOffsets`.
  * Internal doc numbers are insertion order. Memory while building: ~8 bytes per posting plus the
- * ids; the postings are then encoded at ~2-3 bytes per posting.
+ * ids, plus at most 128 MiB while the postings are regrouped by term and encoded (~2-3 bytes each).
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { ANALYZER_ID, analyzeToken, scanTokenSpans } from "./analyzer.ts";
-import { BlockWriter, DEFAULT_BLOCK_SIZE, blockOffsets } from "./blocks.ts";
+import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
 import { MemoryBytes, MemoryColumn } from "./columns.ts";
 import { compareCodePoints, rankIdBytes } from "./ids.ts";
-import { forEachPostingOf, postingLength, writePosting } from "./postings.ts";
 import { intToByte4 } from "./smallfloat.ts";
 import { MISSING, TokenTable } from "./token-table.ts";
 
@@ -204,50 +204,49 @@ export class IndexBuilder {
     const order = Array.from({ length: numTerms }, (_, i) => i).sort((a, b) => compareCodePoints(this.termList[a]!, this.termList[b]!));
     const rankOf = new Uint32Array(numTerms);
     order.forEach((t, r) => (rankOf[t] = r));
-
-    // Pass 1: df and encoded size per term.
-    const df = new Uint32Array(numTerms);
-    const size = new Float64Array(numTerms);
-    const lastDoc = new Float64Array(numTerms).fill(-1);
-    this.forEachPosting((d, t, tf) => {
-      const r = rankOf[t]!;
-      df[r]!++;
-      size[r]! += postingLength(d - lastDoc[r]! - 1, tf);
-      lastDoc[r] = d;
-    });
-    const postingOffsets = new Float64Array(numTerms + 1);
-    for (let r = 0; r < numTerms; r++) postingOffsets[r + 1] = postingOffsets[r]! + size[r]!;
-    const postings = new Uint8Array(postingOffsets[numTerms]!);
-    // Pass 2: write.
-    const cursor = Float64Array.from(postingOffsets.subarray(0, numTerms));
-    lastDoc.fill(-1);
-    this.forEachPosting((d, t, tf) => {
-      const r = rankOf[t]!;
-      cursor[r] = writePosting(postings, cursor[r]!, d - lastDoc[r]! - 1, tf);
-      lastDoc[r] = d;
-    });
     const norms = new Uint8Array(numDocs);
     let i = 0;
     for (const c of this.norms.all()) {
       norms.set(c, i);
       i += c.length;
     }
-    // Pass 3, term by term: skip blocks and impacts.
-    const blocks = blockColumnsInMemory();
-    const writer = new BlockWriter(blocks, this.blockSize);
-    const postingIndex = { postings, postingOffsets };
-    for (let t = 0; t < numTerms; t++) {
-      forEachPostingOf(postingIndex, t, (d, tf, at) => writer.add(d, tf, norms[d]!, at));
-      writer.endTerm();
+    const df = new Uint32Array(numTerms);
+    this.forEachPosting((_d, t) => df[rankOf[t]!]!++);
+
+    // Postings are held document by document; the codec wants them term by term. Terms are taken
+    // in ranges of at most TERM_MAJOR_CHUNK postings, each gathered by one pass over all postings,
+    // so the term-major copy never costs more than ~8 bytes x TERM_MAJOR_CHUNK.
+    const cols = blockColumnsInMemory();
+    const writer = new BlockWriter(cols, this.blockSize);
+    for (let r0 = 0; r0 < numTerms; ) {
+      let r1 = r0;
+      let total = 0;
+      while (r1 < numTerms && (r1 === r0 || total + df[r1]! <= TERM_MAJOR_CHUNK)) total += df[r1++]!;
+      const start = new Float64Array(r1 - r0 + 1);
+      for (let r = r0; r < r1; r++) start[r - r0 + 1] = start[r - r0]! + df[r]!;
+      const fill = Float64Array.from(start.subarray(0, r1 - r0));
+      const docs = new Uint32Array(total);
+      const tfs = new Uint32Array(total);
+      this.forEachPosting((d, t, tf) => {
+        const r = rankOf[t]!;
+        if (r < r0 || r >= r1) return;
+        const at = fill[r - r0]!++;
+        docs[at] = d;
+        tfs[at] = tf;
+      });
+      for (let r = r0; r < r1; r++) {
+        for (let p = start[r - r0]!; p < start[r - r0 + 1]!; p++) writer.add(docs[p]!, tfs[p]!, norms[docs[p]!]!);
+        writer.endTerm();
+      }
+      r0 = r1;
     }
-    writer.finish(postings.length);
+    writer.finish();
 
     const enc = new TextEncoder();
     const termParts = order.map((t) => enc.encode(this.termList[t]!));
     const { bytes: termBytes, offsets: termOffsets } = concat(termParts);
     const idBytes = this.idBytes.toArray();
-    const idOffsets = new Float64Array(numDocs + 1);
-    idOffsets.set(this.idEnds.toArray(), 1);
+    const idOffsets = withLeadingZero(this.idEnds.toArray());
     const idRank = rankIdBytes({ idBytes, idOffsets }, numDocs, this.source);
     return {
       analyzer: ANALYZER_ID,
@@ -258,9 +257,7 @@ export class IndexBuilder {
       termBytes,
       termOffsets,
       df,
-      postingOffsets,
-      postings,
-      ...finishBlockColumns(blocks),
+      ...finishBlockColumns(cols),
       norms,
       idRank,
       idBytes,
@@ -299,8 +296,13 @@ export class IndexBuilder {
   }
 }
 
+/** Postings gathered term-major per pass in IndexBuilder.finish (8 bytes each). */
+const TERM_MAJOR_CHUNK = 1 << 24;
+
 function blockColumnsInMemory() {
   return {
+    postings: new MemoryBytes(),
+    termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
     termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
     termImpacts: new MemoryColumn<Float64Array>(Float64Array),
     blockLastDoc: new MemoryColumn<Uint32Array>(Uint32Array),
@@ -312,7 +314,9 @@ function blockColumnsInMemory() {
 
 function finishBlockColumns(b: ReturnType<typeof blockColumnsInMemory>) {
   return {
-    termBlockOffsets: blockOffsets(b.termBlockEnds.toArray()),
+    postings: b.postings.toArray(),
+    postingOffsets: withLeadingZero(b.termPostingEnds.toArray()),
+    termBlockOffsets: withLeadingZero(b.termBlockEnds.toArray()),
     termImpactOffsets: b.termImpacts.toArray(),
     blockLastDoc: b.blockLastDoc.toArray(),
     blockStart: b.blockStart.toArray(),

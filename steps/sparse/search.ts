@@ -18,6 +18,7 @@ import { BlockMaxScorer } from "./block-max.ts";
 import type { PruningStats } from "./block-max.ts";
 import { normCacheIsMonotone } from "./blocks.ts";
 import { TopK } from "./topk.ts";
+import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
 
 export { TopK } from "./topk.ts";
 
@@ -45,6 +46,9 @@ export class Searcher {
   private touchedList = new Uint32Array(1024);
   private readonly normCache: Float32Array;
   private readonly pruner: BlockMaxScorer | undefined;
+  private readonly reader = new BlockReader();
+  private readonly docs = new Int32Array(MAX_BLOCK_SIZE);
+  private readonly tfs = new Int32Array(MAX_BLOCK_SIZE);
 
   constructor(
     readonly index: Bm25Index,
@@ -101,38 +105,27 @@ export class Searcher {
     const postings = index.postings;
     for (const { term, boost } of this.clauses(queryText)) {
       const weight = Math.fround(boost * bm25Idf(index.docCount, index.df[term]!));
-      // Postings decoded inline (hot loop): varint (docDelta << 1 | tf==1), then tf if not 1.
-      let pos = index.postingOffsets[term]!;
-      const end = index.postingOffsets[term + 1]!;
-      let d = -1;
+      const r = this.reader;
+      const docs = this.docs;
+      const tfs = this.tfs;
       let list = this.touchedList;
-      while (pos < end) {
-        let byte = postings[pos++]!;
-        let v = byte & 127;
-        for (let mul = 128; byte >= 128; mul *= 128) {
-          byte = postings[pos++]!;
-          v += (byte & 127) * mul;
-        }
-        let tf = 1;
-        if ((v & 1) === 0) {
-          byte = postings[pos++]!;
-          tf = byte & 127;
-          for (let mul = 128; byte >= 128; mul *= 128) {
-            byte = postings[pos++]!;
-            tf += (byte & 127) * mul;
+      const first = index.termBlockOffsets[term]!;
+      const last = index.termBlockOffsets[term + 1]!;
+      for (let b = first; b < last; b++) {
+        const n = r.open(postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decode(postings, docs, tfs);
+        for (let j = 0; j < n; j++) {
+          const d = docs[j]!;
+          const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined
+          acc[d]! += Math.fround(weight - Math.fround(weight / Math.fround(1 + Math.fround(tfs[j]! * normInverse))));
+          if (touched[d] === 0) {
+            touched[d] = 1;
+            if (nTouched === list.length) {
+              const bigger = new Uint32Array(list.length * 2);
+              bigger.set(list);
+              list = this.touchedList = bigger;
+            }
+            list[nTouched++] = d;
           }
-        }
-        d += Math.floor(v / 2) + 1;
-        const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined
-        acc[d]! += Math.fround(weight - Math.fround(weight / Math.fround(1 + Math.fround(tf * normInverse))));
-        if (touched[d] === 0) {
-          touched[d] = 1;
-          if (nTouched === list.length) {
-            const bigger = new Uint32Array(list.length * 2);
-            bigger.set(list);
-            list = this.touchedList = bigger;
-          }
-          list[nTouched++] = d;
         }
       }
     }

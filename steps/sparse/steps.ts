@@ -18,7 +18,8 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 
 export const buildBm25Index = defineStep({
   id: "build-bm25-index",
-  version: 1,
+  // 2: index format 2 (skip blocks and impacts for pruned search)
+  version: 2,
   source: import.meta.url,
   description: "Lucene-8-exact BM25 index (Anserini's default English analysis) over the passages table.",
   params: z
@@ -49,7 +50,8 @@ export const buildBm25Index = defineStep({
 
 export const searchBm25 = defineStep({
   id: "search-bm25",
-  version: 1,
+  // 2: reads index format 2 (block-max MaxScore; same hits as version 1's exhaustive scoring)
+  version: 2,
   source: import.meta.url,
   description: "Top-k BM25 for one query form over the turns of one split.",
   params: z
