@@ -1,16 +1,21 @@
 /**
  * Exact top-k by block-max MaxScore over windows of document numbers (pure).
  *
- * The documents are visited in windows. For each window, every clause's largest possible score
- * inside it is the largest impact score of its blocks that overlap the window (./blocks.ts). Once
- * the heap holds k hits with threshold θ (the k-th score), the clauses whose window maxima sum
- * below θ are *non-essential* there: a document only they match cannot enter the top k. A window
- * where every clause is non-essential is skipped without decoding anything; otherwise the essential
- * clauses' postings in the window are scored term at a time into a window buffer (a bitset of
- * candidates plus each clause's score per candidate), and the non-essential clauses are looked up
- * only for candidates whose partial score plus the non-essential maxima can still reach θ. Windows
- * end where an essential clause's block ends, so the maxima stay tight (the MaxScore partitioning
- * per window of Lucene 9's MaxScoreBulkScorer, here over exact float32 Lucene 8 scores).
+ * Outer windows: every clause's largest possible score inside the window is the largest impact
+ * score of its blocks that overlap it (./blocks.ts). Once the heap holds k hits with threshold θ
+ * (the k-th score), the clauses whose window maxima sum below θ are *non-essential* there: a
+ * document only they match cannot enter the top k. A window where every clause is non-essential is
+ * skipped without decoding anything. Windows end where an essential clause's block ends, so the
+ * maxima stay tight (the partitioning of Lucene 9's MaxScoreBulkScorer).
+ *
+ * Inner windows (at most 4096 documents): the essential clauses are scored term at a time into a
+ * window buffer (a bitset of candidates plus each clause's score per candidate), rarest clause
+ * first. A block of a more frequent essential clause whose maximum plus the maxima of the clauses
+ * still to come is below θ cannot make a new candidate: it is not decoded; only the candidates the
+ * rarer clauses already found in its range are looked up in it (random access), and the range is
+ * remembered so that a candidate a later clause finds there looks it up too. Then each candidate
+ * whose partial score plus the block maxima of its unknown clauses can still reach θ gets those
+ * clauses looked up, largest maximum first, dropping it as soon as it cannot reach θ.
  *
  * Exactness: every score is computed exactly as the exhaustive scorer does (float32 clause scores,
  * summed in double in clause order, rounded to float), and a document is only dropped when an upper
@@ -19,13 +24,11 @@
  * are inflated by a relative 2^-32 (far above the double rounding of a few hundred terms, far below
  * anything that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
  */
+import { Cursors, END } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
-import { maxImpactDenominator } from "./blocks.ts";
-import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
 import type { TopK } from "./topk.ts";
 
 const f = Math.fround;
-const END = 0x7fffffff;
 const INFLATE = 1 + 2 ** -32;
 /** Documents per inner window (bitset + per-clause score buffer). */
 const WINDOW = 1 << 12;
@@ -39,10 +42,16 @@ export interface WeightedClause {
 
 /** Counters for benchmarks and tests (cumulative over queries). */
 export interface PruningStats {
+  /** Documents matched by an essential clause (candidates). */
+  candidates: number;
+  /** Single-document lookups of a candidate in a clause's postings. */
+  lookups: number;
   /** Documents fully scored and offered to the heap. */
   scored: number;
-  /** Postings blocks decoded whole (lookups in a block read single postings). */
+  /** Postings blocks decoded whole (lookups read single postings). */
   blocksDecoded: number;
+  /** Blocks of essential clauses not decoded: no new candidate could reach θ there. */
+  blocksSkipped: number;
   /** Outer windows skipped whole (every clause non-essential there). */
   windowsSkipped: number;
   /** Outer windows scored. */
@@ -51,189 +60,95 @@ export interface PruningStats {
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  readonly stats: PruningStats = { scored: 0, blocksDecoded: 0, windowsSkipped: 0, windowsScored: 0 };
-  private readonly blockCap = MAX_BLOCK_SIZE;
-  /** Per block, the largest score denominator (./blocks.ts), 0 until first needed. */
-  private readonly denominators: Float32Array;
+  private readonly counters = { candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly c: Cursors;
   private cap = 0;
-  private docs: Int32Array[] = [];
-  private tfs: Int32Array[] = [];
-  private weight = new Float64Array(0);
-  private df = new Float64Array(0);
-  private blk = new Float64Array(0);
-  private blkEnd = new Float64Array(0);
-  private firstBlk = new Float64Array(0);
-  /** Block whose header readers[i] holds, and block whose postings docs[i]/tfs[i] hold (-1: none). */
-  private opened = new Float64Array(0);
-  private decoded = new Float64Array(0);
-  private readers: BlockReader[] = [];
-  private pos = new Int32Array(0);
-  private cnt = new Int32Array(0);
-  private cur = new Int32Array(0);
   private wmax = new Float64Array(0);
   private essential = new Uint8Array(0);
-  private probe = new Float64Array(0);
+  /** Clauses by ascending window max (non-essential first), and the essential ones by ascending df. */
   private ord = new Int32Array(0);
-  private sums = new Float64Array(0);
+  private eOrd = new Int32Array(0);
+  /** Per essential rank q: the window maxima of the essential clauses after it plus all non-essential ones. */
+  private rest = new Float64Array(0);
+  private blockAtStart = new Float64Array(0);
+  /** Per clause, document ranges of the inner window whose postings were not all read (pairs). */
+  private gaps: Int32Array[] = [];
+  private gapCount = new Int32Array(0);
+  private gapPtr = new Int32Array(0);
+  private known = new Float64Array(0);
+  private unknown = new Int32Array(0);
+  private unknownMax = new Float64Array(0);
   private windowScores = new Float32Array(0);
   private readonly windowAcc = new Float64Array(WINDOW);
   private readonly windowBits = new Int32Array(WORDS);
   private nextTheta = Infinity;
   private ne = 0;
 
-  constructor(
-    private readonly index: Bm25Index,
-    private readonly normCache: Float32Array,
-  ) {
-    this.denominators = new Float32Array(index.blockLastDoc.length);
+  constructor(index: Bm25Index, normCache: Float32Array) {
+    this.c = new Cursors(index, normCache);
+  }
+
+  get stats(): PruningStats {
+    return { ...this.counters, blocksDecoded: this.c.blocksDecoded };
   }
 
   private ensure(m: number): void {
     if (m <= this.cap) return;
     const n = Math.max(m, this.cap * 2, 8);
-    this.weight = new Float64Array(n);
-    this.df = new Float64Array(n);
-    this.blk = new Float64Array(n);
-    this.blkEnd = new Float64Array(n);
-    this.firstBlk = new Float64Array(n);
-    this.opened = new Float64Array(n);
-    this.decoded = new Float64Array(n);
-    this.pos = new Int32Array(n);
-    this.cnt = new Int32Array(n);
-    this.cur = new Int32Array(n);
     this.wmax = new Float64Array(n);
     this.essential = new Uint8Array(n);
-    this.probe = new Float64Array(n);
     this.ord = new Int32Array(n);
-    this.sums = new Float64Array(n);
+    this.eOrd = new Int32Array(n);
+    this.rest = new Float64Array(n);
+    this.blockAtStart = new Float64Array(n);
+    this.gapCount = new Int32Array(n);
+    this.gapPtr = new Int32Array(n);
+    this.known = new Float64Array(n);
+    this.unknown = new Int32Array(n);
+    this.unknownMax = new Float64Array(n);
     this.windowScores = new Float32Array(n * WINDOW);
-    for (let i = this.docs.length; i < n; i++) {
-      this.docs.push(new Int32Array(this.blockCap));
-      this.tfs.push(new Int32Array(this.blockCap));
-      this.readers.push(new BlockReader());
-    }
+    while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
     this.cap = n;
-  }
-
-  /** Parses the header of block b for clause i and puts its position on the block's first posting. */
-  private open(i: number, b: number): void {
-    const x = this.index;
-    const r = this.readers[i]!.open(x.postings, x.blockStart[b]!, b === this.firstBlk[i] ? -1 : x.blockLastDoc[b - 1]!);
-    this.cnt[i] = r.n;
-    this.opened[i] = b;
-    this.pos[i] = 0;
-  }
-
-  /** Decodes clause i's open block into its buffers (for iterating it posting by posting). */
-  private decode(i: number): void {
-    this.readers[i]!.decode(this.index.postings, this.docs[i]!, this.tfs[i]!);
-    this.decoded[i] = this.opened[i]!;
-    this.stats.blocksDecoded++;
-  }
-
-  /** Max score of block b of clause i (its score denominator is computed once per searcher). */
-  private blockMax(i: number, b: number): number {
-    let y = this.denominators[b]!;
-    if (y === 0) y = this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache);
-    const w = this.weight[i]!;
-    return f(w - f(w / y));
-  }
-
-  /** Moves clause i's block pointer to the first block that can hold target (without decoding). */
-  private shallow(i: number, target: number): number {
-    const last = this.index.blockLastDoc;
-    let b = this.blk[i]!;
-    const end = this.blkEnd[i]!;
-    while (b < end && last[b]! < target) b++;
-    this.blk[i] = b;
-    return b;
-  }
-
-  /** Positions clause i on its first document >= target (END when none). */
-  private advance(i: number, target: number): void {
-    if (this.cur[i]! >= target) return;
-    const b = this.shallow(i, target);
-    if (b === this.blkEnd[i]) {
-      this.cur[i] = END;
-      return;
-    }
-    if (this.opened[i] !== b) this.open(i, b);
-    const postings = this.index.postings;
-    if (this.decoded[i] === b) {
-      const docs = this.docs[i]!;
-      let p = this.pos[i]!;
-      while (docs[p]! < target) p++;
-      this.pos[i] = p;
-      this.cur[i] = docs[p]!;
-      return;
-    }
-    // Binary search on the packed block: the block's last doc is >= target.
-    const r = this.readers[i]!;
-    let lo = this.pos[i]!;
-    let hi = r.n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (r.doc(postings, mid) < target) lo = mid + 1;
-      else hi = mid;
-    }
-    this.pos[i] = lo;
-    this.cur[i] = r.doc(postings, lo);
-  }
-
-  /** The tf of clause i's current posting. */
-  private tf(i: number): number {
-    return this.decoded[i] === this.opened[i] ? this.tfs[i]![this.pos[i]!]! : this.readers[i]!.tf(this.index.postings, this.pos[i]!);
-  }
-
-  /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
-  private windowMax(i: number, lo: number, hi: number): number {
-    if (this.cur[i]! >= hi) return 0;
-    const last = this.index.blockLastDoc;
-    const end = this.blkEnd[i]!;
-    let b = this.shallow(i, lo);
-    let best = 0;
-    for (; b < end; b++) {
-      const s = this.blockMax(i, b);
-      if (s > best) best = s;
-      if (last[b]! >= hi - 1) break;
-    }
-    return best;
   }
 
   /** The first document >= lo that any clause may still hold (a lower bound), END when all are exhausted. */
   private nextPossible(lo: number, m: number): number {
-    const last = this.index.blockLastDoc;
+    const c = this.c;
+    const last = c.index.blockLastDoc;
     let next = END;
     for (let i = 0; i < m; i++) {
-      const c = this.cur[i]!;
-      if (c >= lo) {
-        next = Math.min(next, c);
+      const d = c.cur[i]!;
+      if (d >= lo) {
+        next = Math.min(next, d);
         continue;
       }
-      const b = this.shallow(i, lo);
-      if (b < this.blkEnd[i]!) next = Math.min(next, b > this.firstBlk[i]! ? Math.max(lo, last[b - 1]! + 1) : lo);
+      const b = c.shallow(i, lo);
+      if (b < c.blkEnd[i]!) next = Math.min(next, b > c.firstBlk[i]! ? Math.max(lo, last[b - 1]! + 1) : lo);
     }
     return next;
   }
 
   /** Window end: where the first block of an essential clause ends (at least lo + minWindow). */
   private windowEnd(lo: number, m: number, minWindow: number): number {
-    const last = this.index.blockLastDoc;
+    const c = this.c;
+    const last = c.index.blockLastDoc;
     let hi = END;
     for (let j = this.ne; j < m; j++) {
       const i = this.ord[j]!;
-      const b = this.shallow(i, Math.max(this.cur[i]!, lo));
-      if (b < this.blkEnd[i]!) hi = Math.min(hi, last[b]! + 1);
+      const b = c.shallow(i, Math.max(c.cur[i]!, lo));
+      if (b < c.blkEnd[i]!) hi = Math.min(hi, last[b]! + 1);
     }
     return Math.max(hi, Math.min(END, lo + minWindow));
   }
 
   /**
-   * Orders the clauses by window max (frequent terms first on ties) and marks the non-essential
-   * prefix for threshold theta; false when every clause is non-essential (the window can be skipped).
+   * Orders the clauses by window max (frequent terms first on ties), marks the non-essential prefix
+   * for threshold theta and orders the essential ones rarest first; false when every clause is
+   * non-essential (the window can be skipped).
    */
   private partition(m: number, theta: number): boolean {
-    const { ord, wmax, df, sums, essential } = this;
+    const { ord, eOrd, wmax, essential, rest } = this;
+    const df = this.c.df;
     for (let a = 0; a < m; a++) ord[a] = a;
     for (let a = 1; a < m; a++) {
       const v = ord[a]!;
@@ -253,7 +168,6 @@ export class BlockMaxScorer {
       const bound = f(s * INFLATE);
       if (ne === j && bound < theta) {
         sum = s;
-        sums[j] = s;
         essential[i] = 0;
         ne++;
       } else {
@@ -262,6 +176,22 @@ export class BlockMaxScorer {
       }
     }
     this.ne = ne;
+    const ess = m - ne;
+    for (let q = 0; q < ess; q++) eOrd[q] = ord[ne + q]!;
+    for (let a = 1; a < ess; a++) {
+      const v = eOrd[a]!;
+      let b = a - 1;
+      while (b >= 0 && (df[eOrd[b]!]! > df[v]! || (df[eOrd[b]!] === df[v] && eOrd[b]! > v))) {
+        eOrd[b + 1] = eOrd[b]!;
+        b--;
+      }
+      eOrd[b + 1] = v;
+    }
+    let after = sum; // the non-essential maxima
+    for (let q = ess - 1; q >= 0; q--) {
+      rest[q] = after;
+      after += wmax[eOrd[q]!]!;
+    }
     return ne < m;
   }
 
@@ -270,25 +200,18 @@ export class BlockMaxScorer {
     const m = clauses.length;
     if (m === 0) return;
     this.ensure(m);
-    const x = this.index;
-    const { weight, df, blk, blkEnd, firstBlk, opened, decoded, cur, wmax, ord, essential } = this;
+    const c = this.c;
+    c.reset(clauses);
+    const { wmax, ord, essential } = this;
     for (let i = 0; i < m; i++) {
-      const c = clauses[i]!;
-      weight[i] = c.weight;
-      df[i] = x.df[c.term]!;
-      firstBlk[i] = blk[i] = x.termBlockOffsets[c.term]!;
-      blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
-      opened[i] = -1;
-      decoded[i] = -1;
-      cur[i] = -1;
       ord[i] = i;
       essential[i] = 1;
     }
     this.ne = 0;
     let lo = END;
     for (let i = 0; i < m; i++) {
-      this.advance(i, 0);
-      if (cur[i]! < lo) lo = cur[i]!;
+      c.advance(i, 0);
+      if (c.cur[i]! < lo) lo = c.cur[i]!;
     }
     let windows = 0;
     let candidates = 0;
@@ -299,9 +222,9 @@ export class BlockMaxScorer {
       let hi = this.windowEnd(lo, m, minWindow);
       for (;;) {
         const theta = heap.threshold;
-        for (let i = 0; i < m; i++) wmax[i] = this.windowMax(i, lo, hi);
+        for (let i = 0; i < m; i++) wmax[i] = c.windowMax(i, lo, hi);
         if (!this.partition(m, theta)) {
-          this.stats.windowsSkipped++;
+          this.counters.windowsSkipped++;
           lo = hi;
           continue outer;
         }
@@ -309,13 +232,13 @@ export class BlockMaxScorer {
         if (narrower >= hi) break;
         hi = narrower;
       }
-      this.stats.windowsScored++;
+      this.counters.windowsScored++;
       windows++;
-      for (let j = this.ne; j < m; j++) this.advance(ord[j]!, lo);
+      for (let j = this.ne; j < m; j++) c.advance(ord[j]!, lo);
       let next = lo;
       for (;;) {
         let innerLo = END;
-        for (let j = this.ne; j < m; j++) innerLo = Math.min(innerLo, cur[ord[j]!]!);
+        for (let j = this.ne; j < m; j++) innerLo = Math.min(innerLo, c.cur[ord[j]!]!);
         if (innerLo >= hi) {
           next = hi;
           break;
@@ -329,23 +252,94 @@ export class BlockMaxScorer {
     }
   }
 
+  private addGap(i: number, start: number, end: number): void {
+    let g = this.gaps[i]!;
+    const n = this.gapCount[i]!;
+    if (n > 0 && g[2 * n - 1]! + 1 >= start) {
+      g[2 * n - 1] = end;
+      return;
+    }
+    if (2 * n + 2 > g.length) {
+      const bigger = new Int32Array(g.length * 2);
+      bigger.set(g);
+      this.gaps[i] = g = bigger;
+    }
+    g[2 * n] = start;
+    g[2 * n + 1] = end;
+    this.gapCount[i] = n + 1;
+  }
+
+  /** True when some candidate bit is set for documents [a, b] (offsets in the window). */
+  private anyBits(a: number, b: number): boolean {
+    const bits = this.windowBits;
+    for (let w = a >>> 5; w <= b >>> 5; w++) {
+      let v = bits[w]!;
+      if (v === 0) continue;
+      if (w === a >>> 5) v &= -1 << (a & 31);
+      if (w === b >>> 5 && (b & 31) !== 31) v &= (1 << ((b & 31) + 1)) - 1;
+      if (v !== 0) return true;
+    }
+    return false;
+  }
+
   /** Scores the essential clauses over [lo, hi) into the window buffers, then completes the candidates. */
   private scoreInnerWindow(lo: number, hi: number, m: number, heap: TopK): number {
-    const x = this.index;
+    const c = this.c;
+    const x = c.index;
+    const last = x.blockLastDoc;
     const norms = x.norms;
-    const cache = this.normCache;
-    const { cur, essential, windowScores, windowAcc, windowBits, weight, ord, sums, probe } = this;
-    for (let i = 0; i < m; i++) {
-      if (essential[i] === 0) continue;
+    const cache = c.normCache;
+    const { cur, weight } = c;
+    const { windowScores, windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
+    const ess = m - this.ne;
+    for (let i = 0; i < m; i++) gapCount[i] = 0;
+    for (let q = 0; q < ess; q++) {
+      const i = eOrd[q]!;
       const w = weight[i]!;
       const base = i * WINDOW;
-      let d = cur[i]!;
-      if (d < hi && this.decoded[i] !== this.opened[i]) this.decode(i);
-      while (d < hi) {
-        const docs = this.docs[i]!;
-        const tfs = this.tfs[i]!;
-        const n = this.cnt[i]!;
-        let p = this.pos[i]!;
+      blockAtStart[i] = c.blk[i]!;
+      c.startLookups(i, c.blk[i]!);
+      while (cur[i]! < hi) {
+        const b = c.blk[i]!;
+        const rangeEnd = Math.min(hi - 1, last[b]!);
+        if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < heap.threshold) {
+          // No new candidate can come from this block: only the candidates already found in its range need it.
+          this.counters.blocksSkipped++;
+          const a = cur[i]! - lo;
+          const z = rangeEnd - lo;
+          if (this.anyBits(a, z)) {
+            for (let wd = a >>> 5; wd <= z >>> 5; wd++) {
+              let bits = windowBits[wd]!;
+              while (bits !== 0) {
+                const low = bits & -bits;
+                bits ^= low;
+                const o = (wd << 5) + 31 - Math.clz32(low);
+                if (o < a || o > z) continue;
+                this.counters.lookups++;
+                const tf = c.lookup(i, lo + o);
+                if (tf > 0) {
+                  const s = c.score(i, tf, lo + o);
+                  windowScores[base + o] = s;
+                  windowAcc[o]! += s;
+                }
+              }
+            }
+          }
+          this.addGap(i, cur[i]!, rangeEnd);
+          c.advance(i, rangeEnd + 1); // past the range, by the block headers only
+          continue;
+        }
+        if (c.opened[i] !== b) c.open(i, b);
+        if (c.decoded[i] !== b) {
+          const p = c.pos[i]!;
+          c.decode(i);
+          c.pos[i] = p;
+        }
+        const docs = c.docs[i]!;
+        const tfs = c.tfs[i]!;
+        const n = c.cnt[i]!;
+        let p = c.pos[i]!;
+        let d = cur[i]!;
         while (p < n) {
           d = docs[p]!;
           if (d >= hi) break;
@@ -357,25 +351,34 @@ export class BlockMaxScorer {
           p++;
         }
         if (p < n) {
-          this.pos[i] = p;
+          c.pos[i] = p;
           cur[i] = d;
           break;
         }
-        // block exhausted: next block
-        const b = this.blk[i]! + 1;
-        this.blk[i] = b;
-        if (b === this.blkEnd[i]) {
-          d = END;
+        // block exhausted: on to the next one
+        c.blk[i] = b + 1;
+        if (b + 1 === c.blkEnd[i]) {
           cur[i] = END;
           break;
         }
-        this.open(i, b);
-        this.decode(i);
-        d = this.docs[i]![0]!;
-        cur[i] = d;
+        c.open(i, b + 1);
+        c.decode(i);
+        cur[i] = c.docs[i]![0]!;
       }
     }
+    return this.completeCandidates(lo, m, heap);
+  }
+
+  /** Looks up the unknown clauses of each candidate (while it can still reach θ) and offers it. */
+  private completeCandidates(lo: number, m: number, heap: TopK): number {
+    const c = this.c;
+    const { cur } = c;
+    const { essential, windowScores, windowAcc, windowBits, ord, gaps, gapCount, gapPtr, known, unknown, unknownMax, blockAtStart } = this;
     const ne = this.ne;
+    for (let i = 0; i < m; i++) {
+      gapPtr[i] = 0;
+      if (essential[i] === 1 && gapCount[i]! > 0) c.startLookups(i, blockAtStart[i]!);
+    }
     let theta = heap.threshold;
     let found = 0;
     for (let wd = 0; wd < WORDS; wd++) {
@@ -388,34 +391,88 @@ export class BlockMaxScorer {
         const o = (wd << 5) + 31 - Math.clz32(low);
         const d = lo + o;
         found++;
-        let partial = windowAcc[o]!;
+        const partial0 = windowAcc[o]!;
         windowAcc[o] = 0;
-        let alive = true;
+        // unknown clauses: every non-essential one, and essential ones whose gap holds d with no score yet
+        let nu = 0;
+        let bound = partial0;
         for (let j = ne - 1; j >= 0; j--) {
-          if (f((partial + sums[j]!) * INFLATE) < theta) {
-            alive = false;
-            break;
-          }
           const i = ord[j]!;
-          this.advance(i, d);
-          let s = 0;
-          if (cur[i] === d) {
-            const w = weight[i]!;
-            s = f(w - f(w / f(1 + f(this.tf(i) * cache[norms[d]!]!))));
+          known[i] = 0;
+          // a cursor already past d: the clause does not hold d
+          const ub = cur[i]! > d ? 0 : c.shallow(i, d) < c.blkEnd[i]! ? c.blockMax(i, c.blk[i]!) : 0;
+          if (ub > 0) {
+            unknown[nu] = i;
+            unknownMax[nu++] = ub;
+            bound += ub;
           }
-          probe[i] = s;
-          partial += s;
+        }
+        for (let i = 0; i < m; i++) {
+          if (essential[i] === 0) continue;
+          known[i] = windowScores[i * WINDOW + o]!;
+          const n = gapCount[i]!;
+          if (n === 0 || known[i]! > 0) continue;
+          const g = gaps[i]!;
+          let p = gapPtr[i]!;
+          while (p < n && g[2 * p + 1]! < d) p++;
+          gapPtr[i] = p;
+          if (p < n && g[2 * p]! <= d) {
+            const ub = c.lookupMax(i, d);
+            if (ub > 0) {
+              unknown[nu] = i;
+              unknownMax[nu++] = ub;
+              bound += ub;
+            }
+          }
+        }
+        let alive = f(bound * INFLATE) >= theta;
+        if (alive && nu > 0) {
+          // largest maximum first
+          for (let a = 1; a < nu; a++) {
+            const v = unknown[a]!;
+            const vm = unknownMax[a]!;
+            let b = a - 1;
+            while (b >= 0 && unknownMax[b]! < vm) {
+              unknown[b + 1] = unknown[b]!;
+              unknownMax[b + 1] = unknownMax[b]!;
+              b--;
+            }
+            unknown[b + 1] = v;
+            unknownMax[b + 1] = vm;
+          }
+          let partial = partial0;
+          let remaining = bound - partial0;
+          for (let u = 0; u < nu; u++) {
+            if (f((partial + remaining) * INFLATE) < theta) {
+              alive = false;
+              break;
+            }
+            const i = unknown[u]!;
+            remaining -= unknownMax[u]!;
+            this.counters.lookups++;
+            let s = 0;
+            if (essential[i] === 1) {
+              const tf = c.lookup(i, d);
+              if (tf > 0) s = c.score(i, tf, d);
+            } else {
+              c.advance(i, d);
+              if (cur[i] === d) s = c.score(i, c.tf(i), d);
+            }
+            known[i] = s;
+            partial += s;
+          }
         }
         if (alive) {
           let total = 0;
-          for (let i = 0; i < m; i++) total += essential[i] === 1 ? windowScores[i * WINDOW + o]! : probe[i]!;
-          this.stats.scored++;
+          for (let i = 0; i < m; i++) total += known[i]!;
+          this.counters.scored++;
           heap.offer(d, f(total));
           theta = heap.threshold;
         }
         for (let i = 0; i < m; i++) windowScores[i * WINDOW + o] = 0;
       }
     }
+    this.counters.candidates += found;
     return found;
   }
 }
