@@ -26,6 +26,8 @@ import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts"
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
+/** Where this compiled CLI's build lives (dist/, or a build of ./cspipe under .cspipe/builds/). */
+const DIST_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** The engine: in a compiled run its sources must match what dist/ was built from. */
 const SESSION_MODULE = new URL("./session.ts", import.meta.url).href;
 const DEFAULT_DEFINITIONS = new URL("./definitions/index.ts", import.meta.url).href;
@@ -59,9 +61,9 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
   const mod = env.CSPIPE_DEFINITIONS;
   // A compiled run loads the compiled counterpart of a project .ts module (dist/<path>.js),
   // after checking that dist/ was built from the current sources of the engine and the definitions.
-  const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod)) : resolve(mod)).href : DEFAULT_DEFINITIONS;
+  const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod), scanner.distDir) : resolve(mod)).href : DEFAULT_DEFINITIONS;
   if (COMPILED) {
-    // Keys map dist/<path>.js back to <path>.ts only for <root>/dist (scripts/build.mjs's default --out).
+    // Keys map <build>/<path>.js back to <path>.ts for the build this CLI was loaded from (dist/ or ./cspipe's).
     if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
     scanner.fingerprint(SESSION_MODULE);
     scanner.fingerprint(url);
@@ -107,7 +109,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
     // One scanner for the staleness check and the keys: each source file is read and hashed once.
-    const scanner = new SourceScanner(root);
+    const scanner = new SourceScanner(root, COMPILED ? { distDir: DIST_DIR } : {});
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 

@@ -85,6 +85,13 @@ function cachedTerm(token: string): string | null {
   return term;
 }
 
+/**
+ * The tokenizer's spans [start, end) of `text`, before the filter chain. analyzeEach is exactly
+ * `analyzeToken(text.slice(start, end))` over these spans; the index builder composes the two
+ * itself with its own token cache (steps/sparse/index.ts), so keep that composition when changing this.
+ */
+export const scanTokenSpans: (text: string, emit: (start: number, end: number) => void) => void = scanTokens;
+
 /** Calls `emit` with each analysed term of `text`, in order (stop words removed). */
 export function analyzeEach(text: string, emit: (term: string) => void): void {
   scanTokens(text, (s, e) => {
