@@ -2,7 +2,7 @@
 identically by every data-parallel process), and this process's slice as device tensors."""
 import numpy as np
 
-from dev_eval import to_batch, to_device
+from dev_eval import to_batch
 from gradcache import chunk_rows
 from losses import false_negative_mask
 from negatives import gold_set, sample_negatives
@@ -58,4 +58,6 @@ class Batcher:
         return q_chunks, p_chunks
 
     def mask_on_device(self, batch):
-        return None if batch.mask is None else to_device(batch.mask.numpy(), self.device)
+        if batch.mask is None or self.device.type != "cuda":
+            return batch.mask
+        return batch.mask.pin_memory().to(self.device, non_blocking=True)

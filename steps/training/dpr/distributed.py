@@ -13,14 +13,17 @@ The gradients are summed explicitly after the backward pass instead of by wrappi
 encoders in torch's DistributedDataParallel: the gradient-cache step backpropagates each
 encoder several times per step, which DistributedDataParallel would reduce every time.
 
-`launch` re-executes the trainer under torchrun (`python -m torch.distributed.run`) with one
-process per device; the worker processes find RANK, WORLD_SIZE and LOCAL_RANK in their
-environment. Only rank 0 writes outputs and prints PROGRESS/EPOCH lines.
+`launch` re-executes the trainer as one worker process per device with torchrun's environment
+(RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), so the trainer also runs as it is
+under `torchrun --nproc_per_node N train.py ...`. Only rank 0 writes outputs and prints
+PROGRESS/EPOCH lines.
 """
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -148,13 +151,46 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(world_size, script, argv, log):
-    """Runs `script argv` under torchrun with `world_size` local processes; returns its exit status.
+def worker_env(base, rank, world_size, port):
+    """The environment torchrun gives a local worker (static rendezvous on one machine)."""
+    return {**base, "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(world_size),
+            "LOCAL_WORLD_SIZE": str(world_size), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+            "OMP_NUM_THREADS": base.get("OMP_NUM_THREADS", "1")}
 
-    The static rendezvous on a free local port lets several trainings share one machine."""
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", str(world_size),
-           "--master_addr", "127.0.0.1", "--master_port", str(free_port()), script, *argv]
-    log(f"data-parallel: {world_size} processes: {' '.join(cmd[1:6])} ...")
-    env = {**os.environ, "CSPIPE_DDP_LAUNCHED": "1"}
-    env.setdefault("OMP_NUM_THREADS", os.environ.get("CSPIPE_THREADS", "1"))
-    return subprocess.call(cmd, env=env)
+
+def launch(world_size, script, argv, log, poll_seconds=0.2):
+    """Runs `script argv` as `world_size` local worker processes with torchrun's environment
+    (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; a free port, so several trainings
+    can share a machine) and returns the exit status: 0 when all succeed, else the first failure's,
+    after stopping the others. (torchrun itself is not used: its launcher fails with Python 3.11 in
+    torch 1.13, and its elastic restarts are of no use to a cached step.) The workers write to this
+    process's stdout and stderr; a SIGTERM is passed on to them."""
+    port = free_port()
+    cmd = [sys.executable, script, *argv]
+    log(f"data-parallel: {world_size} worker processes (master 127.0.0.1:{port})")
+    procs = [subprocess.Popen(cmd, env=worker_env(dict(os.environ), r, world_size, port)) for r in range(world_size)]
+
+    def stop(*_):
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+
+    previous = signal.signal(signal.SIGTERM, lambda *a: (stop(), sys.exit(143)))
+    try:
+        while True:
+            codes = [p.poll() for p in procs]
+            failed = [c for c in codes if c not in (None, 0)]
+            if failed:
+                stop()
+                for p in procs:
+                    try:
+                        p.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                log(f"data-parallel: a worker exited with {failed[0]}; stopped the others")
+                return failed[0]
+            if all(c == 0 for c in codes):
+                return 0
+            time.sleep(poll_seconds)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -30,17 +30,22 @@ def _set_rng_state(state, device):
 
 
 def _encode(model, chunks, autocast):
-    """float32 [rows, D] embeddings of the chunks in one graph (empty input: a [0, D] tensor)."""
+    """float32 (float64 for a float64 model) [rows, D] embeddings of the chunks in one graph (empty input: [0, D])."""
     if not chunks:
         return _empty(model)
     with autocast():
         reps = [model(*c) for c in chunks]
-    return torch.cat(reps).float()
+    return _at_least_float32(torch.cat(reps))
 
 
 def _empty(model):
     param = next(model.parameters())
-    return torch.zeros((0, model.config.hidden_size), dtype=torch.float32, device=param.device)
+    return torch.zeros((0, model.config.hidden_size), dtype=_at_least_float32(param).dtype, device=param.device)
+
+
+def _at_least_float32(t):
+    """Half-precision embeddings become float32 for the loss; float32 and float64 stay as they are."""
+    return t if t.dtype in (torch.float32, torch.float64) else t.float()
 
 
 def plain_step(models, chunks, loss_fn, autocast, scale, gather):
@@ -62,7 +67,7 @@ def _cache_reps(model, chunks, autocast):
     with torch.no_grad(), autocast():
         for c in chunks:
             states.append(_rng_state(device))
-            reps.append(model(*c).float())
+            reps.append(_at_least_float32(model(*c)))
     return torch.cat(reps), states
 
 

@@ -9,13 +9,14 @@ from torch.nn import functional as F
 
 
 def in_batch_scores(q, p):
-    """Dot-product similarities, (B x D) @ (C x D)^T -> B x C, in float32.
+    """Dot-product similarities, (B x D) @ (C x D)^T -> B x C, in float32 (or float64 for float64 inputs).
 
     Autocast is switched off here: under fp16/bf16 autocast a matmul runs in half precision
     even on float32 operands, and logits of ~100 in bf16 keep 2-3 significant digits.
     """
+    dtype = torch.promote_types(torch.promote_types(q.dtype, p.dtype), torch.float32)  # float64 stays float64
     with torch.autocast(device_type=q.device.type, enabled=False):
-        return q.float() @ p.float().t()
+        return q.to(dtype) @ p.to(dtype).t()
 
 
 def false_negative_mask(column_pids, gold_sets):

@@ -142,6 +142,17 @@ class StepRunner:
         return loss
 
 
+def run_epoch(run_step, order, batch_size, device, progress, step=0):
+    """One epoch's steps over `order` in batches; returns the summed loss as a device tensor
+    (the loop itself never waits for the device)."""
+    loss_sum = torch.zeros((), dtype=torch.float32, device=device)
+    for s in range(0, len(order), batch_size):
+        loss_sum += run_step(order[s:s + batch_size])
+        step += 1
+        progress(step)
+    return loss_sum
+
+
 def train(cfg, inputs, out_dir, log, emit, vocab=None, group=None):
     """Runs the whole program; returns the result dict (also written to out_dir/result.json).
     With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None).
@@ -193,14 +204,14 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None, group=None):
         f"activation checkpointing {'on' if cfg['activation_checkpointing'] else 'off'}; amp {cfg['amp'] if amp.dtype is not None else 'none'}")
     emit(f"PROGRESS 0 {total}")
     for epoch in range(1, cfg["epochs"] + 1):
-        order = batch_order(cfg["seed"], epoch, nq)
-        loss_sum = torch.zeros((), dtype=torch.float32, device=device)
         t_epoch = time.perf_counter()
-        for s in range(steps_per_epoch):
-            loss_sum += run_step(order[s * bs:(s + 1) * bs])
-            step += 1
-            if step % cfg["progress_every"] == 0 or step == total:
-                emit(f"PROGRESS {step} {total}")
+
+        def progress(done):
+            if done % cfg["progress_every"] == 0 or done == total:
+                emit(f"PROGRESS {done} {total}")
+
+        loss_sum = run_epoch(run_step, batch_order(cfg["seed"], epoch, nq), bs, device, progress, step)
+        step += steps_per_epoch
         train_loss = float((loss_sum / steps_per_epoch).item())  # the epoch's one host sync
         train_seconds = time.perf_counter() - t_epoch
         r, counted = dev_recall()
