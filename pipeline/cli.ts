@@ -17,6 +17,7 @@ import { registerEvaluateCommand } from "./commands/evaluate.ts";
 import { registerLockCommand } from "./commands/lock.ts";
 import { registerBm25Command } from "./commands/bm25.ts";
 import { registerDiagnoseCommand } from "./commands/diagnose.ts";
+import { GPUS_OPTION, gpuCount, gpuPlanLines } from "./commands/gpu-plan.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -120,6 +121,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     allowCpu: boolean;
     offline: boolean;
     allowUnpinned: boolean;
+    gpus?: number;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const p = await project();
@@ -134,6 +136,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       force: flags.force,
       ...(flags.only !== undefined ? { only: flags.only } : {}),
       concurrency: flags.concurrency,
+      ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}),
       failureMode: flags.failureMode,
       verify: flags.verify,
       executor: flags.executor,
@@ -150,6 +153,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--only <step>", "run just this step from cached inputs (error if an input is not cached)")
       .option("--concurrency <n>", "steps executed at once", positiveInt, 2)
+      .option(...GPUS_OPTION, gpuCount)
       .addOption(new Option("--failure-mode <mode>", "after a failure: stop starting new steps, continue independent ones, or kill running ones").choices(["stop", "continue", "kill"]).default("stop"))
       .option("--json", "JSON event lines on stdout", false)
       .addOption(new Option("--executor <name>", "where container steps run").choices(["local", "dagger", "auto"]).default("auto"))
@@ -168,7 +172,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .argument("[targets...]")
     .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--json", "JSON output", false)
-    .action(async (targets: string[], flags: { force: string[]; json: boolean }) => {
+    .option(...GPUS_OPTION, gpuCount)
+    .action(async (targets: string[], flags: { force: string[]; json: boolean; gpus?: number }) => {
       const p = await project();
       const r = await planTargets(p, targets, flags.force);
       if (!r.ok) return failed(r.failures);
@@ -177,6 +182,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         for (const row of r.rows) out(`${row.status.padEnd(8)} ${row.step}${row.key ? ` ${row.key.slice(0, 12)}` : ""}`);
         const count = (s: string) => r.rows.filter((x) => x.status === s).length;
         out(`${r.rows.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} pending on upstream`);
+        if (flags.gpus !== undefined) {
+          const g = p.graph(targets);
+          if (g.ok) for (const line of gpuPlanLines(g.graph.order, r.rows, flags.gpus)) out(line);
+        }
       }
     });
 

@@ -17,6 +17,7 @@ import type { AnalysisFailure } from "./engine/failures.ts";
 import { diffFingerprints } from "./engine/fingerprint.ts";
 import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
+import { gpuSlots } from "./executors/gpu-slots.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -129,6 +130,8 @@ export interface RunRequest {
   readonly verify?: boolean;
   readonly executor?: ExecutorChoice;
   readonly settings?: RunSettings;
+  /** GPU slots (`--gpus`); default: the devices the executor's probe finds. */
+  readonly gpus?: number;
   readonly emit: EventSink;
 }
 
@@ -192,6 +195,8 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   if ("reason" in exec) failures.push(exec);
   const settings = req.settings ?? {};
   if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
+  const slots = "reason" in exec ? undefined : await gpuSlots(exec, graph.order, settings, req.gpus);
+  failures.push(...(slots?.failures ?? []));
   if (!settings.allowUnpinned && !("reason" in exec)) failures.push(...(await unpinnedToFetch(project, graph, exec.name)));
   if (only && failures.length === 0) {
     // --only: every producer of the step must already be cached (checked before anything runs).
@@ -223,6 +228,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       targets: g.names,
       tools: project.tools(),
       measured: await project.store.measuredSeconds(),
+      gpus: slots?.gpus ?? 0,
     });
     const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
     return { ok: result.ok, analysis: [], result, exported };

@@ -16,6 +16,7 @@ import { cacheKey, type Fingerprint } from "./fingerprint.ts";
 import { fingerprintOf, type KeyContext } from "./keys.ts";
 import { executeStep } from "./execute.ts";
 import { bottomLevels, PrioritySemaphore } from "./schedule.ts";
+import { DevicePool, devicesWanted } from "./devices.ts";
 
 export type FailureMode = "stop" | "continue" | "kill";
 
@@ -40,6 +41,8 @@ export interface RunOptions {
   readonly record?: boolean;
   /** Step name -> seconds of its last execution (Store.measuredSeconds): scheduling only. */
   readonly measured?: ReadonlyMap<string, number>;
+  /** GPU slots (devices.ts): steps that ask for GPUs take devices instead of a --concurrency slot. Default 0. */
+  readonly gpus?: number;
 }
 
 export interface StepResult {
@@ -63,6 +66,7 @@ type Outcome = { ok: true; entry: Entry } | { ok: false; upstream: string };
 export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
   const t0 = performance.now();
   const sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
+  const gpuPool = new DevicePool(opts.gpus ?? 0);
   const priority = bottomLevels(graph, opts.measured);
   const seconds = new Map<string, number>(); // key -> execution time, for the run record
   const abort = new AbortController();
@@ -89,11 +93,15 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     if (onTheWay.has(s) || arrived.has(s)) return;
     onTheWay.add(s);
     sem.hold();
+    gpuPool.hold();
   };
   const arrive = (s: AnyStep) => {
     if (arrived.has(s)) return;
     arrived.add(s);
-    if (onTheWay.delete(s)) sem.unhold();
+    if (onTheWay.delete(s)) {
+      sem.unhold();
+      gpuPool.unhold();
+    }
   };
   const settle = (s: AnyStep) => {
     settled.add(s);
@@ -102,8 +110,6 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
       if (inGraph.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
     }
   };
-  // The slot is freed once the step's outcome has settled, i.e. after its consumers departed.
-  const release = () => sem.release();
 
   const onFailure = (f: RunFailure) => {
     failures.push(f);
@@ -176,9 +182,13 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     inputs: Record<string, { entry: Entry; output: string }>,
     forced: boolean,
   ): Promise<Entry | RunFailure> => {
-    const slot = sem.acquire(priority.get(step) ?? 0, step.name);
+    // A CPU slot, or the GPUs the step asks for. Either is freed once the step's outcome has
+    // settled, i.e. after its consumers departed.
+    const wanted = devicesWanted(step, gpuPool.size);
+    const slot = wanted > 0 ? gpuPool.acquire(wanted, priority.get(step) ?? 0, step.name) : sem.acquire(priority.get(step) ?? 0, step.name).then(() => undefined);
     arrive(step);
-    await slot;
+    const devices = await slot;
+    const release = () => (devices === undefined ? sem.release() : gpuPool.release(devices));
     try {
       if (stopping) return { reason: "cancelled", step: step.name };
       const lease = await opts.store.lease(key, {
@@ -208,6 +218,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
           tools: opts.tools,
           emit: opts.emit,
           signal: abort.signal,
+          ...(devices !== undefined ? { devices } : {}),
         });
         if (!r.ok) return r.failure;
         executed++;
