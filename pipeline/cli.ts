@@ -23,6 +23,7 @@ import { withRunProgress } from "./reporters/overall.ts";
 import { registerGcCommand } from "./commands/gc.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts";
+import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -129,6 +130,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     allowCpu: boolean;
     offline: boolean;
     allowUnpinned: boolean;
+    gpus?: number;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const p = await project();
@@ -146,6 +148,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       force: flags.force,
       ...(flags.only !== undefined ? { only: flags.only } : {}),
       concurrency: flags.concurrency,
+      ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}),
       failureMode: flags.failureMode,
       verify: flags.verify,
       executor: flags.executor,
@@ -165,6 +168,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--only <step>", "run just this step from cached inputs (error if an input is not cached)")
       .option("--concurrency <n>", "steps executed at once", positiveInt, 2)
+      .option(...GPUS_OPTION, gpuCount)
       .addOption(new Option("--failure-mode <mode>", "after a failure: stop starting new steps, continue independent ones, or kill running ones").choices(["stop", "continue", "kill"]).default("stop"))
       .option("--json", "JSON event lines on stdout", false)
       .addOption(new Option("--executor <name>", "where container steps run").choices(["local", "dagger", "auto"]).default("auto"))

@@ -21,6 +21,7 @@ import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
 import type { Executor } from "./engine/executor.ts";
 import { runPlanEvent } from "./reporters/overall.ts";
+import { gpuSlots } from "./executors/gpu-slots.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -133,6 +134,8 @@ export interface RunRequest {
   readonly verify?: boolean;
   readonly executor?: ExecutorChoice;
   readonly settings?: RunSettings;
+  /** GPU slots (`--gpus`); default: the devices the executor's probe finds. */
+  readonly gpus?: number;
   readonly emit: EventSink;
   /** Aborted to stop the run (SIGINT/SIGTERM; engine/interrupt.ts): the run is recorded as interrupted. */
   readonly signal?: AbortSignal;
@@ -186,6 +189,8 @@ export interface Preflight {
   readonly settings: RunSettings;
   /** The key context of this run (its executor, and the data-dir datasets as checked now). */
   readonly keys: KeyContext;
+  /** GPU slots of the run (`--gpus`, else what the executor's probe finds). */
+  readonly gpus: number;
 }
 
 /**
@@ -214,6 +219,8 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
   const settings = req.settings ?? {};
   const keys = project.keyContext("reason" in exec ? "local" : exec.name, await dataDirDatasets(project.lock, graph, settings, project.store.root));
   if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
+  const slots = "reason" in exec ? undefined : await gpuSlots(exec, graph.order, settings, req.gpus);
+  failures.push(...(slots?.failures ?? []));
   if (!settings.allowUnpinned && !("reason" in exec)) failures.push(...(await unpinnedToFetch(project, graph, keys)));
   if (only && failures.length === 0) {
     // --only: every producer of the step must already be cached (checked before anything runs).
@@ -229,7 +236,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
   }
-  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys };
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0 };
 }
 
 export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
@@ -259,6 +266,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       tools: project.tools(),
       measured,
       ...(req.signal ? { signal: req.signal } : {}),
+      gpus: pf.gpus,
     });
     const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
     return { ok: result.ok, analysis: [], result, exported };

@@ -9,6 +9,7 @@
  *   --format json      {nodes, edges, summary} (--json is the same)
  *   --format dot       Graphviz (`dot -Tsvg`); --collapse draws the stage graph (one box per step id)
  *   --format mermaid   a Mermaid flowchart; --collapse as for dot
+ *   --gpus N           as run (GPU slots); text adds the GPU steps per kind and how many run at once
  */
 import { Option, type Command } from "commander";
 import { resolve } from "node:path";
@@ -20,6 +21,7 @@ import type { ExecutorChoice } from "../executors/index.ts";
 import { planRun, type Project } from "../session.ts";
 import { formatDuration, planEta, planEvent } from "../reporters/overall.ts";
 import { collapseGraph } from "../../steps/report/stage-graph.ts";
+import { GPUS_OPTION, gpuCount, gpuPlanLines } from "./gpu-plan.ts";
 
 export const PLAN_FORMATS = ["text", "json", "dot", "mermaid"] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
@@ -123,6 +125,7 @@ interface PlanFlags {
   allowUnpinned: boolean;
   offline: boolean;
   dataDir?: string;
+  gpus?: number;
 }
 
 export interface PlanCommandIO {
@@ -148,10 +151,11 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .option("--allow-unpinned", "as run: accept datasets.lock entries whose sha256 is null", false)
     .option("--offline", "as run", false)
     .option("--data-dir <dir>", "as run")
+    .option(...GPUS_OPTION, gpuCount)
     .action(async (targets: string[], flags: PlanFlags) => {
       const p = await io.project();
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
-      const r = await planRun(p, { targets, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency });
+      const r = await planRun(p, { targets, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
         for (const f of r.failures) io.err(`error: ${describeFailure(f)}`);
         io.setExitCode(2);
@@ -160,7 +164,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
       const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
-        text: () => planText(doc),
+        text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),
         json: () => JSON.stringify(doc) + "\n",
         dot: () => planDot(doc, flags.collapse),
         mermaid: () => planMermaid(doc, flags.collapse),

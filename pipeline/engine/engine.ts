@@ -30,6 +30,7 @@ import { EntryGuard } from "./entry-guard.ts";
 import { dropHeldLeasesSync } from "./lease.ts";
 import { claimer, recordRunOutcome } from "./run-record.ts";
 import { storeIoProblem } from "./store-errors.ts";
+import { DevicePool, devicesWanted } from "./devices.ts";
 
 export { planGraph, type PlanRow } from "./plan.ts";
 
@@ -60,6 +61,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** How long cancelled steps may take to finish after `signal` before they are abandoned (default 10 s). */
   readonly stopGraceMs?: number;
+  /** GPU slots (devices.ts): steps that ask for GPUs take devices instead of a --concurrency slot. Default 0. */
+  readonly gpus?: number;
 }
 
 export interface StepResult {
@@ -92,6 +95,7 @@ interface Resolved {
 export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
   const t0 = performance.now();
   const sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
+  const gpuPool = new DevicePool(opts.gpus ?? 0);
   const priority = bottomLevels(graph, opts.measured);
   const seconds = new Map<string, number>(); // key -> execution time, for the run record
   const abort = new AbortController();
@@ -134,11 +138,15 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     if (onTheWay.has(s) || arrived.has(s)) return;
     onTheWay.add(s);
     sem.hold();
+    gpuPool.hold();
   };
   const arrive = (s: AnyStep) => {
     if (arrived.has(s)) return;
     arrived.add(s);
-    if (onTheWay.delete(s)) sem.unhold();
+    if (onTheWay.delete(s)) {
+      sem.unhold();
+      gpuPool.unhold();
+    }
   };
   const settle = (s: AnyStep) => {
     settled.add(s);
@@ -147,8 +155,6 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
       if (inGraph.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
     }
   };
-  // The slot is freed once the step's outcome has settled, i.e. after its consumers departed.
-  const release = () => sem.release();
 
   const onFailure = (f: RunFailure) => {
     failures.push(f);
@@ -249,10 +255,14 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
 
   // ...and one per store: the lease, then a second look (another process may have finished it).
   const computeWithLease = async (step: AnyStep, key: string, fp: Fingerprint, params: unknown, inputs: Inputs, forced: boolean, repairing: boolean): Promise<Entry | RunFailure> => {
-    // A repair runs outside the slots: the consumer that needs it already holds one.
-    const slot = repairing ? undefined : sem.acquire(priority.get(step) ?? 0, step.name);
+    // A CPU slot, or the GPUs the step asks for; either is freed once the step's outcome has
+    // settled, i.e. after its consumers departed. A repair runs outside the slots: the consumer
+    // that needs it already holds one.
+    const wanted = repairing ? 0 : devicesWanted(step, gpuPool.size);
+    const slot = repairing ? Promise.resolve(undefined) : wanted > 0 ? gpuPool.acquire(wanted, priority.get(step) ?? 0, step.name) : sem.acquire(priority.get(step) ?? 0, step.name).then(() => undefined);
     if (!repairing) arrive(step);
-    await slot;
+    const devices = await slot;
+    const release = () => (devices === undefined ? sem.release() : gpuPool.release(devices));
     try {
       if (stopping) return { reason: "cancelled", step: step.name };
       const lease = await opts.store.lease(key, {
@@ -293,6 +303,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
           tools: opts.tools,
           emit: opts.emit,
           signal: abort.signal,
+          ...(devices !== undefined ? { devices } : {}),
         });
         if (!r.ok) return r.failure;
         guard.vouch(r.entry);

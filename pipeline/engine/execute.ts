@@ -36,6 +36,8 @@ export interface ExecuteContext {
   readonly tools: Readonly<Record<string, string>>;
   readonly emit: EventSink;
   readonly signal: AbortSignal;
+  /** GPU slots assigned to this step by the scheduler. */
+  readonly devices?: readonly number[];
 }
 
 export type ExecuteResult = { ok: true; entry: Entry; seconds: number } | { ok: false; failure: RunFailure };
@@ -211,6 +213,7 @@ async function runStaged(
       env,
       secrets,
       settings: ctx.settings,
+      ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
       signal: ctx.signal,
       onLine: (line) => {
         const p = parseProgressLine(line);
@@ -238,6 +241,7 @@ async function runStaged(
       });
     }
     log.write(`# argv: ${outcome.argv.join(" ")}`);
+    if (ctx.devices !== undefined) log.write(`# gpu slots: ${ctx.devices.join(",")}`);
     if (outcome.tools) tools = { ...tools, ...outcome.tools };
   }
 
