@@ -24,6 +24,7 @@ import { registerGcCommand } from "./commands/gc.ts";
 import { registerDoctorCommand } from "./commands/doctor.ts";
 import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts";
 import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
+import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -260,6 +261,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   registerLockCommand(program, io, (c) => (exitCode = c));
   registerBm25Command(program, io, (c) => (exitCode = c));
   registerDiagnoseCommand(program, io, (c) => (exitCode = c));
+  registerEvaluateQaCommand(program, io, (c) => (exitCode = c));
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));

@@ -2,6 +2,7 @@
 # One-time set-up of a fresh Debian/Ubuntu machine for cspipe (idempotent):
 #   - system packages the pipeline and its tests use (apt, as root or with sudo):
 #       python3-torch python3-numpy libopenblas0-pthread  the training program (local executor)
+#       python3-sentencepiece                              the mini T5 vocabulary (SentencePiece Unigram trainer)
 #       libfaiss-dev                                       building faiss-node offline
 #       liblucene8-java default-jre-headless               the Lucene BM25 parity test
 #       unzip bzip2                                        unpacking dataset archives
@@ -13,7 +14,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PACKAGES=(python3-torch python3-numpy libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
+APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
 
 log() { echo "setup: $*" >&2; }
 
