@@ -6,6 +6,7 @@
 #       libfaiss-dev                                       building faiss-node offline
 #       liblucene8-java default-jre-headless               the Lucene BM25 parity test
 #       unzip bzip2                                        unpacking dataset archives
+#       chromium fonts-dejavu-core                         the report's browser test and screenshots (headless)
 #   - npm ci (onnxruntime-node's CUDA download is skipped by .npmrc)
 #   - faiss-node: the prebuilt binary when it loads, else a build against libfaiss-dev
 # Skip the apt part with CSPIPE_SKIP_APT=1 (e.g. when you manage packages yourself).
@@ -13,7 +14,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch)
+APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
 
 log() { echo "setup: $*" >&2; }
 

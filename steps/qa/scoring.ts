@@ -28,7 +28,8 @@ export function normalizeAnswer(s: string): string {
   let kept = "";
   for (const ch of t) if (!PUNCTUATION.has(ch)) kept += ch;
   t = kept.replace(ARTICLES, " ");
-  // Python's str.split(): any Unicode whitespace.
+  // Python's str.split(): any Unicode whitespace, which includes the separators U+001C-U+001F.
+  // eslint-disable-next-line no-control-regex
   return t.split(/[\s\u001c-\u001f\u0085]+/u).filter((w) => w.length > 0).join(" ");
 }
 
