@@ -7,7 +7,7 @@
  * - `pretrain-fid` / `train-fid` (container, torch + numpy: fid.py train) and `predict-fid`
  *   (container: fid.py predict, greedy decoding) -> predictions.jsonl.
  */
-import { copyFileSync, createWriteStream, readdirSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
 import { z } from "zod";
@@ -127,7 +127,7 @@ export const prepareFidInputs = defineStep({
       const dev = await readReaderExamples(join(ctx.inputs.dev, "examples.jsonl"));
       if (train.length === 0) throw new InputError("no training examples", { file: ctx.inputs.train });
       const out = ctx.outputs.inputs;
-      for (const d of ["train", "dev"]) (await import("node:fs")).mkdirSync(join(out, d), { recursive: true });
+      for (const d of ["train", "dev"]) mkdirSync(join(out, d), { recursive: true });
       writeNpy(join(out, "train", "input_ids.npy"), { dtype: "int32", shape: [train.length, p.nContext, p.passageLength], data: fidMatrix(tok, train, p) });
       const labels = new Int32Array(train.length * p.answerLength).fill(-100);
       train.forEach((ex, q) => labels.set(answerLabels(tok, ex.answers[0] ?? "", p.answerLength), q * p.answerLength));
