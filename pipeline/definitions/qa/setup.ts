@@ -5,10 +5,16 @@
  * question, 1 with the answer, sampled from the top 100, 50 ranked at inference, answers of at
  * most 10 tokens, 30 on QReCC, inputs of 512 tokens on QReCC and 384 on TopiOCQA; FiD: the top
  * 50 passages of 384 tokens, answers of at most 100 tokens), from bert-base-uncased and t5-base.
- * Mini: the same stage shrunk to train in seconds on 2 CPU cores: a tiny reader BERT and a tiny
- * T5, each pre-trained on mini-nq's standalone questions (question + retrieved passages with the
- * gold one -> answer), then fine-tuned per dataset and retriever with one seed; fewer and
- * shorter passages. The "smoke" profile trains one epoch everywhere (CI).
+ * Mini: the same stage shrunk for 2 CPU cores: a tiny reader BERT and a tiny T5, each
+ * pre-trained on mini-nq's standalone questions (question + retrieved passages with the gold
+ * one -> answer), then fine-tuned per dataset and retriever with one seed; fewer and shorter
+ * passages. Measured on 2026-11-24 on the shared 2-core machine at load 5-8 (so slower than
+ * alone): pre-training the DPR reader 414 s for 3 epochs (dev EM 9.3% on mini-nq, best at
+ * epoch 1), FiD 202 s for 3 epochs (dev EM 3%: the tiny T5 from scratch still answers with a
+ * few frequent strings), a FiD fine-tuning on QReCC 66 s for 2 epochs. Still above the
+ * "about a minute each" target: the reader pre-training needs shrinking (fewer questions or
+ * passages per question) before table5 can join a timed report.
+ * The "smoke" profile trains one epoch everywhere (CI).
  */
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
