@@ -19,17 +19,10 @@ import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenize
 import { readNpy } from "../../steps/lib/npy.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 import { tempDir } from "../tmp.ts";
+import { PYTHON, selftests } from "./python.ts";
 import { fixtureExamples, fixtureVocab } from "./reader-fixture.ts";
 
-const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const SCRIPT = new URL("../../steps/qa/dpr_reader/train_reader.py", import.meta.url).pathname;
-
-function selftest<T>(name: string, arg: unknown): T {
-  const r = spawnSync(PYTHON, [SCRIPT, "--selftest", name], { input: JSON.stringify(arg), encoding: "utf8", timeout: 120_000 });
-  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-  if (r.status !== 0 || line === undefined) throw new Error(`selftest ${name} failed (exit ${r.status}): ${r.stderr}`);
-  return JSON.parse(line.slice(7)) as T;
-}
 
 /** A passage row by hand: "Steve Job ##s founded Apple ." with title tokens and separators around. */
 const row: ReaderPassageTokens = {
@@ -67,33 +60,32 @@ test("reader inputs: BERT basic words with offsets, word-aligned token spans", (
   assert.equal(tokenSpan(passageTokens(enc, "acme", "Acme was founded by John Smith.", 6), [20, 30]), null);
 });
 
-test("losses on hand-computed cases (span marginal likelihood over two occurrences, selection CE)", () => {
-  // eligible positions 1..3; start logits 1, 2, 0; end logits 0, 3, 1; spans (1,2) and (2,2):
-  // -ln((e^1 e^3 + e^2 e^3) / ((e^1 + e^2 + e^0)(e^0 + e^3 + e^1))).
-  const want = -Math.log((Math.exp(4) + Math.exp(5)) / ((Math.E + Math.exp(2) + 1) * (1 + Math.exp(3) + Math.E)));
-  const got = selftest<number>("span_loss", { start: [50, 1, 2, 0], end: [50, 0, 3, 1], eligible: [false, true, true, true], spans: [[1, 2], [2, 2]] });
-  assert.ok(Math.abs(got - want) < 1e-9, `${got} vs ${want}`);
-  const sel = selftest<number>("selection_loss", { relevance: [2, 0, 1] });
-  assert.ok(Math.abs(sel - -Math.log(Math.exp(2) / (Math.exp(2) + 1 + Math.E))) < 1e-9);
-});
-
-test("Python and TypeScript pick the same spans and normalise alike", () => {
+test("losses on hand-computed cases; Python and TypeScript pick the same spans and normalise alike", () => {
   const r = mulberry32(7);
-  for (let k = 0; k < 20; k++) {
-    const n = 12;
-    const start = Array.from({ length: n }, () => Math.round(r() * 8) / 2);
-    const end = Array.from({ length: n }, () => Math.round(r() * 8) / 2);
-    const words = [-1, -1, 0, 1, 1, 2, 3, 3, 3, 4, 5, -1];
+  const words = [-1, -1, 0, 1, 1, 2, 3, 3, 3, 4, 5, -1];
+  const cases = Array.from({ length: 20 }, () => ({ start: words.map(() => Math.round(r() * 8) / 2), end: words.map(() => Math.round(r() * 8) / 2) }));
+  const texts = ["The  Quick, Brown fox!", "an apple a day", "x_the_y", "Café « déjà »\tvu", "the, end"];
+  const [span, sel, norm, ...picked] = selftests([SCRIPT, "--selftest"], [
+    // eligible positions 1..3; start logits 1, 2, 0; end logits 0, 3, 1; spans (1,2) and (2,2).
+    ["span_loss", { start: [50, 1, 2, 0], end: [50, 0, 3, 1], eligible: [false, true, true, true], spans: [[1, 2], [2, 2]] }],
+    ["selection_loss", { relevance: [2, 0, 1] }],
+    ["normalize", { texts }],
+    ...cases.map((c) => ["best_span", { ...c, words, max: 3 }] as const),
+  ]) as [number, number, string[], ...([number, number, number] | null)[]];
+  // -ln((e^1 e^3 + e^2 e^3) / ((e^1 + e^2 + e^0)(e^0 + e^3 + e^1))): the marginal likelihood of both occurrences.
+  const want = -Math.log((Math.exp(4) + Math.exp(5)) / ((Math.E + Math.exp(2) + 1) * (1 + Math.exp(3) + Math.E)));
+  assert.ok(Math.abs(span - want) < 1e-9, `${span} vs ${want}`);
+  assert.ok(Math.abs(sel - -Math.log(Math.exp(2) / (Math.exp(2) + 1 + Math.E))) < 1e-9);
+  assert.deepEqual(norm, texts.map(normalizeAnswer));
+  cases.forEach((c, k) => {
     const p: ReaderPassageTokens = { ...row, wordOfToken: words, ids: words.map(() => 1), words: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]], text: "a b c d e f" };
-    const ts = bestSpan(start, end, p, 3);
-    const py = selftest<[number, number, number] | null>("best_span", { start, end, words, max: 3 });
-    assert.ok(ts !== null && py !== null);
-    // Python returns the span before extension: extending it must give TypeScript's answer.
+    const ts = bestSpan(c.start, c.end, p, 3);
+    const py = picked[k];
+    assert.ok(ts !== null && py !== null && py !== undefined);
+    // Python returns the span before extension to whole words: extending it gives TypeScript's.
     assert.equal(py[2], ts.score);
     assert.ok(py[0] >= ts.start && py[1] <= ts.end);
-  }
-  const texts = ["The  Quick, Brown fox!", "an apple a day", "x_the_y", "Café « déjà »\tvu", "the, end"];
-  assert.deepEqual(selftest<string[]>("normalize", { texts }), texts.map(normalizeAnswer));
+  });
 });
 
 test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node as torch did", async () => {

@@ -26,7 +26,12 @@ def main(argv):
         ap.add_argument(flag)
     ap.add_argument("--threads", type=int)
     ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--params", help="predict: a JSON file {batch} (the pipeline step's params)")
     args = ap.parse_args(argv)
+    if args.params:
+        import json  # noqa: PLC0415
+        with open(args.params, encoding="utf-8") as f:
+            args.batch = int(json.load(f).get("batch", args.batch))
     try:
         import numpy  # noqa: F401, PLC0415
         import torch  # noqa: F401, PLC0415

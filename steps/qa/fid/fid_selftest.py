@@ -71,7 +71,22 @@ TESTS = {
 }
 
 
+def _batch(items):
+    """[[name, arg], ...] -> one result each ({"error": message} for bad input): one interpreter start for many checks."""
+    from qa_config import QaInputError  # noqa: PLC0415
+    out = []
+    for name, arg in items:
+        try:
+            out.append(TESTS[name](arg))
+        except QaInputError as e:
+            out.append({"error": " ".join(str(e).split())})
+    return out
+
+
 def run_selftest(name, stdin):
+    if name == "batch":
+        sys.stdout.write("RESULT " + json.dumps(_batch(json.loads(stdin))) + "\n")
+        return 0
     if name not in TESTS:
         sys.stderr.write(f"error: unknown selftest {name!r} (known: {', '.join(sorted(TESTS))})\n")
         return 2

@@ -3,7 +3,7 @@
 normalization), trained on a text corpus (one sentence a line): the mini benchmark's stand-in
 for t5-base's spiece.model. Deterministic: one thread, every sentence, no shuffling.
 
-    python3 steps/qa/fid/train_spm.py --corpus corpus.txt --out DIR --vocab-size 4000 [--max-sentence-length 4192]
+    python3 steps/qa/fid/train_spm.py --corpus corpus.txt --out DIR (--vocab-size 4000 | --params params.json) [--max-sentence-length 4192]
     python3 steps/qa/fid/train_spm.py --encode spiece.model   (stdin: JSON list of strings; stdout: ids per string; tests)
 Exit 2 on bad input, 3 without the sentencepiece module.
 """
@@ -20,7 +20,11 @@ def main(argv):
     ap.add_argument("--vocab-size", type=int, default=4000)
     ap.add_argument("--max-sentence-length", type=int, default=4192)
     ap.add_argument("--encode")
+    ap.add_argument("--params", help="a JSON file {vocab_size} (the pipeline step's params) instead of --vocab-size")
     args = ap.parse_args(argv)
+    if args.params:
+        with open(args.params, encoding="utf-8") as f:
+            args.vocab_size = int(json.load(f)["vocab_size"])
     try:
         import sentencepiece as spm  # noqa: PLC0415
     except ImportError:

@@ -1,0 +1,274 @@
+/**
+ * End-to-end QA as a graph: a retriever's runs over a dataset's train, dev and evaluation
+ * splits become reader examples (steps/qa/steps.ts); each reader (the DPR extractive reader,
+ * FiD) is fine-tuned on its own retriever's train and dev passages and answers the evaluation
+ * split from that retriever's passages; EM / F1 by the dataset's own rule.
+ *
+ * Starting points: on mini, a tiny reader BERT and a tiny T5 (with a SentencePiece Unigram
+ * vocabulary trained on mini-nq) pre-trained on mini-nq's standalone questions over BM25's
+ * passages with the gold one added, as θ0 is pre-trained there; on real data the locked
+ * bert-base-uncased and t5-base (with its spiece.model), fine-tuned as GPU steps. Memoised by
+ * structure like the dense graph (../memo.ts).
+ */
+import { use, type OutputRef } from "../../engine/step.ts";
+import type { DataSource } from "../../engine/targets.ts";
+import { generateMini } from "../../../steps/data/steps.ts";
+import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
+import { fileSplitsFor } from "../../../steps/data/layout.ts";
+import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
+import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
+import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../steps/qa/steps.ts";
+import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
+import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
+import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts";
+import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
+import { memo } from "../memo.ts";
+import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
+import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
+import { ibn, ihn } from "../dense/variants.ts";
+import { INPUT_FORM } from "../dense/setup.ts";
+import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup } from "./setup.ts";
+
+type Run = OutputRef<"parquet:run">;
+type ReaderData = OutputRef<"qa:reader-data">;
+type Predictions = OutputRef<"qa:predictions">;
+
+/** The retrievers whose passages the readers read: BM25(X_t), DPR (IBN), DPR (IHN, last iteration). */
+export type QaRetriever = "bm25" | "dpr-ibn" | "dpr-ihn";
+export const QA_RETRIEVERS: readonly QaRetriever[] = ["bm25", "dpr-ibn", "dpr-ihn"];
+
+export type ReaderName = "dpr-reader" | "fid";
+export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
+
+export const qaSetupOf = (ctx: DenseContext): QaSetup => QA_SETUPS[ctx.data][ctx.profile];
+
+/** Where a reader example comes from: a training split (gold added) or a split it is scored on. */
+type Role = "train" | "read";
+
+const tag = (ctx: DenseContext, set: QaDataset | "nq"): string => `${tagOf(ctx)}-${set}`;
+
+/** BM25 over the dataset's conversational input (the dense graph's own BM25 step, merged with it). */
+function bm25Run(ctx: DenseContext, dataset: QaDataset, split: string): Run {
+  return memo(["qa-bm25", ctx, dataset, split], () => {
+    const t = datasetTables(dataset, ctx.data);
+    const form = INPUT_FORM[dataset];
+    const index = use(buildBm25Index, { name: `build-bm25-index.${tag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });
+    return use(searchBm25, {
+      name: `search-bm25.${tag(ctx, dataset)}.${form}.${split}`,
+      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...BM25_PRESETS[dataset] },
+      inputs: { index: index.out.index, turns: t.turns },
+    }).out.run;
+  });
+}
+
+/** A retriever's run over one split: BM25, or the first seed's DPR (IBN) / DPR (IHN, last iteration). */
+export function retrieverRun(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string): Run {
+  if (retriever === "bm25") return bm25Run(ctx, dataset, split);
+  const s = setupOf(ctx);
+  const seed = s.seeds[0]!;
+  const variant = retriever === "dpr-ibn" ? ibn(dataset, seed) : ihn(dataset, s.schedule[dataset].iterations, seed);
+  return denseRun(ctx, dataset, variant, INPUT_FORM[dataset], split);
+}
+
+/** Reader examples of one split of a dataset from a retriever's run. */
+export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, role: Role): ReaderData {
+  return memo(["reader-data", ctx, dataset, retriever, split, role], () => {
+    const q = qaSetupOf(ctx);
+    const t = datasetTables(dataset, ctx.data);
+    return use(buildReaderData, {
+      name: `build-reader-data.${tag(ctx, dataset)}.${retriever}.${split}`,
+      params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages },
+    }).out.data;
+  });
+}
+
+/** mini-nq, the readers' pre-training set: its tables and BM25 runs (the same steps θ0's comparison uses). */
+function miniNq() {
+  return memo(["qa-mini-nq"], () => {
+    const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
+    const tables = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
+    const index = use(buildBm25Index, { name: "build-bm25-index.mini-nq", params: {}, inputs: { passages: tables.passages } });
+    const run = (split: string) =>
+      use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...BM25_PRESETS.nq }, inputs: { index: index.out.index, turns: tables.turns } }).out.run;
+    return { tables, run };
+  });
+}
+
+function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData {
+  return memo(["nq-reader-data", ctx, split, role], () => {
+    const nq = miniNq();
+    const q = qaSetupOf(ctx);
+    return use(buildReaderData, {
+      name: `build-reader-data.${tag(ctx, "nq")}.bm25.${split}`,
+      params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
+      inputs: { run: nq.run(split), turns: nq.tables.turns, passages: nq.tables.passages },
+    }).out.data;
+  });
+}
+
+const trainDevData = (ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever) => ({
+  train: readerData(ctx, dataset, retriever, "train", "train"),
+  dev: readerData(ctx, dataset, retriever, "dev", "read"),
+});
+
+/** Real data: a locked Hugging Face model (weights + config.json entries) as one directory. */
+function lockedBert(): OutputRef<"hf:bert"> {
+  const e = HF_MODELS["hf:bert"];
+  return use(assembleHfModelDef("hf:bert"), { name: `assemble-hf-bert-model.${e.weights}`, params: {}, inputs: { weights: lockedFiles(e.weights), config: lockedFiles(e.config) } }).out.model;
+}
+
+function lockedT5(): OutputRef<"hf:t5"> {
+  const e = HF_MODELS["hf:t5"];
+  return use(assembleHfModelDef("hf:t5"), { name: `assemble-hf-t5-model.${e.weights}`, params: {}, inputs: { weights: lockedFiles(e.weights), config: lockedFiles(e.config) } }).out.model;
+}
+
+/** The lock entry of t5-base's SentencePiece model and its file name. */
+const T5_SPIECE = { entry: "t5-base-spiece", file: "google-t5--t5-base--spiece.model" } as const;
+
+// ---- DPR extractive reader -------------------------------------------------------------------
+
+function readerInputs(ctx: DenseContext, set: QaDataset | "nq", data: { train: ReaderData; dev: ReaderData }, name: string) {
+  const r = qaSetupOf(ctx).reader;
+  return use(prepareDprReaderInputs, {
+    name: `prepare-dpr-reader-inputs.${name}`,
+    params: { maxLength: r.maxLength[set], maxQuestionLength: r.maxQuestionLength, trainPassages: r.trainPassages, devPassages: r.evalTopDocs },
+    inputs: { ...data, vocab: baseOf(ctx).vocab },
+  }).out.inputs;
+}
+
+function readerParams(q: QaSetup, set: QaDataset | "nq") {
+  const r = q.reader;
+  return { lr: r.lr, batch_size: r.batch, passages_per_question: r.passagesPerQuestion, max_answer_length: r.maxAnswerLength[set], eval_top_docs: r.evalTopDocs, dev_questions: r.devQuestions, epochs: r.epochs, seed: q.seed };
+}
+
+/** Mini: the DPR reader pre-trained on mini-nq from a random tiny BERT. */
+export function pretrainedReader(ctx: DenseContext): OutputRef<"qa:dpr-reader"> {
+  return memo(["pretrained-reader", ctx], () => {
+    const q = qaSetupOf(ctx);
+    const pre = q.reader.pretrain;
+    if (pre === null) throw new Error(`no reader pre-training on ${ctx.data} data`);
+    const inputs = readerInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
+    return use(pretrainDprReader, {
+      name: `pretrain-dpr-reader.${tag(ctx, "nq")}`,
+      params: { ...readerParams(q, "nq"), epochs: pre.epochs, lr: pre.lr, init: { kind: "random", bert_config: pre.bert } },
+      inputs: { inputs },
+    }).out.model;
+  });
+}
+
+/** The DPR reader fine-tuned on a retriever's passages of a dataset. */
+export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): OutputRef<"qa:dpr-reader"> {
+  return memo(["dpr-reader", ctx, dataset, retriever], () => {
+    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), `${tag(ctx, dataset)}.${retriever}`);
+    const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}`;
+    const params = readerParams(qaSetupOf(ctx), dataset);
+    if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() } }).out.model;
+    return use(trainDprReaderDef("reader", false), { name, params, inputs: { inputs, init: pretrainedReader(ctx) } }).out.model;
+  });
+}
+
+// ---- FiD -------------------------------------------------------------------------------------
+
+/**
+ * FiD's tokenizer: on mini a SentencePiece Unigram vocabulary in T5's layout trained on
+ * mini-nq's passages and training questions; on real data t5-base's locked spiece.model.
+ */
+export function sentencePiece(ctx: DenseContext): OutputRef<"spm:model"> {
+  const pre = qaSetupOf(ctx).fid.pretrain;
+  if (pre === null) {
+    return memo(["t5-spiece"], () => use(importSpieceModel, { name: `import-spiece-model.${T5_SPIECE.entry}`, params: { file: T5_SPIECE.file }, inputs: { files: lockedFiles(T5_SPIECE.entry) } }).out.model);
+  }
+  return memo(["mini-spm", pre.vocabSize], () => {
+    const nq = miniNq();
+    const corpus = use(exportTextCorpus, { name: "export-text-corpus.mini-nq", params: { splits: ["train"] }, inputs: { passages: nq.tables.passages, turns: nq.tables.turns } }).out.corpus;
+    return use(trainSentencePiece, { name: `train-sentencepiece.mini-nq.${pre.vocabSize}`, params: { vocab_size: pre.vocabSize }, inputs: { corpus } }).out.model;
+  });
+}
+
+function fidShape(q: QaSetup) {
+  return { nContext: q.fid.nContext, passageLength: q.fid.passageLength, questionLength: q.fid.questionLength };
+}
+
+function fidInputs(ctx: DenseContext, set: QaDataset | "nq", data: { train: ReaderData; dev: ReaderData }, name: string) {
+  const q = qaSetupOf(ctx);
+  return use(prepareFidInputs, {
+    name: `prepare-fid-inputs.${name}`,
+    params: { ...fidShape(q), answerLength: q.fid.answerLength[set] },
+    inputs: { ...data, spm: sentencePiece(ctx) },
+  }).out.inputs;
+}
+
+function fidParams(q: QaSetup, set: QaDataset | "nq") {
+  const f = q.fid;
+  return { lr: f.lr, batch_size: f.batch, n_context: f.nContext, answer_max_length: f.answerLength[set], dev_questions: f.devQuestions, epochs: f.epochs, seed: q.seed };
+}
+
+/** Mini: FiD pre-trained on mini-nq from a random tiny T5. */
+export function pretrainedFid(ctx: DenseContext): OutputRef<"qa:fid"> {
+  return memo(["pretrained-fid", ctx], () => {
+    const q = qaSetupOf(ctx);
+    const pre = q.fid.pretrain;
+    if (pre === null) throw new Error(`no FiD pre-training on ${ctx.data} data`);
+    const inputs = fidInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
+    return use(pretrainFid, {
+      name: `pretrain-fid.${tag(ctx, "nq")}`,
+      params: { ...fidParams(q, "nq"), epochs: pre.epochs, lr: pre.lr, init: { kind: "random", t5_config: pre.t5 } },
+      inputs: { inputs },
+    }).out.model;
+  });
+}
+
+/** FiD fine-tuned on a retriever's passages of a dataset. */
+export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): OutputRef<"qa:fid"> {
+  return memo(["fid", ctx, dataset, retriever], () => {
+    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), `${tag(ctx, dataset)}.${retriever}`);
+    const name = `train-fid.${tag(ctx, dataset)}.${retriever}`;
+    const params = fidParams(qaSetupOf(ctx), dataset);
+    if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() } }).out.model;
+    return use(trainFidDef("fid", false), { name, params, inputs: { inputs, init: pretrainedFid(ctx) } }).out.model;
+  });
+}
+
+// ---- Answers and their evaluation ------------------------------------------------------------
+
+/** A reader's answers to the dataset's evaluation split, read from the retriever's passages. */
+export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): Predictions {
+  return memo(["qa-predictions", ctx, dataset, retriever, reader], () => {
+    const split = evalSplit(dataset);
+    const data = readerData(ctx, dataset, retriever, split, "read");
+    const name = `${tag(ctx, dataset)}.${retriever}`;
+    if (reader === "dpr-reader") {
+      return use(predictDprReader, { name: `predict-dpr-reader.${name}`, params: {}, inputs: { model: dprReader(ctx, dataset, retriever), data, vocab: baseOf(ctx).vocab } }).out.predictions;
+    }
+    const inputs = use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${name}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs;
+    return use(predictFid, { name: `predict-fid.${name}`, params: {}, inputs: { model: fidReader(ctx, dataset, retriever), inputs } }).out.predictions;
+  });
+}
+
+type RawKind = `raw:${QaDataset}`;
+
+/** The gold answers of the evaluation split, from the dataset's own turn file (as `evaluate-qa` reads it). */
+export function references(data: DataSource, dataset: QaDataset): OutputRef<"qa:references"> {
+  return memo(["qa-references", data, dataset], () => {
+    const split = evalSplit(dataset);
+    const raw = (
+      data === "mini"
+        ? use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: {}, inputs: {} }).out.raw
+        : realRaw(dataset, { part: "turns", fileSplits: fileSplitsFor(dataset, [split]) })
+    ) as OutputRef<RawKind>;
+    const file = QA_REFERENCES[dataset].file;
+    return use(extractReferencesDef<RawKind>(`raw:${dataset}`), { name: `extract-qa-references.${data}-${dataset}.${split}`, params: { file }, inputs: { raw } }).out.references;
+  });
+}
+
+/** EM / F1 (with breakdowns) of a reader on a retriever's passages, on the dataset's evaluation split. */
+export function qaEvaluation(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): OutputRef<"json:metrics"> {
+  return memo(["qa-eval", ctx, dataset, retriever, reader], () =>
+    use(evaluateQaStep, {
+      name: `evaluate-qa.${tag(ctx, dataset)}.${retriever}.${reader}`,
+      params: { split: evalSplit(dataset), scoring: QA_REFERENCES[dataset].scoring },
+      inputs: { predictions: predictions(ctx, dataset, retriever, reader), references: references(ctx.data, dataset), turns: datasetTables(dataset, ctx.data).turns },
+    }).out.metrics,
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * Hyperparameters of the end-to-end QA stage per data source and profile.
+ *
+ * Real data: the upstream readers' settings (facebookresearch/DPR's reader: 24 passages per
+ * question, 1 with the answer, sampled from the top 100, 50 ranked at inference, answers of at
+ * most 10 tokens, 30 on QReCC, inputs of 512 tokens on QReCC and 384 on TopiOCQA; FiD: the top
+ * 50 passages of 384 tokens, answers of at most 100 tokens), from bert-base-uncased and t5-base.
+ * Mini: the same stage shrunk for 2 CPU cores: a tiny reader BERT and a tiny T5, each
+ * pre-trained on mini-nq's standalone questions (question + retrieved passages with the gold
+ * one -> answer), then fine-tuned per dataset and retriever with one seed; fewer and shorter
+ * passages. Measured on 2026-11-24 on the shared 2-core machine at load 5-8 (so slower than
+ * alone): pre-training the DPR reader 414 s for 3 epochs (dev EM 9.3% on mini-nq, best at
+ * epoch 1), FiD 202 s for 3 epochs (dev EM 3%: the tiny T5 from scratch still answers with a
+ * few frequent strings), a FiD fine-tuning on QReCC 66 s for 2 epochs. Still above the
+ * "about a minute each" target: the reader pre-training needs shrinking (fewer questions or
+ * passages per question) before table5 can join a timed report.
+ * The "smoke" profile trains one epoch everywhere (CI).
+ */
+import type { DataSource } from "../../engine/targets.ts";
+import type { DatasetName } from "../../../steps/data/schemas.ts";
+import type { Profile } from "../dense/setup.ts";
+import { MINI_BERT, type MiniBert } from "../dense/setup.ts";
+
+/** The datasets of Table 5 and the mini pre-training set. */
+export type QaDataset = Extract<DatasetName, "qrecc" | "topiocqa">;
+export const QA_DATASETS: readonly QaDataset[] = ["qrecc", "topiocqa"];
+type PerSet<T> = Readonly<Record<QaDataset | "nq", T>>;
+
+export interface ReaderSetup {
+  readonly maxLength: PerSet<number>;
+  readonly maxQuestionLength: number;
+  /** Candidates per training question (the reader samples its negatives from them). */
+  readonly trainPassages: number;
+  readonly passagesPerQuestion: number;
+  /** Passages ranked at inference and in the dev evaluation. */
+  readonly evalTopDocs: number;
+  readonly maxAnswerLength: PerSet<number>;
+  readonly lr: number;
+  readonly batch: number;
+  /** Dev questions scored per epoch for model selection (0 = all). */
+  readonly devQuestions: number;
+  readonly epochs: number;
+  /** Mini only: the pre-training on mini-nq, from a random tiny BERT. */
+  readonly pretrain: { readonly epochs: number; readonly lr: number; readonly bert: MiniBert } | null;
+}
+
+export interface T5Shape {
+  readonly d_model: number;
+  readonly d_kv: number;
+  readonly d_ff: number;
+  readonly num_layers: number;
+  readonly num_heads: number;
+  readonly dropout_rate: number;
+}
+
+export interface FidSetup {
+  readonly nContext: number;
+  readonly passageLength: number;
+  readonly questionLength: number;
+  readonly answerLength: PerSet<number>;
+  readonly lr: number;
+  readonly batch: number;
+  readonly devQuestions: number;
+  readonly epochs: number;
+  /** Mini only: a SentencePiece Unigram vocabulary trained on mini-nq and the pre-training on it. */
+  readonly pretrain: { readonly epochs: number; readonly lr: number; readonly t5: T5Shape; readonly vocabSize: number } | null;
+}
+
+export interface QaSetup {
+  /** Passages per turn in the reader data (the top N of the retriever's run). */
+  readonly topN: number;
+  /** Gold passages added to a training question whose retrieved passages miss them (TopiOCQA's setup). */
+  readonly addGold: boolean;
+  /** One seed: the retrievers' first seed reads, the readers train with it. */
+  readonly seed: number;
+  readonly reader: ReaderSetup;
+  readonly fid: FidSetup;
+}
+
+/** The mini T5: two layers per stack, width 64, no dropout (as the mini θ0). */
+export const MINI_T5: T5Shape = { d_model: 64, d_kv: 32, d_ff: 256, num_layers: 2, num_heads: 2, dropout_rate: 0 };
+
+const MINI: QaSetup = {
+  topN: 20,
+  addGold: true,
+  seed: 1,
+  reader: {
+    maxLength: { qrecc: 160, topiocqa: 128, nq: 128 },
+    maxQuestionLength: 48,
+    trainPassages: 20,
+    passagesPerQuestion: 6,
+    evalTopDocs: 10,
+    // QReCC answers are sentences (30 tokens, as the paper), TopiOCQA's short phrases.
+    maxAnswerLength: { qrecc: 30, topiocqa: 10, nq: 10 },
+    lr: 3e-4,
+    batch: 16,
+    devQuestions: 150,
+    epochs: 2,
+    pretrain: { epochs: 3, lr: 5e-4, bert: MINI_BERT },
+  },
+  fid: {
+    // Costs (2026-11-24, a shared 2-core machine at load 5): 5 passages x 128 tokens took about
+    // 2 minutes per pre-training epoch on mini-nq's 3,000 questions; 3 x 96 reads 45% of the tokens.
+    nContext: 3,
+    passageLength: 96,
+    questionLength: 40,
+    answerLength: { qrecc: 40, topiocqa: 16, nq: 12 },
+    lr: 1e-3,
+    batch: 8,
+    devQuestions: 100,
+    epochs: 2,
+    pretrain: { epochs: 3, lr: 2e-3, t5: MINI_T5, vocabSize: 2000 },
+  },
+};
+
+const SMOKE: QaSetup = {
+  ...MINI,
+  topN: 10,
+  reader: { ...MINI.reader, trainPassages: 10, passagesPerQuestion: 4, evalTopDocs: 5, devQuestions: 50, epochs: 1, pretrain: { ...MINI.reader.pretrain!, epochs: 1 } },
+  fid: { ...MINI.fid, nContext: 2, passageLength: 64, devQuestions: 20, epochs: 1, pretrain: { ...MINI.fid.pretrain!, epochs: 1 } },
+};
+
+const REAL: QaSetup = {
+  topN: 100,
+  addGold: true,
+  seed: 42,
+  reader: {
+    maxLength: { qrecc: 512, topiocqa: 384, nq: 350 },
+    maxQuestionLength: 128,
+    trainPassages: 100,
+    passagesPerQuestion: 24,
+    evalTopDocs: 50,
+    maxAnswerLength: { qrecc: 30, topiocqa: 10, nq: 10 },
+    lr: 1e-5,
+    batch: 16,
+    devQuestions: 0,
+    epochs: 10,
+    pretrain: null,
+  },
+  fid: { nContext: 50, passageLength: 384, questionLength: 128, answerLength: { qrecc: 100, topiocqa: 100, nq: 100 }, lr: 1e-4, batch: 1, devQuestions: 0, epochs: 10, pretrain: null },
+};
+
+export const QA_SETUPS: Readonly<Record<DataSource, Readonly<Record<Profile, QaSetup>>>> = {
+  mini: { paper: MINI, smoke: SMOKE },
+  real: { paper: REAL, smoke: { ...REAL, reader: { ...REAL.reader, epochs: 1 }, fid: { ...REAL.fid, epochs: 1 } } },
+};
+
+/** How each dataset scores answers (steps/qa/scoring.ts) and the raw file its gold answers come from. */
+export const QA_REFERENCES: Readonly<Record<QaDataset, { readonly scoring: "qrecc" | "topiocqa"; readonly file: string }>> = {
+  qrecc: { scoring: "qrecc", file: "scai-qrecc21-test-turns.json" },
+  topiocqa: { scoring: "topiocqa", file: "topiocqa_dev.json" },
+};

@@ -1,0 +1,70 @@
+/**
+ * Table 5 (end-to-end QA): the DPR reader and FiD, each trained and read on the passages of
+ * DPR (IBN) and of DPR (IHN), on QReCC test and TopiOCQA dev, EM and F1; BM25(X_t) passages
+ * as an extra row pair. The paper's numbers beside ours (rows mapped to its own). As a named
+ * target (`table5`) and a report section builder; kept out of the default report (its run
+ * already uses its time budget).
+ */
+import type { OutputRef, AnyStep } from "../../engine/step.ts";
+import type { Target } from "../../engine/targets.ts";
+import type { TableSpec } from "../../../steps/report/table.ts";
+import { DATA_LABEL } from "../lexical.ts";
+import { renderTableStep, type CellSource } from "../render.ts";
+import type { DenseTargetContext } from "../dense/tables.ts";
+import type { ReportSection } from "../report.ts";
+import type { Profile } from "../dense/setup.ts";
+import { qaEvaluation, type QaRetriever, type ReaderName } from "./readers.ts";
+import { QA_DATASETS } from "./setup.ts";
+
+const RETRIEVER_LABEL: Readonly<Record<QaRetriever, string>> = { bm25: "BM25(X_t)", "dpr-ibn": "DPR (IBN)", "dpr-ihn": "DPR (IHN)" };
+const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
+
+/** Our rows in the paper's order (retriever / reader); BM25 is not in the paper. */
+export const TABLE5_ROWS: readonly { readonly retriever: QaRetriever; readonly reader: ReaderName }[] = [
+  { retriever: "dpr-ibn", reader: "dpr-reader" },
+  { retriever: "dpr-ihn", reader: "dpr-reader" },
+  { retriever: "dpr-ibn", reader: "fid" },
+  { retriever: "dpr-ihn", reader: "fid" },
+  { retriever: "bm25", reader: "dpr-reader" },
+  { retriever: "bm25", reader: "fid" },
+];
+
+const rowId = (r: { retriever: QaRetriever; reader: ReaderName }): string => `${r.retriever}/${r.reader}`;
+
+export function table5Spec(ctx: DenseTargetContext): TableSpec {
+  const pct = { kind: "percent", digits: 1 } as const;
+  const tail = `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
+  return {
+    id: ctx.profile === "paper" ? "table5" : `table5-${ctx.profile}`,
+    title: `Table 5: end-to-end QA on QReCC test and TopiOCQA dev, ${tail}`,
+    caption:
+      "Each reader is fine-tuned on the passages of its own retriever (train split, gold passage added where the retriever missed it; dev split for the best epoch by EM) and answers the evaluation split from that retriever's top passages. EM and F1 by each dataset's own rule (QReCC: SCAI-QReCC-21, empty truths skipped; TopiOCQA: leave-one-out over its additional answers). On mini the readers are tiny models pre-trained on mini-nq; BM25(X_t) rows are not in the paper.",
+    columns: QA_DATASETS.flatMap((d) => {
+      const band = d === "qrecc" ? "QReCC test" : "TopiOCQA dev";
+      return [
+        { id: `${d}-em`, band, header: "EM", metric: "em", format: pct, paperColumn: `${d}-em` },
+        { id: `${d}-f1`, band, header: "F1", metric: "f1", format: pct, paperColumn: `${d}-f1` },
+      ];
+    }),
+    rows: TABLE5_ROWS.map((r) => ({ id: rowId(r), label: `${RETRIEVER_LABEL[r.retriever]} / ${READER_LABEL[r.reader]}`, ...(r.retriever === "bm25" ? {} : { paperRow: rowId(r) }) })),
+  };
+}
+
+/** The cells: one QA evaluation per (dataset, retriever, reader). The one place a renderer change touches. */
+export function table5(ctx: DenseTargetContext): OutputRef<"table"> {
+  const spec = table5Spec(ctx);
+  const sources: CellSource[] = QA_DATASETS.flatMap((d) =>
+    TABLE5_ROWS.map((r) => ({ input: `${d}_${r.retriever}_${r.reader}`.replace(/-/g, "_"), metrics: qaEvaluation(ctx, d, r.retriever, r.reader), map: { row: rowId(r), columns: [`${d}-em`, `${d}-f1`] } })),
+  );
+  return renderTableStep(`render-${spec.id}`, spec, "final-table5", sources);
+}
+
+const DESCRIPTION = "Table 5: end-to-end QA (DPR reader and FiD on BM25 / DPR IBN / DPR IHN passages), QReCC test and TopiOCQA dev, EM/F1";
+
+/** The `table5` target (paper profile). */
+export const table5Target: Target = { name: "table5", description: DESCRIPTION, steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "paper" }).step] };
+
+/** Table 5 as a report section of a profile. */
+export function qaSection(profile: Profile): ReportSection {
+  return { kind: "table", id: profile === "paper" ? "table5" : `table5-${profile}`, build: (ctx) => table5({ ...ctx, profile }) };
+}

@@ -1,0 +1,99 @@
+/**
+ * Table 5's wiring (nothing runs): each reader is fine-tuned on its own retriever's passages
+ * of the training split (gold added) and selected on that retriever's dev passages, answers
+ * from that retriever's passages of the evaluation split, starts from the reader pre-trained
+ * on mini-nq, and is scored against the dataset's own reference file by its own rule; the
+ * default report stays without the QA stage.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { analyze } from "../../pipeline/engine/graph.ts";
+import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
+import { findProjectRoot } from "../../pipeline/engine/sources.ts";
+import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { buildTargets } from "../../pipeline/definitions/index.ts";
+import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
+import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
+import { qaEvaluation, retrieverRun, type QaRetriever } from "../../pipeline/definitions/qa/readers.ts";
+import { qaSection } from "../../pipeline/definitions/qa/table5.ts";
+
+const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
+const MINI: DenseContext = { data: "mini", profile: "paper" };
+
+function graphOf(steps: readonly AnyStep[]) {
+  const a = analyze(steps, lock);
+  assert.ok(a.ok, a.ok ? "" : JSON.stringify(a.failures.slice(0, 5)));
+  return a.graph;
+}
+
+const producer = (s: AnyStep, input: string): AnyStep => {
+  const ref = (s.inputs as Record<string, { step: AnyStep } | undefined>)[input];
+  assert.ok(ref, `${s.name} has no input ${input}`);
+  return ref.step;
+};
+const params = <T>(s: AnyStep) => s.params as T;
+
+test("table5 analyzes on mini: 2 pre-trainings on mini-nq and 12 fine-tunings, none of them in the default report", () => {
+  const targets = buildTargets();
+  const g = graphOf(targets.get("table5")!.steps({ data: "mini" }));
+  const ids = (id: string) => g.order.filter((s) => s.def.id === id).map((s) => s.name);
+  assert.deepEqual(ids("pretrain-dpr-reader"), ["pretrain-dpr-reader.mini-nq"]);
+  assert.deepEqual(ids("pretrain-fid"), ["pretrain-fid.mini-nq"]);
+  assert.equal(ids("train-dpr-reader").length, 6);
+  assert.equal(ids("train-fid").length, 6);
+  assert.equal(ids("evaluate-qa-predictions").length, 12);
+  assert.ok(g.order.some((s) => s.def.id === "render-table" && s.name === "render-table5"));
+  const report = graphOf(targets.get("report")!.steps({ data: "mini" }));
+  assert.ok(!report.order.some((s) => s.def.id.includes("reader") || s.def.id.includes("fid")));
+  // The smoke section builds on the smoke retrievers.
+  const smoke = graphOf([qaSection("smoke").build({ data: "mini" }).step]);
+  assert.ok(smoke.order.some((s) => s.name === "train-fid.mini-smoke-qrecc.dpr-ihn"));
+});
+
+test("on real data the readers start from the locked bert-base-uncased and t5-base, as GPU steps, with t5-base's spiece.model", () => {
+  const g = graphOf(buildTargets().get("table5")!.steps({ data: "real" }));
+  assert.ok(!g.order.some((s) => s.name.includes("mini") || s.def.id.startsWith("pretrain-")));
+  const fetched = (s: AnyStep, input: string) => producer(s, input).name;
+  for (const s of g.order.filter((x) => x.def.id === "train-dpr-reader" || x.def.id === "train-fid")) {
+    assert.equal(s.def.runtime.type === "container" && s.def.runtime.gpu?.required, true, s.name);
+    const init = producer(s, "init");
+    const [weights, config] = s.def.id === "train-fid" ? ["t5-base", "t5-base-config"] : ["bert-base-uncased", "bert-base-uncased-config"];
+    assert.deepEqual([fetched(init, "weights"), fetched(init, "config")], [`fetch-dataset.${weights}`, `fetch-dataset.${config}`]);
+  }
+  const spm = g.order.find((s) => s.def.id === "import-spiece-model")!;
+  assert.equal(fetched(spm, "files"), "fetch-dataset.t5-base-spiece");
+  assert.ok(!g.order.some((s) => s.def.id === "train-sentencepiece"));
+});
+
+test("each reader trains, is selected and answers on its own retriever's passages", () => {
+  for (const dataset of ["qrecc", "topiocqa"] as const) {
+    for (const retriever of ["bm25", "dpr-ibn", "dpr-ihn"] as const satisfies readonly QaRetriever[]) {
+      for (const reader of ["dpr-reader", "fid"] as const) {
+        const evaluate = qaEvaluation(MINI, dataset, retriever, reader).step;
+        assert.deepEqual(params(evaluate), { split: dataset === "qrecc" ? "test" : "dev", scoring: dataset });
+        assert.equal(producer(evaluate, "references").def.id, "extract-qa-references");
+        const predict = producer(evaluate, "predictions");
+        assert.ok(predict.name.endsWith(`${dataset}.${retriever}`), predict.name);
+        const evalData = reader === "fid" ? producer(producer(predict, "inputs"), "data") : producer(predict, "data");
+        const model = producer(predict, "model");
+        assert.equal(model.def.id, reader === "fid" ? "train-fid" : "train-dpr-reader");
+        assert.equal(producer(model, "init").def.id, reader === "fid" ? "pretrain-fid" : "pretrain-dpr-reader");
+        const inputs = producer(model, "inputs");
+        const [train, dev] = [producer(inputs, "train"), producer(inputs, "dev")];
+        const runOf = (split: string) => retrieverRun(MINI, dataset, retriever, split).step;
+        const cases: [AnyStep, string, boolean][] = [[train, "train", true], [dev, "dev", false], [evalData, dataset === "qrecc" ? "test" : "dev", false]];
+        for (const [data, split, gold] of cases) {
+          assert.equal(data.def.id, "build-reader-data");
+          assert.equal(producer(data, "run"), runOf(split), `${data.name} reads ${split} of ${retriever}`);
+          assert.deepEqual([params<{ split: string }>(data).split, params<{ addGold: boolean }>(data).addGold], [split, gold]);
+        }
+      }
+    }
+    // DPR (IBN) is the first seed's in-batch model; DPR (IHN) the first seed's last iteration.
+    const searchModel = (r: QaRetriever) => producer(producer(retrieverRun(MINI, dataset, r, "train").step, "queries"), "model");
+    assert.equal(searchModel("dpr-ibn"), modelOf(MINI, ibn(dataset, 1)).step);
+    assert.equal(searchModel("dpr-ihn"), modelOf(MINI, ihn(dataset, dataset === "qrecc" ? 2 : 3, 1)).step);
+    assert.equal(retrieverRun(MINI, dataset, "bm25", "train").step.def.id, "search-bm25");
+  }
+});
