@@ -6,6 +6,7 @@ import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
+import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
@@ -14,9 +15,10 @@ export function buildTargets(): TargetRegistry {
   targets.register(daggerSmokeTarget);
   for (const t of LEXICAL_TARGETS) targets.register(t);
   for (const t of denseTargets()) targets.register(t);
+  for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
-  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")]), { default: true });
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), ...dcsrSections("paper")]), { default: true });
   // The same graph with one training epoch everywhere: CI's end-to-end check of the wiring.
-  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke")], "report-smoke", "of the one-epoch smoke run"));
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke"), ...dcsrSections("smoke")], "report-smoke", "of the one-epoch smoke run"));
   return targets;
 }
