@@ -9,7 +9,7 @@ import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
-import { Project, collectGarbage, explainStep, listEntries, pinTarget, planTargets, runTargets, showEntry } from "./session.ts";
+import { Project, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
 import type { ExecutorChoice } from "./executors/index.ts";
 import type { FailureMode } from "./engine/engine.ts";
 import type { RunSettings } from "./engine/step.ts";
@@ -17,9 +17,19 @@ import { registerEvaluateCommand } from "./commands/evaluate.ts";
 import { registerLockCommand } from "./commands/lock.ts";
 import { registerBm25Command } from "./commands/bm25.ts";
 import { registerDiagnoseCommand } from "./commands/diagnose.ts";
+import { registerPlanCommand } from "./commands/plan.ts";
+import { registerShowCommand } from "./commands/show.ts";
+import { withRunProgress } from "./reporters/overall.ts";
+import { registerGcCommand } from "./commands/gc.ts";
+import { registerDoctorCommand } from "./commands/doctor.ts";
+import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts";
+import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
+import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
+/** Where this compiled CLI's build lives (dist/, or a build of ./cspipe under .cspipe/builds/). */
+const DIST_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** The engine: in a compiled run its sources must match what dist/ was built from. */
 const SESSION_MODULE = new URL("./session.ts", import.meta.url).href;
 const DEFAULT_DEFINITIONS = new URL("./definitions/index.ts", import.meta.url).href;
@@ -53,9 +63,9 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
   const mod = env.CSPIPE_DEFINITIONS;
   // A compiled run loads the compiled counterpart of a project .ts module (dist/<path>.js),
   // after checking that dist/ was built from the current sources of the engine and the definitions.
-  const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod)) : resolve(mod)).href : DEFAULT_DEFINITIONS;
+  const url = mod ? pathToFileURL(COMPILED ? compiledModule(root, resolve(mod), scanner.distDir) : resolve(mod)).href : DEFAULT_DEFINITIONS;
   if (COMPILED) {
-    // Keys map dist/<path>.js back to <path>.ts only for <root>/dist (scripts/build.mjs's default --out).
+    // Keys map <build>/<path>.js back to <path>.ts for the build this CLI was loaded from (dist/ or ./cspipe's).
     if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
     scanner.fingerprint(SESSION_MODULE);
     scanner.fingerprint(url);
@@ -101,11 +111,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
     // One scanner for the staleness check and the keys: each source file is read and hashed once.
-    const scanner = new SourceScanner(root);
+    const scanner = new SourceScanner(root, COMPILED ? { distDir: DIST_DIR } : {});
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 
-  const reporter = (json: boolean, verbose: boolean): Promise<EventSink> => reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose);
+  // Every reporter also gets overall progress (steps done, cached vs run, time left) and trainers' per-epoch metrics.
+  const reporter = async (json: boolean, verbose: boolean): Promise<EventSink> => withRunProgress(await reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose));
 
   interface RunFlags {
     force: string[];
@@ -120,6 +131,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     allowCpu: boolean;
     offline: boolean;
     allowUnpinned: boolean;
+    gpus?: number;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const p = await project();
@@ -129,20 +141,27 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       allowUnpinned: flags.allowUnpinned,
       ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}),
     };
+    // Ctrl-C / SIGTERM stop the run cleanly (engine/interrupt.ts); a second one kills at once.
+    const stop = installInterruptHandlers({ onFirst: (sig) => err(`${sig}: stopping (leases released, run recorded as interrupted); send it again to kill at once`) });
     const r = await runTargets(p, {
       targets,
+      signal: stop.signal,
       force: flags.force,
       ...(flags.only !== undefined ? { only: flags.only } : {}),
       concurrency: flags.concurrency,
+      ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}),
       failureMode: flags.failureMode,
       verify: flags.verify,
       executor: flags.executor,
       settings,
       emit: await reporter(flags.json, flags.verbose),
     });
+    stop.dispose();
     if (r.analysis.length > 0) exitCode = 2;
     else if (!r.ok) exitCode = 1;
-    if ("exported" in r) for (const e of r.exported) out(`${e.name}: ${e.path}`);
+    const signal = stop.received();
+    if (signal !== undefined) exitCode = signalExitCode(signal);
+    if ("exported" in r) for (const e of r.exported) out(flags.json ? JSON.stringify({ type: "exported", target: e.target, name: e.name, path: e.path, step: e.step, key: e.key }) : `${e.name}: ${e.path}`);
   };
 
   const addRunOptions = (c: Command) =>
@@ -150,6 +169,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--only <step>", "run just this step from cached inputs (error if an input is not cached)")
       .option("--concurrency <n>", "steps executed at once", positiveInt, 2)
+      .option(...GPUS_OPTION, gpuCount)
       .addOption(new Option("--failure-mode <mode>", "after a failure: stop starting new steps, continue independent ones, or kill running ones").choices(["stop", "continue", "kill"]).default("stop"))
       .option("--json", "JSON event lines on stdout", false)
       .addOption(new Option("--executor <name>", "where container steps run").choices(["local", "dagger", "auto"]).default("auto"))
@@ -162,23 +182,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   addRunOptions(program.command("run").description("run targets (default target when none given)").argument("[targets...]", "target names")).action(runAction);
 
-  program
-    .command("plan")
-    .description("what a run would do: cached, run, or pending on a step that runs (nothing executes)")
-    .argument("[targets...]")
-    .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option("--json", "JSON output", false)
-    .action(async (targets: string[], flags: { force: string[]; json: boolean }) => {
-      const p = await project();
-      const r = await planTargets(p, targets, flags.force);
-      if (!r.ok) return failed(r.failures);
-      if (flags.json) out(JSON.stringify(r.rows.map(({ step, stepId, status, key }) => ({ step, stepId, status, key }))));
-      else {
-        for (const row of r.rows) out(`${row.status.padEnd(8)} ${row.step}${row.key ? ` ${row.key.slice(0, 12)}` : ""}`);
-        const count = (s: string) => r.rows.filter((x) => x.status === s).length;
-        out(`${r.rows.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} pending on upstream`);
-      }
-    });
+  registerPlanCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
   program
     .command("explain")
@@ -203,6 +207,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .action(async (flags: { json: boolean }) => {
       const p = await project();
       const rows = await listEntries(p);
+      for (const d of (await p.store.scan()).damaged) err(`warning: ${d.file}: ${d.problem}; not listed ('doctor --repair' moves it aside)`);
       if (flags.json) {
         out(JSON.stringify(rows));
         return;
@@ -211,44 +216,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`${rows.length} entries, ${humanBytes(rows.reduce((a, r) => a + r.bytes, 0))}`);
     });
 
-  program
-    .command("show")
-    .description("manifest and fingerprint of an entry, by key prefix or step name")
-    .argument("<step-or-key>")
-    .action(async (query: string) => {
-      const p = await project();
-      const entries = await showEntry(p, query);
-      if (entries.length === 0) {
-        err(`error: no cached entry matches '${query}' (try 'ls')`);
-        exitCode = 2;
-        return;
-      }
-      for (const e of entries) {
-        out(JSON.stringify({ dir: e.dir, manifest: e.manifest, fingerprint: await p.store.fingerprint(e) }, null, 2));
-      }
-    });
+  registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
 
-  program
-    .command("gc")
-    .description("remove entries not reachable from pinned or recent targets; report bytes freed")
-    .option("--keep-runs <n>", "recent runs whose entries are kept", positiveInt, 5)
-    .option("--dry-run", "only report", false)
-    .option("--scratch", "also remove steps' persistent scratch (abandoned partial downloads); refused while a run is active", false)
-    .action(async (flags: { keepRuns: number; dryRun: boolean; scratch: boolean }) => {
-      const p = await project();
-      const r = await collectGarbage(p, { keepRuns: flags.keepRuns, dryRun: flags.dryRun, scratch: flags.scratch });
-      for (const e of r.removed) out(`${flags.dryRun ? "would remove" : "removed"} ${e.key.slice(0, 12)} ${e.manifest.step.name}`);
-      const s = r.scratch;
-      const scratch = s.removed ? `, ${s.dirs} scratch dirs` : "";
-      out(`${flags.dryRun ? "would free" : "freed"} ${humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs${scratch}); kept ${r.kept} keys`);
-      if (s.busy.length > 0) {
-        const who = s.busy.map((h) => `pid ${h.pid} on ${h.host}`).join(", ");
-        err(`error: scratch kept (${humanBytes(s.bytes)} in ${s.dirs} dirs): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
-        exitCode = 1;
-      } else if (!s.removed && s.bytes > 0) {
-        out(`scratch: ${humanBytes(s.bytes)} in ${s.dirs} dirs kept (partial downloads resume from there); gc --scratch removes them`);
-      }
-    });
+  registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
 
   program
     .command("pin")
@@ -290,6 +261,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   registerLockCommand(program, io, (c) => (exitCode = c));
   registerBm25Command(program, io, (c) => (exitCode = c));
   registerDiagnoseCommand(program, io, (c) => (exitCode = c));
+  registerEvaluateQaCommand(program, io, (c) => (exitCode = c));
 
   // No subcommand: run the default target.
   addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));

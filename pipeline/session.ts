@@ -10,6 +10,8 @@ import { checkExportName, publishExport, type DataSource, type TargetRegistry } 
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
+import { collectGarbage as collectStoreGarbage, type GcOptions } from "./engine/gc.ts";
+import { dataDirDatasets } from "./data-dir-keys.ts";
 import { SourceScanner } from "./engine/sources.ts";
 import { planGraph, runGraph, type FailureMode, type PlanRow, type RunResult } from "./engine/engine.ts";
 import type { EventSink } from "./engine/events.ts";
@@ -17,6 +19,9 @@ import type { AnalysisFailure } from "./engine/failures.ts";
 import { diffFingerprints } from "./engine/fingerprint.ts";
 import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
+import type { Executor } from "./engine/executor.ts";
+import { runPlanEvent } from "./reporters/overall.ts";
+import { gpuSlots } from "./executors/gpu-slots.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -52,8 +57,8 @@ export class Project {
     this.data = data;
   }
 
-  keyContext(executor: string): KeyContext {
-    return { scanner: this.scanner, lock: this.lock, env: this.env, executor };
+  keyContext(executor: string, datasets?: KeyContext["datasets"]): KeyContext {
+    return { scanner: this.scanner, lock: this.lock, env: this.env, executor, ...(datasets !== undefined ? { datasets } : {}) };
   }
 
   tools(): Record<string, string> {
@@ -129,7 +134,11 @@ export interface RunRequest {
   readonly verify?: boolean;
   readonly executor?: ExecutorChoice;
   readonly settings?: RunSettings;
+  /** GPU slots (`--gpus`); default: the devices the executor's probe finds. */
+  readonly gpus?: number;
   readonly emit: EventSink;
+  /** Aborted to stop the run (SIGINT/SIGTERM; engine/interrupt.ts): the run is recorded as interrupted. */
+  readonly signal?: AbortSignal;
 }
 
 export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[] };
@@ -162,20 +171,37 @@ function subgraph(graph: Graph, keep: Set<AnyStep>): Graph {
  * runs (unless --allow-unpinned), rather than when the fetch step starts, possibly after
  * other downloads began. A cached fetch is fine: nothing will be downloaded.
  */
-async function unpinnedToFetch(project: Project, graph: Graph, executor: string): Promise<AnalysisFailure[]> {
+async function unpinnedToFetch(project: Project, graph: Graph, keys: KeyContext): Promise<AnalysisFailure[]> {
   const unpinned = (s: AnyStep) => (s.def.datasets ?? []).filter((d) => project.lock.entries[d]?.sha256 === null);
   const candidates = graph.order.filter((s) => unpinned(s).length > 0);
   if (candidates.length === 0) return [];
-  const rows = new Map((await planGraph(graph, { store: project.store, keys: project.keyContext(executor), force: new Set() })).map((r) => [r.step, r]));
+  const rows = new Map((await planGraph(graph, { store: project.store, keys, force: new Set() })).map((r) => [r.step, r]));
   return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset })));
 }
 
-export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
+/** What a run needs once analysis passed: the (sub)graph, the executor, the `--only` set. */
+export interface Preflight {
+  readonly graph: Graph;
+  readonly names: string[];
+  readonly exports: TargetExport[];
+  readonly exec: Executor;
+  readonly only: Set<string> | undefined;
+  readonly settings: RunSettings;
+  /** The key context of this run (its executor, and the data-dir datasets as checked now). */
+  readonly keys: KeyContext;
+  /** GPU slots of the run (`--gpus`, else what the executor's probe finds). */
+  readonly gpus: number;
+}
+
+/**
+ * Everything a run checks before it starts anything (unknown targets and steps, the graph's
+ * analysis, the executor and its GPU checks, unpinned datasets to fetch, --only inputs not
+ * cached). `run` and `plan` both call it, so they refuse the same things with the same failures.
+ * On failure the executor (if any) is closed.
+ */
+export async function preflight(project: Project, req: Omit<RunRequest, "emit">): Promise<({ ok: true } & Preflight) | { ok: false; failures: AnalysisFailure[] }> {
   const g = project.graph(req.targets);
-  if (!g.ok) {
-    req.emit({ type: "analysis-failed", failures: g.failures });
-    return { ok: false, analysis: g.failures };
-  }
+  if (!g.ok) return { ok: false, failures: g.failures };
   let graph = g.graph;
   const failures: AnalysisFailure[] = [];
   for (const f of req.force ?? []) if (!graph.byName.has(f)) failures.push({ reason: "unknown-step", step: f, known: [...graph.byName.keys()].sort() });
@@ -191,11 +217,14 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const exec = await createExecutor(req.executor ?? "local", project.env);
   if ("reason" in exec) failures.push(exec);
   const settings = req.settings ?? {};
+  const keys = project.keyContext("reason" in exec ? "local" : exec.name, await dataDirDatasets(project.lock, graph, settings, project.store.root));
   if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
-  if (!settings.allowUnpinned && !("reason" in exec)) failures.push(...(await unpinnedToFetch(project, graph, exec.name)));
+  const slots = "reason" in exec ? undefined : await gpuSlots(exec, graph.order, settings, req.gpus);
+  failures.push(...(slots?.failures ?? []));
+  if (!settings.allowUnpinned && !("reason" in exec)) failures.push(...(await unpinnedToFetch(project, graph, keys)));
   if (only && failures.length === 0) {
     // --only: every producer of the step must already be cached (checked before anything runs).
-    const rows = await planGraph(graph, { store: project.store, keys: project.keyContext(exec && !("reason" in exec) ? exec.name : "local"), force: new Set() });
+    const rows = await planGraph(graph, { store: project.store, keys, force: new Set() });
     const step = graph.byName.get(req.only!)!;
     for (const input of Object.keys(step.def.inputs).sort()) {
       const p = producerOf(graph, step, input);
@@ -204,14 +233,27 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
     }
   }
   if (failures.length > 0 || "reason" in exec) {
-    req.emit({ type: "analysis-failed", failures });
-    return { ok: false, analysis: failures };
+    if (!("reason" in exec)) await exec.close?.();
+    return { ok: false, failures };
   }
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0 };
+}
+
+export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
+  const pf = await preflight(project, req);
+  if (!pf.ok) {
+    req.emit({ type: "analysis-failed", failures: pf.failures });
+    return { ok: false, analysis: pf.failures };
+  }
+  const { graph, exec, only, settings, keys } = pf;
+  const g = pf;
+  const measured = await project.store.measuredSeconds();
+  req.emit(await runPlanEvent(graph, { store: project.store, keys, force: new Set(req.force ?? []), measured, concurrency: req.concurrency ?? 2 }));
   try {
     const result = await runGraph(graph, {
       store: project.store,
       executor: exec,
-      keys: project.keyContext(exec.name),
+      keys,
       sourceRoot: project.root,
       settings,
       emit: req.emit,
@@ -222,7 +264,9 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       verify: req.verify ?? false,
       targets: g.names,
       tools: project.tools(),
-      measured: await project.store.measuredSeconds(),
+      measured,
+      ...(req.signal ? { signal: req.signal } : {}),
+      gpus: pf.gpus,
     });
     const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
     return { ok: result.ok, analysis: [], result, exported };
@@ -247,6 +291,18 @@ export async function planTargets(project: Project, targets: readonly string[], 
   const g = project.graph(targets);
   if (!g.ok) return g;
   return { ok: true, rows: await planGraph(g.graph, { store: project.store, keys: project.keyContext("local"), force: new Set(force) }) };
+}
+
+/** `plan` with the analysis `run` does first (preflight): the rows, and the graph for edges. */
+export async function planRun(project: Project, req: Omit<RunRequest, "emit">): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number> } | { ok: false; failures: AnalysisFailure[] }> {
+  const pf = await preflight(project, req);
+  if (!pf.ok) return pf;
+  try {
+    const rows = await planGraph(pf.graph, { store: project.store, keys: pf.keys, force: new Set(req.force ?? []) });
+    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds() };
+  } finally {
+    await pf.exec.close?.();
+  }
 }
 
 export interface Explanation {
@@ -348,15 +404,8 @@ export async function pinTarget(project: Project, name: string, target: string):
   return { ok: true, pin };
 }
 
-export async function collectGarbage(project: Project, options: { keepRuns?: number; dryRun?: boolean; scratch?: boolean } = {}) {
-  const keep = new Set<string>();
-  for (const p of await project.store.pins()) for (const k of p.keys) keep.add(k);
-  const runs = await project.store.runs();
-  for (const r of runs.slice(-(options.keepRuns ?? 5))) for (const k of r.keys) keep.add(k);
-  const opts: { dryRun?: boolean; scratch?: boolean } = {};
-  if (options.dryRun !== undefined) opts.dryRun = options.dryRun;
-  if (options.scratch !== undefined) opts.scratch = options.scratch;
-  const res = await project.store.gc(keep, opts);
-  const prunedRuns = options.dryRun ? 0 : await project.store.pruneRuns(options.keepRuns ?? 5);
-  return { ...res, kept: keep.size, prunedRuns, host: hostname() };
+/** `gc` (engine/gc.ts): what it keeps and why is described there. */
+export async function collectGarbage(project: Project, options: GcOptions = {}) {
+  const res = await collectStoreGarbage(project.store, options);
+  return { ...res, host: hostname() };
 }

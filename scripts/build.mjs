@@ -41,7 +41,7 @@ const TS_EXT = /\.(ts|mts)$/;
 const ASSET_EXT = /\.(json|py)$/;
 
 /** sha256 of a file as the scanner hashes it (its text, UTF-8). */
-function digest(text) {
+export function digest(text) {
   return createHash("sha256").update(text).digest("hex");
 }
 
@@ -53,6 +53,27 @@ function walk(dir, out = []) {
     else if (name.isFile()) out.push(p);
   }
   return out;
+}
+
+/** The files a build of `dirs` reads (compiled modules and copied assets), absolute, sorted per folder. */
+export function sourceFiles(root, dirs = DEFAULT_DIRS) {
+  return dirs
+    .flatMap((d) => {
+      const abs = resolve(root, d);
+      if (!existsSync(abs)) throw new Error(`build: ${d} does not exist under ${root}`);
+      return statSync(abs).isDirectory() ? walk(abs) : [abs];
+    })
+    .filter((p) => !p.endsWith(".d.ts") && (TS_EXT.test(p) || ASSET_EXT.test(p)));
+}
+
+/** Installed versions of the vendored packages (what cache keys name and dist/vendor/ bundles). */
+export function vendorVersions(root, vendor = DEFAULT_VENDOR) {
+  const installed = {};
+  for (const pkg of vendor) {
+    const pkgJson = join(root, "node_modules", pkg, "package.json");
+    if (existsSync(pkgJson)) installed[pkg] = String(JSON.parse(readFileSync(pkgJson, "utf8")).version ?? "unknown");
+  }
+  return installed;
 }
 
 /** `./a/b.ts` -> `./a/b.js`, `./c.mts` -> `./c.mjs`. */
@@ -109,11 +130,7 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
   const t0 = performance.now();
   const esbuild = await loadEsbuild(root);
   const rel = (p) => relative(root, p).split(sep).join("/");
-  const sources = dirs.flatMap((d) => {
-    const abs = resolve(root, d);
-    if (!existsSync(abs)) throw new Error(`build: ${d} does not exist under ${root}`);
-    return statSync(abs).isDirectory() ? walk(abs) : [abs];
-  });
+  const sources = sourceFiles(root, dirs);
   const tmp = join(dirname(outDir), `.${basename(outDir)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   const files = {};
@@ -122,12 +139,8 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
   let compiled = 0;
   let copied = 0;
   const packages = {};
-  const installed = {};
-  for (const pkg of vendor) {
-    // The version the scanner puts in keys comes from this same file.
-    const pkgJson = join(root, "node_modules", pkg, "package.json");
-    if (existsSync(pkgJson)) installed[pkg] = String(JSON.parse(readFileSync(pkgJson, "utf8")).version ?? "unknown");
-  }
+  // The version the scanner puts in keys comes from the same package.json files.
+  const installed = vendorVersions(root, vendor);
   const usedVendored = new Set();
   try {
     const vendoredFrom = (out) => new Map(Object.keys(installed).map((pkg) => [pkg, `./${relative(dirname(out), join(tmp, "vendor", `${pkg}.js`)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../")]));

@@ -2,9 +2,11 @@
 # One-time set-up of a fresh Debian/Ubuntu machine for cspipe (idempotent):
 #   - system packages the pipeline and its tests use (apt, as root or with sudo):
 #       python3-torch python3-numpy libopenblas0-pthread  the training program (local executor)
+#       python3-sentencepiece                              the mini T5 vocabulary (SentencePiece Unigram trainer)
 #       libfaiss-dev                                       building faiss-node offline
 #       liblucene8-java default-jre-headless               the Lucene BM25 parity test
 #       unzip bzip2                                        unpacking dataset archives
+#       chromium fonts-dejavu-core                         the report's browser test and screenshots (headless)
 #   - npm ci (onnxruntime-node's CUDA download is skipped by .npmrc)
 #   - faiss-node: the prebuilt binary when it loads, else a build against libfaiss-dev
 # Skip the apt part with CSPIPE_SKIP_APT=1 (e.g. when you manage packages yourself).
@@ -12,7 +14,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PACKAGES=(python3-torch python3-numpy libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch)
+APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
 
 log() { echo "setup: $*" >&2; }
 

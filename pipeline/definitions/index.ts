@@ -1,12 +1,13 @@
 /** Every target the CLI knows. The default is what `npx tsx pipeline/main.ts` runs. */
-import { TargetRegistry } from "../engine/targets.ts";
+import { TargetRegistry, type TargetContext } from "../engine/targets.ts";
+import { findingsStep } from "./findings.ts";
 import { demoTarget } from "./demo.ts";
 import { dataTarget } from "./datasets.ts";
 import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
-import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
+import { dcsrTargets } from "./dcsr/targets.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
@@ -17,8 +18,10 @@ export function buildTargets(): TargetRegistry {
   for (const t of denseTargets()) targets.register(t);
   for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
-  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), ...dcsrSections("paper")]), { default: true });
+  const findings = (profile: "paper" | "smoke") => ({ findings: (ctx: TargetContext) => findingsStep({ data: ctx.data, profile }) });
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")], "report", "linking every table and figure", findings("paper")), { default: true });
   // The same graph with one training epoch everywhere: CI's end-to-end check of the wiring.
-  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke"), ...dcsrSections("smoke")], "report-smoke", "of the one-epoch smoke run"));
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke")], "report-smoke", "of the one-epoch smoke run", findings("smoke")));
+  targets.register({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", steps: (ctx) => [findingsStep({ data: ctx.data, profile: "paper" }).step] });
   return targets;
 }

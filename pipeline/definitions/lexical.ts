@@ -13,7 +13,7 @@ import { buildBm25Index, searchBm25 } from "../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../steps/sparse/similarity.ts";
 import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
-import { renderFigureDef, renderTableDef } from "../../steps/report/steps.ts";
+import { noInputOnFirstTurns, renderFigureStep, renderTableStep, type CellSource } from "./render.ts";
 import type { TableColumnSpec, TableSpec } from "../../steps/report/table.ts";
 import type { FigureSpec } from "../../steps/report/figure.ts";
 import { datasetTables } from "./datasets.ts";
@@ -61,16 +61,12 @@ const pct = { kind: "percent", digits: 1 } as const;
 
 /** A render-table step: one metrics input per (dataset, row), each filling the given columns of its row. */
 function renderBm25Table(ctx: TargetContext, name: string, spec: TableSpec, paperTableId: string, cells: readonly { dataset: DatasetName; row: FormRow; columns: readonly string[] }[]): OutputRef<"table"> {
-  const inputs: Record<string, OutputRef<"json:metrics">> = {};
-  const map: Record<string, { row: string; columns: string[] }> = {};
-  for (const c of cells) {
-    const input = `${c.dataset}_${c.row.form}`;
-    inputs[input] = bm25Metrics(c.dataset, c.row.form, ctx.data);
-    map[input] = { row: c.row.row, columns: [...c.columns] };
-  }
-  const def = renderTableDef(Object.keys(inputs));
-  const params = { spec: { ...spec, columns: spec.columns.map((col) => ({ ...col })), rows: spec.rows.map((r) => ({ ...r })) }, paperTable: paperTableId, cells: map };
-  return use(def, { name, params: params as never, inputs: inputs as never }).out.table as OutputRef<"table">;
+  const sources: CellSource[] = cells.map((c) => ({
+    input: `${c.dataset}_${c.row.form}`,
+    metrics: bm25Metrics(c.dataset, c.row.form, ctx.data),
+    map: { row: c.row.row, columns: c.columns, noInput: noInputOnFirstTurns(c.row.form) },
+  }));
+  return renderTableStep(name, spec, paperTableId, sources);
 }
 
 // ---- Table 2 (final version): BM25 block -------------------------------------------------
@@ -88,12 +84,12 @@ export function table2Bm25Spec(data: DataSource): TableSpec {
     title: `Table 2 (BM25 block): QReCC test and TopiOCQA dev, ${DATA_LABEL[data]}`,
     caption: "BM25 over the current question, the previous answer, the history without the current question, and the whole input.",
     columns: [
-      { id: "qrecc-mrr", header: "QReCC MRR", metric: "mrr", format: mrrFormat, paperColumn: "qrecc-mrr" },
-      { id: "qrecc-r10", header: "QReCC R@10", metric: "recall@10", format: pct, paperColumn: "qrecc-r10" },
-      { id: "qrecc-r100", header: "QReCC R@100", metric: "recall@100", format: pct, paperColumn: "qrecc-r100" },
-      { id: "topiocqa-r5", header: "TopiOCQA R@5", metric: "recall@5", format: pct, paperColumn: "topiocqa-r5" },
-      { id: "topiocqa-r20", header: "TopiOCQA R@20", metric: "recall@20", format: pct, paperColumn: "topiocqa-r20" },
-      { id: "topiocqa-r100", header: "TopiOCQA R@100", metric: "recall@100", format: pct, paperColumn: "topiocqa-r100" },
+      { id: "qrecc-mrr", band: "QReCC test", header: "MRR", metric: "mrr", format: mrrFormat, paperColumn: "qrecc-mrr" },
+      { id: "qrecc-r10", band: "QReCC test", header: "R@10", metric: "recall@10", format: pct, paperColumn: "qrecc-r10" },
+      { id: "qrecc-r100", band: "QReCC test", header: "R@100", metric: "recall@100", format: pct, paperColumn: "qrecc-r100" },
+      { id: "topiocqa-r5", band: "TopiOCQA dev", header: "R@5", metric: "recall@5", format: pct, paperColumn: "topiocqa-r5" },
+      { id: "topiocqa-r20", band: "TopiOCQA dev", header: "R@20", metric: "recall@20", format: pct, paperColumn: "topiocqa-r20" },
+      { id: "topiocqa-r100", band: "TopiOCQA dev", header: "R@100", metric: "recall@100", format: pct, paperColumn: "topiocqa-r100" },
     ],
     rows: TABLE2_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };
@@ -125,7 +121,8 @@ export function table1Bm25Spec(data: DataSource): TableSpec {
   const columns: TableColumnSpec[] = TABLE1_GROUPS.flatMap((g) =>
     TABLE1_METRICS.map((m) => ({
       id: `${g}-${m.id}`,
-      header: `${g} ${m.header}`,
+      band: g === "all" ? "all turns" : `${g} turns`,
+      header: m.header,
       metric: m.metric,
       format: m.format,
       paperColumn: `${g}-${m.id}`,
@@ -136,7 +133,7 @@ export function table1Bm25Spec(data: DataSource): TableSpec {
     id: "table1-bm25",
     title: `Table 1 (BM25 rows): QReCC test by question type, ${DATA_LABEL[data]}`,
     caption:
-      "BM25 over the whole input X_t and over the history without the current question, on all turns with gold and on the first / switch / no-switch subsets (labelled NQ and TREC turns). N lists the group sizes. Paper: early version, Table 1 (MRR printed with 2 decimals there).",
+      "BM25 over the whole input X_t and over the history without the current question, on all turns with gold and on the first / switch / no-switch subsets (labelled NQ and TREC turns). Paper: early version, Table 1 (MRR printed with 2 decimals there).",
     columns,
     rows: TABLE1_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };
@@ -163,8 +160,8 @@ export function table3Bm25Spec(data: DataSource): TableSpec {
     caption:
       "BM25 over the first question, the current question, the previous questions and all questions (OR-QuAC feeds only questions). Paper: early version, Table 3, which adds BM25(q_1, C); its other three rows equal final Table 3.",
     columns: [
-      { id: "orquac-mrr", header: "MRR", metric: "mrr", format: mrrFormat, paperColumn: "orquac-mrr" },
-      { id: "orquac-r5", header: "R@5", metric: "recall@5", format: pct, paperColumn: "orquac-r5" },
+      { id: "orquac-mrr", band: "OR-QuAC test", header: "MRR", metric: "mrr", format: mrrFormat, paperColumn: "orquac-mrr" },
+      { id: "orquac-r5", band: "OR-QuAC test", header: "R@5", metric: "recall@5", format: pct, paperColumn: "orquac-r5" },
     ],
     rows: TABLE3_ROWS.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };
@@ -179,31 +176,26 @@ export function table3Bm25(ctx: TargetContext): OutputRef<"table"> {
 const FIGURE2A_FORMS: readonly (FormRow & { category: string })[] = TABLE2_ROWS.map((r) => ({ ...r, category: QUERY_FORMS[r.form].paper }));
 
 export function figure2aBm25Spec(data: DataSource): FigureSpec {
-  const ours = (metric: string) => FIGURE2A_FORMS.map((f) => ({ input: `qrecc_${f.form}`, metric }));
-  const paper = (column: string) => FIGURE2A_FORMS.map((f) => ({ paper: { table: "final-table2", row: f.row, column } }));
+  const points = (metric: string, column: string) => FIGURE2A_FORMS.map((f) => ({ input: `qrecc_${f.form}`, metric, paper: { table: "final-table2", row: f.row, column } }));
   return {
     id: "figure2a-bm25",
     chart: "bar",
     title: `Figure 2(a): BM25 by query form, QReCC test, ${DATA_LABEL[data]}`,
-    caption: "Recall of BM25 over q_t, a_{t-1}, X_t \\ {q_t} and X_t. The paper's bars are not printed; its values come from final Table 2's BM25 block, which the figure plots.",
+    caption: "Recall of BM25 over q_t, a_{t-1}, X_t \\ {q_t} and X_t. The paper prints the figure's values in final Table 2's BM25 block: they are the markers.",
     yLabel: "Recall",
     categories: FIGURE2A_FORMS.map((f) => f.category),
     series: [
-      { name: "R@10 (ours)", points: ours("recall@10") },
-      { name: "R@100 (ours)", points: ours("recall@100") },
-      { name: "R@10 (paper)", points: paper("qrecc-r10") },
-      { name: "R@100 (paper)", points: paper("qrecc-r100") },
+      { name: "R@10", points: points("recall@10", "qrecc-r10") },
+      { name: "R@100", points: points("recall@100", "qrecc-r100") },
     ],
     valueFormat: pct,
-    yMax: 1,
   };
 }
 
 export function figure2aBm25(ctx: TargetContext): OutputRef<"figure"> {
   const inputs: Record<string, OutputRef<"json:metrics">> = {};
   for (const f of FIGURE2A_FORMS) inputs[`qrecc_${f.form}`] = bm25Metrics("qrecc", f.form, ctx.data);
-  const spec = figure2aBm25Spec(ctx.data);
-  return use(renderFigureDef(Object.keys(inputs)), { name: "render-figure2a-bm25", params: { spec } as never, inputs: inputs as never }).out.figure as OutputRef<"figure">;
+  return renderFigureStep("render-figure2a-bm25", figure2aBm25Spec(ctx.data), inputs);
 }
 
 // ---- targets -------------------------------------------------------------------------------

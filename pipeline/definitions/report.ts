@@ -3,15 +3,19 @@
  * one directory with `index.md` and `index.html`, exported to `./report/` after a run.
  * Sections are a plain array: later stages append their own (`[...LEXICAL_SECTIONS, ...]`).
  */
-import { use, type OutputRef } from "../engine/step.ts";
+import { use, type AnyStep, type OutputRef } from "../engine/step.ts";
 import type { DataSource, Target, TargetContext } from "../engine/targets.ts";
-import { writeReportDef } from "../../steps/report/steps.ts";
+import { renderProvenanceDef, writeReportDef } from "../../steps/report/steps.ts";
+import { OUTPUT_VIEWS } from "../../steps/report/provenance-kinds.ts";
+import type { ProvenanceNodeSpec } from "../../steps/report/provenance.ts";
 import { DATA_LABEL, figure2aBm25, table1Bm25, table2Bm25, table3Bm25 } from "./lexical.ts";
 
 export interface ReportSection {
   readonly kind: "table" | "figure";
   /** Unique among sections; the report step's input name. */
   readonly id: string;
+  /** Present on this data source only. */
+  readonly only?: DataSource;
   build(ctx: TargetContext): OutputRef<"table"> | OutputRef<"figure">;
 }
 
@@ -29,12 +33,50 @@ export const DATASET_DESCRIPTIONS: Readonly<Record<DataSource, string>> = {
 };
 
 const NOTES: readonly string[] = [
-  "Every table cell and figure point carries the cache key of the evaluation step that produced it (see the JSON/CSV files).",
-  "Paper numbers are shown as printed; early-version tables are marked as such in their captions.",
+  "Every number links to the page of the evaluation that produced it (its cache key, params, run file, and the chain back to the data); the JSON/CSV files carry the same keys.",
+  "Paper numbers are shown as printed; early-version tables say so under the table.",
 ];
 
+/** What a report may add besides its sections. */
+export interface ReportOptions {
+  /** The findings artifact (`json:findings`, findings.json), rendered at the top of the report. */
+  readonly findings?: (ctx: TargetContext) => OutputRef<"json:findings">;
+}
+
+/**
+ * The steps a report documents: everything upstream of its sections' outputs (and the render
+ * steps themselves), producers before consumers, each with the output its provenance page reads
+ * (the first kind with a view, else its first output).
+ */
+export function documentedSteps(roots: readonly AnyStep[]): { nodes: ProvenanceNodeSpec[]; refs: Record<string, OutputRef> } {
+  const seen = new Map<string, AnyStep>();
+  const order: AnyStep[] = [];
+  const visit = (s: AnyStep): void => {
+    if (seen.has(s.name)) return;
+    seen.set(s.name, s);
+    for (const input of Object.keys(s.inputs).sort()) visit(s.inputs[input]!.step);
+    order.push(s);
+  };
+  for (const r of roots) visit(r);
+  const kinds = [...OUTPUT_VIEWS.keys()];
+  const nodes: ProvenanceNodeSpec[] = [];
+  const refs: Record<string, OutputRef> = {};
+  for (const s of order) {
+    const outputs = Object.keys(s.out).sort();
+    const pick = kinds.map((k) => outputs.find((o) => s.out[o]!.kind === k)).find((o) => o !== undefined) ?? outputs[0];
+    if (pick === undefined) continue;
+    refs[s.name] = s.out[pick]!;
+    const parsed = s.def.params.safeParse(s.params);
+    const inputs: Record<string, string> = {};
+    for (const [input, ref] of Object.entries(s.inputs)) inputs[input] = ref.step.name;
+    nodes.push({ name: s.name, stepId: s.def.id, version: s.def.version, description: s.def.description ?? "", params: parsed.success ? parsed.data : s.params, inputs });
+  }
+  return { nodes, refs };
+}
+
 /** The report step over the given sections (for the target and for tests). */
-export function reportStep(sections: readonly ReportSection[], ctx: TargetContext, name = "write-report") {
+export function reportStep(allSections: readonly ReportSection[], ctx: TargetContext, name = "write-report", options: ReportOptions = {}) {
+  const sections = allSections.filter((s) => s.only === undefined || s.only === ctx.data);
   const seen = new Set<string>();
   for (const s of sections) {
     if (seen.has(s.id)) throw new Error(`report section '${s.id}' is listed twice`);
@@ -44,20 +86,27 @@ export function reportStep(sections: readonly ReportSection[], ctx: TargetContex
   const figures = sections.filter((s) => s.kind === "figure");
   const inputs: Record<string, OutputRef> = {};
   for (const s of [...tables, ...figures]) inputs[s.id] = s.build(ctx);
+  const documented = documentedSteps(Object.values(inputs).map((r) => r.step));
+  const kinds: Record<string, string> = {};
+  for (const [n, ref] of Object.entries(documented.refs)) kinds[n] = ref.kind;
+  const provenanceName = name === "write-report" ? "render-provenance" : `render-provenance.${name}`;
+  inputs.provenance = use(renderProvenanceDef(kinds), { name: provenanceName, params: { nodes: documented.nodes }, inputs: documented.refs }).out.provenance;
+  if (options.findings !== undefined) inputs.findings = options.findings(ctx);
   const def = writeReportDef(
     tables.map((s) => s.id),
     figures.map((s) => s.id),
+    { provenance: true, findings: options.findings !== undefined },
   );
   return use(def, {
     name,
-    params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES] } as never,
-    inputs: inputs as never,
+    params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES] },
+    inputs,
   });
 }
 
 /** The report target; `name` is also the directory it is exported to (./<name>/). */
-export function reportTarget(sections: readonly ReportSection[], name = "report", about = "linking every table and figure"): Target {
-  const step = (ctx: TargetContext) => reportStep(sections, ctx, name === "report" ? "write-report" : `write-${name}`);
+export function reportTarget(sections: readonly ReportSection[], name = "report", about = "linking every table and figure", options: ReportOptions = {}): Target {
+  const step = (ctx: TargetContext) => reportStep(sections, ctx, name === "report" ? "write-report" : `write-${name}`, options);
   return {
     name,
     description: `${name}/index.md and ${name}/index.html ${about} (${sections.map((s) => s.id).join(", ")})`,

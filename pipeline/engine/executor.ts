@@ -31,6 +31,8 @@ export interface ContainerJob {
   /** Secret environment (never in keys or logs). */
   readonly secrets: Readonly<Record<string, string>>;
   readonly settings: RunSettings;
+  /** GPU slots the scheduler assigned (indexes 0..N-1 of the run's --gpus); absent when the step runs without GPUs. */
+  readonly devices?: readonly number[];
   readonly signal: AbortSignal;
   /** Each line the program prints (stdout and stderr). */
   onLine(line: string): void;
@@ -46,6 +48,8 @@ export interface Executor {
   /** Checks at planning time (e.g. GPU requested but absent), before anything runs. */
   check(steps: readonly AnyStep[], settings: RunSettings): Promise<AnalysisFailure[]>;
   runContainer(job: ContainerJob): Promise<JobOutcome>;
+  /** How many GPUs the steps' programs would see here (the default of --gpus); absent: unknown. */
+  gpuDevices?(steps: readonly AnyStep[]): Promise<{ readonly count: number; readonly detail: string }>;
   /** Release connections etc. */
   close?(): Promise<void>;
 }

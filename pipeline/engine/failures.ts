@@ -45,7 +45,23 @@ export type RunFailure =
   | { readonly reason: "interpreter-missing"; readonly step: string; readonly message: string; readonly log: string }
   | { readonly reason: "missing-output"; readonly step: string; readonly output: string; readonly expected: string; readonly log: string }
   | { readonly reason: "upstream-failed"; readonly step: string; readonly upstream: string }
-  | { readonly reason: "cancelled"; readonly step: string };
+  | { readonly reason: "cancelled"; readonly step: string }
+  | {
+      /** Writing into the store failed (disk full, read-only, permissions): the path, the cause and the fix. */
+      readonly reason: "store-failed";
+      readonly step: string;
+      readonly code: string;
+      readonly path: string;
+      readonly message: string;
+      readonly fix: string;
+    }
+  | {
+      /** An input's bytes changed during the run, and recomputing its producer gave other bytes. */
+      readonly reason: "input-changed";
+      readonly step: string;
+      readonly input: string;
+      readonly producer: string;
+    };
 
 export type Failure = AnalysisFailure | RunFailure;
 
@@ -98,5 +114,9 @@ export function describeFailure(f: Failure): string {
       return `${f.step}: not run because '${f.upstream}' failed`;
     case "cancelled":
       return `${f.step}: cancelled`;
+    case "store-failed":
+      return `${f.step}: cannot write the store: ${f.message}. Fix: ${f.fix}`;
+    case "input-changed":
+      return `${f.step}: input '${f.input}' changed on disk while this run was going, and recomputing '${f.producer}' gave different bytes (is it deterministic?); run again`;
   }
 }

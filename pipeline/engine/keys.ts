@@ -1,6 +1,6 @@
 /** Building a step's fingerprint from the graph and the entries of its producers. */
 import type { AnyStep } from "./step.ts";
-import type { LockFile } from "./datasets-lock.ts";
+import type { LockEntry, LockFile } from "./datasets-lock.ts";
 import { lockEntryDigest } from "./datasets-lock.ts";
 import { FINGERPRINT_SCHEMA, type Fingerprint } from "./fingerprint.ts";
 import type { SourceScanner } from "./sources.ts";
@@ -13,6 +13,12 @@ export interface KeyContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Name of the executor that runs container steps (enters keys of executor-sensitive steps only). */
   readonly executor: string;
+  /**
+   * Lock entries as this run sees them, where they differ from the lock: an unpinned entry
+   * whose file the user placed with --data-dir carries that file's sha256 and size, so its
+   * content is in the key (session.ts). The fetch step then accepts exactly that file.
+   */
+  readonly datasets?: Readonly<Record<string, LockEntry>>;
 }
 
 export function runtimeFingerprint(step: AnyStep, executor: string): Json {
@@ -49,7 +55,7 @@ export function fingerprintOf(
   }
   const src = ctx.scanner.fingerprint(step.def.source, step.def.extraSources ?? []);
   const datasets: Record<string, string> = {};
-  for (const d of [...(step.def.datasets ?? [])].sort()) datasets[d] = lockEntryDigest(ctx.lock.entries[d]!);
+  for (const d of [...(step.def.datasets ?? [])].sort()) datasets[d] = lockEntryDigest(ctx.datasets?.[d] ?? ctx.lock.entries[d]!);
   const env: Record<string, string | null> = {};
   for (const name of [...(step.def.env ?? [])].sort()) env[name] = ctx.env[name] ?? null;
   return {

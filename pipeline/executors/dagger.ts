@@ -84,6 +84,13 @@ export class DaggerExecutor implements Executor {
     return failures;
   }
 
+  /** The engine's GPUs are not countable from here: one slot when it has any (pass --gpus N for more). */
+  async gpuDevices(steps: readonly AnyStep[]): Promise<{ count: number; detail: string }> {
+    if (!steps.some((s) => s.def.runtime.type === "container" && s.def.runtime.gpu !== undefined)) return { count: 0, detail: "no step asks for a GPU" };
+    const v = this.gpuVerdict();
+    return { count: v.ok ? 1 : 0, detail: v.ok ? `${v.detail}; one GPU slot unless --gpus says how many the engine has` : v.detail };
+  }
+
   /**
    * The live log receiver for a job whose program is run by Python, unless
    * CSPIPE_DAGGER_LOG_STREAM=0. Undefined (and one line in the log) when it cannot start.

@@ -2,14 +2,29 @@
  * The local executor (the embedded default): container steps run on the host as
  * subprocesses with the same argv, inputs and outputs mapped to store paths. `python3`
  * as argv[0] is replaced by an interpreter that has the step's Python modules.
+ *
+ * Each program runs in a process group of its own (a Python trainer may start data-loader
+ * workers): when the run is cancelled (failure mode `kill`, Ctrl-C) the whole group gets
+ * SIGTERM, then SIGKILL after `stopGraceMs`; a second Ctrl-C kills the groups at once
+ * (engine/interrupt.ts tracks them).
+ *
+ * GPUs: a step that requires one is checked at planning with the one probe that matters,
+ * the torch of the interpreter it will run with (torch-probe.ts; `nvidia-smi` only for a
+ * program that is not Python), and its program is told so (CSPIPE_DEVICE_HINT=cuda-required)
+ * to fail at once rather than fall back to CPU. A GPU step gets the devices the scheduler
+ * assigned it (CUDA_VISIBLE_DEVICES, mapped through the user's own CUDA_VISIBLE_DEVICES); a
+ * container step that asks for no GPU sees none.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { ContainerJob, Executor, JobOutcome } from "../engine/executor.ts";
 import { resolveArgv } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
-import type { AnyStep, RunSettings } from "../engine/step.ts";
+import type { AnyStep, ContainerRuntime, RunSettings } from "../engine/step.ts";
+import { killGroup, trackProcessGroup } from "../engine/interrupt.ts";
 import { resolvePython } from "./python.ts";
+import { probeTorchCuda, type TorchCuda } from "./torch-probe.ts";
+import { deviceHint, visibleDevices } from "./gpu-env.ts";
 
 export function hostHasGpu(env: Readonly<Record<string, string | undefined>> = process.env): { ok: boolean; detail: string } {
   if (env.CUDA_VISIBLE_DEVICES === "" || env.CUDA_VISIBLE_DEVICES === "-1") return { ok: false, detail: "CUDA_VISIBLE_DEVICES hides all GPUs" };
@@ -22,21 +37,57 @@ export interface LocalExecutorOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Threads for numeric libraries in subprocesses (OMP/MKL/OpenBLAS); default: all cores. */
   readonly threads?: number;
-  readonly gpuProbe?: () => { ok: boolean; detail: string };
+  /** After SIGTERM, how long a cancelled program may take to exit before SIGKILL (default 5 s). */
+  readonly stopGraceMs?: number;
+  /** What an interpreter's torch sees (default: probeTorchCuda, which runs it). */
+  readonly torchProbe?: (python: string) => TorchCuda;
+  /** GPU evidence for a program that is not Python (default: nvidia-smi -L). */
+  readonly hostGpuProbe?: () => { ok: boolean; detail: string };
 }
+
+const isPython = (argv0: string | undefined): boolean => argv0 === "python3" || argv0 === "python";
 
 export class LocalExecutor implements Executor {
   readonly name = "local";
   constructor(private readonly options: LocalExecutorOptions = {}) {}
 
+  private get env(): Readonly<Record<string, string | undefined>> {
+    return this.options.env ?? process.env;
+  }
+
+  /** CUDA devices the step's program will see (before the scheduler narrows them), and why. */
+  private gpusOf(rt: ContainerRuntime): { devices: number; detail: string } {
+    if (!isPython(rt.argv[0])) {
+      const host = (this.options.hostGpuProbe ?? (() => hostHasGpu(this.env)))();
+      return { devices: host.ok ? host.detail.split("\n").filter((l) => l.trim()).length : 0, detail: host.detail };
+    }
+    const py = resolvePython(rt.pythonModules ?? [], this.env);
+    if (!py.ok) return { devices: 0, detail: `no interpreter can run it: ${py.message}` };
+    const probe = (this.options.torchProbe ?? ((p: string) => probeTorchCuda(p, this.env)))(py.probe.path);
+    return { devices: probe.devices, detail: probe.detail };
+  }
+
   async check(steps: readonly AnyStep[], settings: RunSettings): Promise<AnalysisFailure[]> {
     const failures: AnalysisFailure[] = [];
-    const gpuSteps = steps.filter((s) => s.def.runtime.type === "container" && s.def.runtime.gpu?.required);
-    if (gpuSteps.length > 0 && !settings.allowCpu) {
-      const gpu = (this.options.gpuProbe ?? (() => hostHasGpu(this.options.env)))();
-      if (!gpu.ok) for (const s of gpuSteps) failures.push({ reason: "gpu-unavailable", step: s.name, detail: gpu.detail });
+    if (settings.allowCpu) return failures;
+    for (const s of steps) {
+      const rt = s.def.runtime;
+      if (rt.type !== "container" || !rt.gpu?.required) continue;
+      const gpu = this.gpusOf(rt);
+      if (gpu.devices === 0) failures.push({ reason: "gpu-unavailable", step: s.name, detail: gpu.detail });
     }
     return failures;
+  }
+
+  async gpuDevices(steps: readonly AnyStep[]): Promise<{ count: number; detail: string }> {
+    let found: { count: number; detail: string } | undefined;
+    for (const s of steps) {
+      const rt = s.def.runtime;
+      if (rt.type !== "container" || rt.gpu === undefined) continue;
+      const g = this.gpusOf(rt);
+      if (found === undefined || g.devices < found.count) found = { count: g.devices, detail: g.detail };
+    }
+    return found ?? { count: 0, detail: "no step asks for a GPU" };
   }
 
   async runContainer(job: ContainerJob): Promise<JobOutcome> {
@@ -58,25 +109,43 @@ export class LocalExecutor implements Executor {
     const threads = String(this.options.threads ?? job.runtime.resources?.cpus ?? "");
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-    Object.assign(childEnv, job.env, job.secrets, { PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: job.settings.allowCpu ? "cpu-allowed" : "auto" });
+    Object.assign(childEnv, job.env, job.secrets, { PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: deviceHint(job.runtime, job.settings) });
+    // A step that asks for no GPU gets none; a GPU step gets the devices the scheduler gave it.
+    if (job.runtime.gpu === undefined) childEnv.CUDA_VISIBLE_DEVICES = "";
+    else if (job.devices !== undefined) childEnv.CUDA_VISIBLE_DEVICES = visibleDevices(job.devices, env.CUDA_VISIBLE_DEVICES);
     // OpenBLAS and MKL keep thread pools of their own that torch.set_num_threads does not cap.
     if (threads) Object.assign(childEnv, { OMP_NUM_THREADS: threads, OPENBLAS_NUM_THREADS: threads, MKL_NUM_THREADS: threads, CSPIPE_THREADS: threads });
 
     return new Promise<JobOutcome>((resolve) => {
-      const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-      const onAbort = () => {
-        child.kill("SIGTERM");
-        setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+      const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const stopTracking = child.pid !== undefined ? trackProcessGroup(child.pid) : () => false;
+      let escalation: NodeJS.Timeout | undefined;
+      const untrack = () => {
+        stopTracking();
+        if (escalation) clearTimeout(escalation);
       };
-      job.signal.addEventListener("abort", onAbort, { once: true });
+      const onAbort = () => {
+        if (child.pid === undefined) return;
+        const pid = child.pid;
+        killGroup(pid, "SIGTERM");
+        // A program that ignores SIGTERM (or workers that linger) gets SIGKILL after the grace period.
+        escalation = setTimeout(() => killGroup(pid, "SIGKILL"), this.options.stopGraceMs ?? 5000);
+        escalation.unref();
+      };
+      if (job.signal.aborted) onAbort();
+      else job.signal.addEventListener("abort", onAbort, { once: true });
       const redact = (line: string) => Object.values(job.secrets).reduce((l, s) => (s ? l.split(s).join("***") : l), line);
       createInterface({ input: child.stdout }).on("line", (l) => job.onLine(redact(l)));
       createInterface({ input: child.stderr }).on("line", (l) => job.onLine(redact(l)));
       child.on("error", (e) => {
+        untrack();
         job.signal.removeEventListener("abort", onAbort);
         resolve({ ok: false, kind: "exit", argv, exitStatus: null, signal: (e as NodeJS.ErrnoException).code ?? "spawn-error" });
       });
       child.on("close", (code, signal) => {
+        // Cancelled: workers the program started may outlive it; they go with it.
+        if (job.signal.aborted && child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+        untrack();
         job.signal.removeEventListener("abort", onAbort);
         if (code === 0) resolve({ ok: true, argv, tools });
         else resolve({ ok: false, kind: "exit", argv, exitStatus: code, signal });

@@ -1,6 +1,7 @@
 /** Plain lines, for CI logs and pipes. */
 import type { EngineEvent } from "../engine/events.ts";
 import { describeFailure } from "../engine/failures.ts";
+import { metricsLine, overallLine } from "./overall.ts";
 
 export function plainReporter(write: (line: string) => void, options: { verbose?: boolean } = {}): (e: EngineEvent) => void {
   const lastPct = new Map<string, number>();
@@ -24,6 +25,9 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         }
         break;
       }
+      case "metrics":
+        write(`epoch     ${e.step} ${metricsLine(e)}`);
+        break;
       case "log":
         if (options.verbose) write(`  ${e.step} | ${e.line}`);
         break;
@@ -42,7 +46,13 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
       case "finished":
         write(`${e.ok ? "ok" : "FAILED"}: ${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`);
         break;
-      case "plan":
+      case "plan": {
+        const count = (s: string) => e.steps.filter((x) => x.status === s).length;
+        write(`plan      ${e.steps.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} waiting on those`);
+        break;
+      }
+      case "overall":
+        if (e.trigger === "plan" || e.trigger === "succeeded" || e.trigger === "failed") write(`overall   ${overallLine(e)}`);
         break;
     }
   };

@@ -11,6 +11,7 @@ import { logWarnings, PREPROCESS_OUTPUTS } from "./preprocess/step-outputs.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { preprocessNq } from "./preprocess/nq.ts";
+import { checkedCounts } from "./preprocess/common.ts";
 
 /** Turn files by split and the collection, by name under the raw directory. */
 const NQ_TURN_FILES: Readonly<Record<string, readonly string[]>> = {
@@ -36,7 +37,7 @@ export const preprocessNqStep = defineStep({
   version: 1,
   source: import.meta.url,
   description: "Parse NQ-style standalone questions and their passages into turns/passages/qrels Parquet.",
-  params: z.object({ strict: z.boolean().default(false), rowGroupRows: z.number().int().positive().default(65_536) }).strict(),
+  params: z.object({ allowMissingGold: z.boolean().default(false), rowGroupRows: z.number().int().positive().default(65_536) }).strict(),
   inputs: { raw: "raw:nq" },
   outputs: PREPROCESS_OUTPUTS,
   runtime: {
@@ -44,9 +45,10 @@ export const preprocessNqStep = defineStep({
     async run(ctx) {
       const located = locateNq(ctx.inputs.raw);
       const outDir = join(ctx.outputs.turns, "..");
-      const result = await preprocessNq({ ...located, outDir, params: ctx.params, onProgress: ctx.progress });
+      const { allowMissingGold, ...params } = ctx.params;
+      const result = await preprocessNq({ ...located, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress });
       logWarnings(ctx.log, result.warnings);
-      await writeFile(ctx.outputs.report, canonicalJson({ dataset: "nq", counts: result.counts, warnings: result.warnings }, 2) + "\n");
+      await writeFile(ctx.outputs.report, canonicalJson({ dataset: "nq", counts: checkedCounts(result, located), warnings: result.warnings }, 2) + "\n");
     },
   },
 });

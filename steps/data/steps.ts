@@ -17,6 +17,8 @@ import { preprocessDatasetCollection, preprocessorFor } from "./preprocess/regis
 import { renderQuestionTypeReport } from "./preprocess/question-type-report.ts";
 import { TYPE_RULE_NAMES, type TypeRule } from "./preprocess/question-types.ts";
 import { locateCollection, locateTurns } from "./layout.ts";
+import { checkedCounts } from "./preprocess/common.ts";
+import { InputError } from "../../pipeline/engine/errors.ts";
 import type { DatasetName } from "./schemas.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 
@@ -64,7 +66,8 @@ export const generateMini = {
 
 const preprocessParams = z
   .object({
-    strict: z.boolean().default(false),
+    /** Gold passages missing from the collection are an error unless allowed (then counted in the report). */
+    allowMissingGold: z.boolean().default(false),
     rowGroupRows: z.number().int().positive().default(65_536),
     devConversations: z.number().int().nonnegative().default(2000),
     devSeed: z.number().int().default(42),
@@ -91,6 +94,12 @@ function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K
       async run(ctx) {
         const files = locateCollection(dataset, ctx.inputs.raw);
         const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress });
+        if (r.passages === 0) {
+          throw new InputError(`the collection has no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
+            file: files[0] ?? "(no collection file)",
+            fix: "check that the collection files are complete (an empty or truncated download gives no passages)",
+          });
+        }
         ctx.log(`${r.passages} passages from ${files.length} files`);
         await writeFile(ctx.outputs.report, canonicalJson({ dataset, files: files.length, passages: r.passages }, 2) + "\n");
       },
@@ -116,17 +125,17 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
     runtime: {
       type: "in-process",
       async run(ctx) {
-        const { splits, ...params } = ctx.params;
+        const { splits, allowMissingGold, ...params } = ctx.params;
         const located = locateTurns(dataset, ctx.inputs.raw, splits);
         const outDir = join(ctx.outputs.turns, "..");
-        const result = await preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params, onProgress: ctx.progress });
+        const result = await preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress });
         logWarnings(ctx.log, result.warnings);
         const qt = result.questionTypes;
         if (qt.agreement !== null) {
           const per = Object.entries(qt.agreement.perClass).map(([c, a]) => `${c} ${a.both}/${a.labelled}`).join(", ");
           ctx.log(`question types: breakdown by ${qt.breakdown}; computed rule ${qt.rule} agrees with the labels on ${per}`);
         }
-        const report = { dataset, splits: Object.keys(located.turnsFiles).sort(), counts: result.counts, warnings: result.warnings, agreement: qt.agreement };
+        const report = { dataset, splits: Object.keys(located.turnsFiles).sort(), counts: checkedCounts(result, located), warnings: result.warnings, agreement: qt.agreement };
         await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
         await writeFile(ctx.outputs.questionTypes, canonicalJson(qt, 2) + "\n");
         await writeFile(ctx.outputs.questionTypesReport, renderQuestionTypeReport(qt));

@@ -2,17 +2,24 @@
  * Streaming line readers for the line-oriented formats the datasets ship: JSONL
  * (one JSON value per line) and TSV (DPR/TopiOCQA style, Python `csv` quoting).
  *
- * - Reads in fixed-size chunks and splits on "\n" by hand, so memory is bounded by the
- *   chunk size plus the longest line, whatever the file size. A trailing "\r" is
- *   stripped (CRLF files), a UTF-8 BOM on line 1 is dropped.
- * - `.gz` files are gunzipped on the fly.
+ * - Reads in fixed-size chunks and splits on "\n" bytes, so memory is bounded by the chunk
+ *   size plus the longest line, whatever the file size. A line longer than one chunk is
+ *   kept as a list of byte pieces and joined once when its end arrives: time is linear in
+ *   the line's length. A line over `maxLineBytes` (default 256 MiB; a JavaScript string
+ *   cannot hold much more) is an error saying so.
+ * - Strict UTF-8: bytes that are not UTF-8 are an error with the line and byte offset
+ *   (steps/lib/text.ts), never U+FFFD.
+ * - A trailing "\r" is stripped (CRLF files), a UTF-8 BOM on line 1 is dropped.
+ * - `.gz` files are gunzipped on the fly (offsets then count decompressed bytes).
  * - Every line carries its 1-based line number so parse errors name `file:line`.
  * - Lines are yielded in arrays (`readLineChunks`): an async step per line costs more
  *   than parsing it on 50M-line collections; `readLines` is the per-line convenience.
  */
 import { createReadStream, statSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import { createGunzip } from "node:zlib";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { describeTextFormat, firstInvalidUtf8, invalidUtf8Error, wrongFormatError } from "./text.ts";
 
 export interface Line {
   readonly text: string;
@@ -26,6 +33,9 @@ export interface LineChunk {
   readonly firstLine: number;
 }
 
+/** Longest line the readers accept by default. */
+export const DEFAULT_MAX_LINE_BYTES = 256 * 1024 * 1024;
+
 export interface ReadLinesOptions {
   /** Bytes per read (default 1 MiB). */
   readonly chunkBytes?: number;
@@ -33,30 +43,42 @@ export interface ReadLinesOptions {
   readonly skipBlank?: boolean;
   /** Called after each chunk with compressed bytes read so far and the file size. */
   readonly onBytes?: (done: number, total?: number) => void;
+  /** Longest line accepted, in bytes (default DEFAULT_MAX_LINE_BYTES). */
+  readonly maxLineBytes?: number;
+}
+
+function lineTooLong(file: string, line: number, limit: number, seen: number): InputError {
+  return new InputError(`line ${line} is longer than ${limit} bytes (at least ${seen} bytes without a line break)`, {
+    file,
+    line,
+    fix: `this is not a line-oriented file (JSONL or TSV), or the line is damaged; if its lines really are this long, raise maxLineBytes (the limit exists because one line is held in memory as a string)`,
+  });
 }
 
 /** Yields the file's lines in chunks (one chunk per read), with line numbers. */
 export async function* readLineChunks(file: string, options: ReadLinesOptions = {}): AsyncGenerator<LineChunk> {
   const chunkBytes = options.chunkBytes ?? 1 << 20;
   const skipBlank = options.skipBlank ?? true;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   let total: number | undefined;
   try {
     total = statSync(file).size;
   } catch (err) {
     throw new InputError(`cannot read file: ${(err as Error).message}`, { file, fix: "check the path (did the download step run?)" });
   }
+  const compressed = file.endsWith(".gz");
   const raw = createReadStream(file, { highWaterMark: chunkBytes });
-  const source = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  const decoder = new TextDecoder("utf-8");
-  let carry = "";
+  const source = compressed ? raw.pipe(createGunzip({ chunkSize: Math.max(chunkBytes, 64) })) : raw;
+  let pending: Buffer[] = []; // the current unfinished line, in pieces
+  let pendingBytes = 0;
+  let offset = 0; // (decompressed) offset of the first pending byte
   let lineNo = 0;
   let first = true;
 
-  const emit = (parts: string[], isFinal: boolean): LineChunk | undefined => {
+  const emit = (parts: string[]): LineChunk | undefined => {
     const lines: string[] = [];
     let firstLine = -1;
-    const n = isFinal ? parts.length : parts.length - 1;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < parts.length; i++) {
       let text = parts[i]!;
       lineNo++;
       if (text.endsWith("\r")) text = text.slice(0, -1);
@@ -75,22 +97,42 @@ export async function* readLineChunks(file: string, options: ReadLinesOptions = 
     return lines.length > 0 ? { lines, firstLine } : undefined;
   };
 
+  /** Complete lines (without the final line break) as text; strict UTF-8. */
+  const decode = (bytes: Buffer): string => {
+    if (isUtf8(bytes)) return bytes.toString("utf8");
+    if (offset === 0) {
+      const kind = describeTextFormat(bytes.subarray(0, 4096)).kind;
+      if (kind === "gzip" || kind === "zip" || kind === "bzip2" || kind === "binary") throw wrongFormatError(file, bytes.subarray(0, 4096), "a UTF-8 text file with one record per line");
+    }
+    throw invalidUtf8Error(bytes, Math.max(0, firstInvalidUtf8(bytes)), { file, offset, line: lineNo + 1, compressed });
+  };
+
   try {
     for await (const buf of source as AsyncIterable<Buffer>) {
-      const text = carry + decoder.decode(buf, { stream: true });
-      const parts = text.split("\n");
-      carry = parts[parts.length - 1]!;
-      const chunk = emit(parts, false);
+      const lastBreak = buf.lastIndexOf(0x0a);
+      if (lastBreak < 0) {
+        pending.push(buf);
+        pendingBytes += buf.length;
+        if (pendingBytes > maxLineBytes) throw lineTooLong(file, lineNo + 1, maxLineBytes, pendingBytes);
+        continue;
+      }
+      const firstBreak = pendingBytes > 0 ? buf.indexOf(0x0a) : -1;
+      if (pendingBytes > 0 && pendingBytes + firstBreak > maxLineBytes) throw lineTooLong(file, lineNo + 1, maxLineBytes, pendingBytes + firstBreak);
+      const complete = pendingBytes > 0 ? Buffer.concat([...pending, buf.subarray(0, lastBreak)]) : buf.subarray(0, lastBreak);
+      const chunk = emit(decode(complete).split("\n"));
+      offset += complete.length + 1;
+      const rest = buf.subarray(lastBreak + 1);
+      pending = rest.length > 0 ? [rest] : [];
+      pendingBytes = rest.length;
       options.onBytes?.(raw.bytesRead, total);
       if (chunk !== undefined) yield chunk;
     }
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw new InputError(`read failed: ${(err as Error).message}`, { file, line: lineNo + 1, fix: "re-download the file; it may be truncated or not gzip" });
+    throw new InputError(`read failed: ${(err as Error).message}`, { file, line: lineNo + 1, fix: compressed ? "re-download the file; it may be truncated or not gzip" : "check the file (a disk or permission problem?)" });
   }
-  const rest = carry + decoder.decode();
-  if (rest.length > 0) {
-    const chunk = emit([rest], true);
+  if (pendingBytes > 0) {
+    const chunk = emit([decode(Buffer.concat(pending))]);
     if (chunk !== undefined) yield chunk;
   }
 }
@@ -115,6 +157,14 @@ export function parseJsonLine(text: string, file: string, line: number): unknown
   try {
     return JSON.parse(text);
   } catch (err) {
+    // A line that does not even start like JSON: say what the file looks like instead.
+    const start = text.trimStart()[0];
+    if (start !== "{" && start !== "[" && start !== '"') {
+      const { kind, description } = describeTextFormat(Buffer.from(text.slice(0, 4096)));
+      if (kind === "tsv" || kind === "csv" || kind === "html") {
+        throw new InputError(`expected JSONL (one JSON value per line), but line ${line} ${description}`, { file, line, fix: "use the dataset's original release file (check the file name and the download)" });
+      }
+    }
     throw new InputError(`malformed JSON: ${(err as Error).message}`, { file, line, fix: "each line must be one complete JSON value (JSONL)" });
   }
 }

@@ -1,25 +1,29 @@
 /**
  * A paper figure as data: a bar chart (categories x series) or a line chart (x positions x
- * series) whose every point names where its number comes from: one evaluation's
- * metrics.json (`{input, metric, group?}`) or a printed paper number
- * (`{paper: {table, row, column}}`). The pure part here renders resolved points to SVG
- * (svg.ts) and to a JSON record of exactly the numbers plotted, with provenance per point.
+ * series). Every point names where its numbers come from:
+ *   `{input, metric, group?}`          one evaluation's metrics.json (aggregate or one group)
+ *   `{inputs: [...], metric, group?}`  one evaluation per training seed: mean ± sample sd
+ *   `paper: {table, row, column}`      beside either, the paper's printed number (a marker)
+ *   `{paper: {...}}`                   the paper's number alone
+ *   `{noInput: "reason"}`              no number by construction (drawn as "n/a")
+ * The figure JSON (`FigureJson`) records exactly the numbers plotted, with their provenance
+ * keys and N, and is everything the SVG view needs (svg.ts): the report re-renders it with
+ * links to its provenance pages. Pure.
  */
 import { z } from "zod";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { renderBarChartSvg, renderLineChartSvg } from "./svg.ts";
-import type { NumberFormat } from "./format.ts";
+import { formatCount, formatSchema, type NumberFormat } from "./format.ts";
 import { groupRefSchema, type GroupRef } from "./metric-value.ts";
-import { asFraction, loadPaperNumbers, paperTable, type PaperNumbers } from "./paper-numbers.ts";
+import { asFraction, formatPaperValue, loadPaperNumbers, paperTable, type PaperNumbers } from "./paper-numbers.ts";
+import { labelText } from "./label.ts";
 
-const formatSchema = z.union([
-  z.object({ kind: z.literal("fixed"), digits: z.number().int() }).strict(),
-  z.object({ kind: z.literal("percent"), digits: z.number().int() }).strict(),
-  z.object({ kind: z.literal("integer") }).strict(),
-]);
-
-const metricPoint = z.object({ input: z.string().min(1), metric: z.string().min(1), group: groupRefSchema.optional() }).strict();
-const paperPoint = z.object({ paper: z.object({ table: z.string().min(1), row: z.string().min(1), column: z.string().min(1) }).strict() }).strict();
+const paperRef = z.object({ table: z.string().min(1), row: z.string().min(1), column: z.string().min(1) }).strict();
+const metricPoint = z
+  .object({ input: z.string().min(1).optional(), inputs: z.array(z.string().min(1)).min(1).readonly().optional(), metric: z.string().min(1), group: groupRefSchema.optional(), paper: paperRef.optional() })
+  .strict()
+  .refine((p) => (p.input === undefined) !== (p.inputs === undefined), { message: "give either `input` (one evaluation) or `inputs` (one per seed)" });
+const paperPoint = z.object({ paper: paperRef }).strict();
+const noInputPoint = z.object({ noInput: z.string().min(1) }).strict();
 
 export const figureSpecSchema = z
   .object({
@@ -28,33 +32,69 @@ export const figureSpecSchema = z
     title: z.string().min(1),
     caption: z.string(),
     yLabel: z.string(),
+    /** Unit after the y label; default from valueFormat ("%" for percent); "" for none. */
+    yUnit: z.string().optional(),
     /** Line charts: the x axis label. */
     xLabel: z.string().optional(),
     /** Bar charts: the groups along the x axis; line charts: the x positions. */
-    categories: z.array(z.string()).min(1),
+    categories: z.array(z.string()).min(1).readonly(),
     /** One point per category; null = no point. */
-    series: z.array(z.object({ name: z.string().min(1), points: z.array(z.union([metricPoint, paperPoint]).nullable()) }).strict()).min(1),
+    series: z.array(z.object({ name: z.string().min(1), points: z.array(z.union([metricPoint, paperPoint, noInputPoint]).nullable()).readonly() }).strict()).min(1).readonly(),
     valueFormat: formatSchema.optional(),
+    /** Upper end of the y axis; default: a round number above the largest value, error bar and paper marker. */
     yMax: z.number().positive().optional(),
   })
   .strict();
 
-export type FigureSpec = z.infer<typeof figureSpecSchema>;
+export type FigureSpec = z.input<typeof figureSpecSchema>;
 export type PointSpec = NonNullable<FigureSpec["series"][number]["points"][number]>;
 export type MetricPointSpec = z.infer<typeof metricPoint>;
+export type PaperRef = z.infer<typeof paperRef>;
 
-/** A plotted number and where it came from. */
-export type ResolvedPoint =
-  | { readonly source: "ours"; readonly value: number; readonly n: number; readonly stepKey: string; readonly input: string; readonly metric: string; readonly group: GroupRef | null }
-  | { readonly source: "paper"; readonly value: number; readonly table: string; readonly row: string; readonly column: string };
+/** Our number at a point: the mean over `seeds` evaluations (their keys), with its N. */
+export interface OursValue {
+  readonly value: number;
+  readonly sd: number | null;
+  readonly seeds: number;
+  readonly n: number;
+  readonly stepKeys: readonly string[];
+  readonly metric: string;
+  readonly group: GroupRef | null;
+}
+
+/** The paper's number at a point, as a fraction when printed in percent (so it plots beside ours). */
+export interface PaperValue {
+  readonly value: number;
+  readonly printed: string;
+  readonly table: string;
+  readonly row: string;
+  readonly column: string;
+}
+
+export interface FigurePoint {
+  readonly category: string;
+  readonly ours: OursValue | null;
+  readonly paper: PaperValue | null;
+  /** Why there is no number of ours where the spec asked for one (no input, no turns). */
+  readonly absent: string | null;
+}
 
 export interface FigureJson {
+  readonly schema: "cspipe.figure/2";
   readonly id: string;
   readonly chart: "bar" | "line";
   readonly title: string;
   readonly caption: string;
+  /** The N of the plotted numbers, in words ("N = 200 turns", or per category / series). */
+  readonly nNote: string;
+  readonly yLabel: string;
+  /** Unit after the y label (null: from valueFormat; "": none). */
+  readonly yUnit: string | null;
+  readonly xLabel: string | null;
+  readonly valueFormat: NumberFormat;
+  readonly yMax: number | null;
   readonly categories: readonly string[];
-  readonly series: readonly { name: string; points: ({ category: string } & (ResolvedPoint | { source: "none"; value: null }))[] }[];
+  readonly series: readonly { readonly name: string; readonly points: readonly FigurePoint[] }[];
 }
 
 /** Every series has one point (or null) per category. */
@@ -70,8 +110,8 @@ export function checkFigureSpec(spec: FigureSpec): void {
   if (spec.chart === "line" && spec.xLabel === undefined) throw new InputError(`line figure '${spec.id}' has no xLabel`, { field: "xLabel", fix: "name the x axis" });
 }
 
-/** A printed paper number as a fraction (percent units divided by 100), so it plots beside ours. */
-export function resolvePaperPoint(p: { table: string; row: string; column: string }, doc: PaperNumbers = loadPaperNumbers()): ResolvedPoint | undefined {
+/** A printed paper number as a fraction (percent units divided by 100), so it plots beside ours; undefined for the paper's "-". */
+export function resolvePaperPoint(p: PaperRef, doc: PaperNumbers = loadPaperNumbers()): PaperValue | undefined {
   const table = paperTable(p.table, doc);
   const column = table.columns.find((c) => c.id === p.column);
   const row = table.rows.find((r) => r.id === p.row);
@@ -83,34 +123,49 @@ export function resolvePaperPoint(p: { table: string; row: string; column: strin
   }
   const v = row.values[column.id];
   if (v === undefined || v === null) return undefined;
-  return { source: "paper", value: asFraction(v, column.unit), table: p.table, row: p.row, column: p.column };
+  return { value: asFraction(v, column.unit), printed: formatPaperValue(v, column), table: p.table, row: p.row, column: p.column };
 }
 
-/** Render resolved points (`points[s][c]`, undefined = no number) to SVG and JSON. Pure. */
-export function renderFigure(spec: FigureSpec, points: readonly (readonly (ResolvedPoint | undefined)[])[]): { svg: string; json: string; data: FigureJson } {
-  checkFigureSpec(spec);
-  const series = spec.series.map((s, si) => ({ name: s.name, values: spec.categories.map((_, ci) => points[si]?.[ci]?.value ?? null) }));
-  const base = {
-    title: spec.title,
-    yLabel: spec.yLabel,
-    series,
-    ...(spec.yMax !== undefined ? { yMax: spec.yMax } : {}),
-    ...(spec.valueFormat !== undefined ? { valueFormat: spec.valueFormat as NumberFormat } : {}),
+/** "N = 200 turns", or N per category / per series when it varies along one of them. */
+export function describeN(categories: readonly string[], series: readonly { name: string; points: readonly FigurePoint[] }[]): string {
+  const cells: { s: string; c: string; n: number }[] = [];
+  for (const s of series) s.points.forEach((p, ci) => p.ours !== null && cells.push({ s: s.name, c: categories[ci]!, n: p.ours.n }));
+  if (cells.length === 0) return "";
+  const all = new Set(cells.map((x) => x.n));
+  if (all.size === 1) return `N = ${formatCount([...all][0]!)} turns per point.`;
+  const uniformBy = (key: "s" | "c"): Map<string, number> | undefined => {
+    const m = new Map<string, number>();
+    for (const x of cells) {
+      const prev = m.get(x[key]);
+      if (prev !== undefined && prev !== x.n) return undefined;
+      m.set(x[key], x.n);
+    }
+    return m;
   };
-  const svg = spec.chart === "bar" ? renderBarChartSvg({ ...base, categories: spec.categories }) : renderLineChartSvg({ ...base, x: spec.categories, xLabel: spec.xLabel ?? "" });
-  const data: FigureJson = {
+  const byCategory = uniformBy("c");
+  if (byCategory) return `N (turns) per category: ${[...byCategory].map(([c, n]) => `${labelText(c)} ${formatCount(n)}`).join(", ")}.`;
+  const bySeries = uniformBy("s");
+  if (bySeries) return `N (turns) per series: ${[...bySeries].map(([s, n]) => `${labelText(s)} ${formatCount(n)}`).join(", ")}.`;
+  return `N varies by point (${formatCount(Math.min(...all))} to ${formatCount(Math.max(...all))} turns; see each point's tooltip).`;
+}
+
+/** The figure JSON from resolved points (`points[s][c]`). Pure. */
+export function figureData(spec: FigureSpec, points: readonly (readonly FigurePoint[])[]): FigureJson {
+  checkFigureSpec(spec);
+  const series = spec.series.map((s, si) => ({ name: s.name, points: spec.categories.map((category, ci) => points[si]?.[ci] ?? { category, ours: null, paper: null, absent: null }) }));
+  return {
+    schema: "cspipe.figure/2",
     id: spec.id,
     chart: spec.chart,
     title: spec.title,
     caption: spec.caption,
-    categories: spec.categories,
-    series: spec.series.map((s, si) => ({
-      name: s.name,
-      points: spec.categories.map((category, ci) => {
-        const p = points[si]?.[ci];
-        return p === undefined ? { category, source: "none" as const, value: null } : { category, ...p };
-      }),
-    })),
+    nNote: describeN(spec.categories, series),
+    yLabel: spec.yLabel,
+    yUnit: spec.yUnit ?? null,
+    xLabel: spec.xLabel ?? null,
+    valueFormat: spec.valueFormat ?? { kind: "fixed", digits: 3 },
+    yMax: spec.yMax ?? null,
+    categories: [...spec.categories],
+    series,
   };
-  return { svg, json: JSON.stringify(data, null, 2) + "\n", data };
 }

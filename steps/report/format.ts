@@ -2,6 +2,7 @@
  * Fixed number formats for tables and figures, plus the escaping helpers every renderer
  * shares (Markdown cells, CSV fields, XML/HTML text). Pure and deterministic.
  */
+import { z } from "zod";
 import type { PaperUnit } from "./paper-numbers.ts";
 
 export type NumberFormat =
@@ -10,6 +11,13 @@ export type NumberFormat =
   /** value (a fraction) x 100 with `digits` decimals, e.g. recall 0.651 -> "65.1" */
   | { readonly kind: "percent"; readonly digits: number }
   | { readonly kind: "integer" };
+
+/** The params schema of a NumberFormat (tables and figures). */
+export const formatSchema = z.union([
+  z.object({ kind: z.literal("fixed"), digits: z.number().int().min(0).max(10) }).strict(),
+  z.object({ kind: z.literal("percent"), digits: z.number().int().min(0).max(10) }).strict(),
+  z.object({ kind: z.literal("integer") }).strict(),
+]);
 
 /** Shorthands used by most tables: MRR as 0.xxx, recall/EM/F1 as xx.x. */
 export const FORMATS = {
@@ -28,6 +36,17 @@ export function formatNumber(value: number, format: NumberFormat): string {
   if (!Number.isFinite(value)) throw new RangeError(`cannot format ${value}`);
   const out = (formatters[format.kind] as (v: number, f: NumberFormat) => string)(value, format);
   return out === "-0" || /^-0\.0*$/.test(out) ? out.slice(1) : out;
+}
+
+/** The unit a format prints in, for column headers and axis labels. */
+export function formatUnit(format: NumberFormat): string {
+  return format.kind === "percent" ? "%" : format.kind === "fixed" ? "fraction" : "count";
+}
+
+/** An integer with thousands separators (N = 8,209). */
+export function formatCount(n: number): string {
+  const s = String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return n < 0 ? `-${s}` : s;
 }
 
 /** A number as the paper prints it (values are stored as printed, see paper-numbers.ts). */

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { formatPaperNumber } from "./format.ts";
 
 const Unit = z.enum(["fraction", "percent", "count", "millions", "hours"]);
 export type PaperUnit = z.infer<typeof Unit>;
@@ -150,4 +151,9 @@ export function paperValue(tableId: string, rowId: string, columnId: string, doc
 /** A printed value converted to a fraction in [0, 1] when its unit is "percent" (65.1 -> 0.651). */
 export function asFraction(value: number, unit: PaperUnit): number {
   return unit === "percent" ? Math.round(value * 1e6) / 1e8 : value;
+}
+
+/** A printed value as the paper prints it (digits and unit of its column). */
+export function formatPaperValue(value: number, column: PaperColumn): string {
+  return formatPaperNumber(value, column.unit, column.digits);
 }

@@ -1,32 +1,43 @@
 /**
- * The report's front page: `index.md` and `index.html` listing every rendered table and
- * figure, with a statement of which dataset (mini fixtures or the real data) produced
- * them. The HTML is self-contained (inline CSS, no scripts) and escapes all text.
+ * The report's front page, `index.html` and `index.md`: the statement of which data produced
+ * it (mini or real), the findings, every table rendered (ours beside the paper's, units, N,
+ * notes; every number a link to its provenance page), every figure (inline SVG whose marks
+ * link the same way, with its caption and N), and the stage graph of the pipeline that made
+ * it. The HTML is self-contained (inline CSS, no scripts) and escapes all text. Pure.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { escapeMarkdownCell, escapeXml } from "./format.ts";
+import { el, lines, raw, type Html } from "./html.ts";
+import { labelHtml, labelMarkdown } from "./label.ts";
+import { REPORT_CSS } from "./style.ts";
+import type { RenderedTableJson } from "./table.ts";
+import { renderTableHtml } from "./table-html.ts";
+import { renderTableMarkdown } from "./table-markdown.ts";
+import type { FigureJson } from "./figure.ts";
+import { renderFigureSvg } from "./svg.ts";
+import { findingsHtml, findingsMarkdown, type Findings } from "./findings.ts";
 
 export type ReportFileKind = "markdown" | "csv" | "json" | "svg";
 
-export interface ReportEntry {
-  readonly kind: "table" | "figure";
-  readonly id: string;
-  readonly title: string;
-  readonly caption?: string;
+export interface ReportEntry<D> {
+  readonly data: D;
   /** Paths relative to the report directory. */
   readonly files: Partial<Record<ReportFileKind, string>>;
 }
 
 export interface ReportIndexSpec {
   readonly title: string;
-  /** "mini": tiny fixtures (smoke test, numbers not comparable to the paper); "real": the full datasets. */
+  /** "mini": the synthetic benchmark (numbers not comparable to the paper); "real": the full datasets. */
   readonly dataset: "mini" | "real";
   /** One sentence on the data, e.g. "QReCC test (16,451 turns), TopiOCQA dev". */
   readonly datasetDescription: string;
-  readonly entries: readonly ReportEntry[];
   readonly notes?: readonly string[];
+  readonly tables: readonly ReportEntry<RenderedTableJson>[];
+  readonly figures: readonly ReportEntry<FigureJson>[];
+  readonly findings?: Findings;
+  /** The stage graph (SVG) and the provenance index page, when the report has provenance pages. */
+  readonly provenance?: { readonly stagesSvg: string; readonly index: string };
+  /** The page a number with these evaluation keys links to (relative to the report root); undefined = no link. */
+  readonly href: (keys: readonly string[]) => string | undefined;
 }
 
 export interface RenderedIndex {
@@ -37,8 +48,8 @@ export interface RenderedIndex {
 const FILE_ORDER: readonly ReportFileKind[] = ["markdown", "csv", "json", "svg"];
 const FILE_LABEL: Record<ReportFileKind, string> = { markdown: "Markdown", csv: "CSV", json: "JSON", svg: "SVG" };
 
-const DATASET_STATEMENT: Record<ReportIndexSpec["dataset"], string> = {
-  mini: "Produced from the MINI dataset (tiny fixtures for a smoke test). These numbers are NOT comparable to the paper's.",
+export const DATASET_STATEMENT: Record<ReportIndexSpec["dataset"], string> = {
+  mini: "Produced from the MINI benchmark (small synthetic data in the real formats, for checking the pipeline end to end). These numbers are NOT comparable to the paper's.",
   real: "Produced from the REAL datasets. Paper numbers are shown beside ours where the paper reports them.",
 };
 
@@ -48,81 +59,112 @@ function checkRelative(path: string, entry: string): void {
   }
 }
 
-function links(entry: ReportEntry): { kind: ReportFileKind; href: string }[] {
-  const out: { kind: ReportFileKind; href: string }[] = [];
+function links(id: string, files: Partial<Record<ReportFileKind, string>>): { label: string; href: string }[] {
+  const out: { label: string; href: string }[] = [];
   for (const kind of FILE_ORDER) {
-    const path = entry.files[kind];
+    const path = files[kind];
     if (path === undefined) continue;
-    checkRelative(path, entry.id);
-    out.push({ kind, href: encodeURI(path.replace(/\\/g, "/")) });
+    checkRelative(path, id);
+    out.push({ label: FILE_LABEL[kind], href: encodeURI(path.replace(/\\/g, "/")) });
   }
   return out;
 }
 
-/** Render both index files. Pure; entries keep the given order (tables first, then figures). */
-export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
+/** A title up to its first colon ("Table 2: QReCC test ..." -> "Table 2"), for the contents. */
+const shortTitle = (title: string): string => (title.includes(": ") ? title.slice(0, title.indexOf(": ")) : title);
+
+function checkIds(spec: ReportIndexSpec): void {
   const ids = new Set<string>();
-  for (const e of spec.entries) {
-    if (ids.has(e.id)) throw new InputError(`report entry '${e.id}' appears twice`, { field: "entries", fix: "list each table/figure once" });
-    ids.add(e.id);
+  for (const e of [...spec.tables, ...spec.figures]) {
+    if (ids.has(e.data.id)) throw new InputError(`report entry '${e.data.id}' appears twice`, { field: "entries", fix: "list each table/figure once" });
+    ids.add(e.data.id);
   }
-  const groups: { heading: string; entries: ReportEntry[] }[] = [
-    { heading: "Tables", entries: spec.entries.filter((e) => e.kind === "table") },
-    { heading: "Figures", entries: spec.entries.filter((e) => e.kind === "figure") },
-  ];
-
-  const md: string[] = [`# ${escapeMarkdownCell(spec.title)}`, "", `**Dataset: ${spec.dataset}.** ${DATASET_STATEMENT[spec.dataset]}`, "", escapeMarkdownCell(spec.datasetDescription), ""];
-  for (const note of spec.notes ?? []) md.push(`- ${escapeMarkdownCell(note)}`);
-  if ((spec.notes ?? []).length > 0) md.push("");
-  for (const g of groups) {
-    if (g.entries.length === 0) continue;
-    md.push(`## ${g.heading}`, "");
-    for (const e of g.entries) {
-      const ls = links(e).map((l) => `[${FILE_LABEL[l.kind]}](${l.href})`);
-      md.push(`- **${escapeMarkdownCell(e.title)}** (${escapeMarkdownCell(e.id)})${ls.length > 0 ? `: ${ls.join(" · ")}` : ""}`);
-      if (e.caption !== undefined) md.push(`  ${escapeMarkdownCell(e.caption)}`);
-      if (e.kind === "figure" && e.files.svg !== undefined) md.push("", `  ![${escapeMarkdownCell(e.title)}](${encodeURI(e.files.svg.replace(/\\/g, "/"))})`, "");
-    }
-    md.push("");
-  }
-
-  const html: string[] = [
-    "<!DOCTYPE html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<title>${escapeXml(spec.title)}</title>`,
-    "<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.4}" +
-      ".dataset{padding:.6rem 1rem;border-left:4px solid #0072B2;background:#f2f7fb}.dataset.mini{border-color:#D55E00;background:#fdf3ec}" +
-      "li{margin:.5rem 0}.caption{color:#444;font-size:.9rem}img{max-width:100%;border:1px solid #ddd}</style>",
-    "</head>",
-    "<body>",
-    `<h1>${escapeXml(spec.title)}</h1>`,
-    `<p class="dataset ${spec.dataset}"><strong>Dataset: ${escapeXml(spec.dataset)}.</strong> ${escapeXml(DATASET_STATEMENT[spec.dataset])}<br>${escapeXml(spec.datasetDescription)}</p>`,
-  ];
-  if ((spec.notes ?? []).length > 0) html.push("<ul>", ...(spec.notes ?? []).map((n) => `<li>${escapeXml(n)}</li>`), "</ul>");
-  for (const g of groups) {
-    if (g.entries.length === 0) continue;
-    html.push(`<h2>${g.heading}</h2>`, "<ul>");
-    for (const e of g.entries) {
-      const ls = links(e).map((l) => `<a href="${escapeXml(l.href)}">${FILE_LABEL[l.kind]}</a>`);
-      let item = `<li id="${escapeXml(e.id)}"><strong>${escapeXml(e.title)}</strong> (${escapeXml(e.id)})${ls.length > 0 ? `: ${ls.join(" · ")}` : ""}`;
-      if (e.caption !== undefined) item += `<br><span class="caption">${escapeXml(e.caption)}</span>`;
-      if (e.kind === "figure" && e.files.svg !== undefined) item += `<br><img src="${escapeXml(encodeURI(e.files.svg.replace(/\\/g, "/")))}" alt="${escapeXml(e.title)}">`;
-      html.push(item + "</li>");
-    }
-    html.push("</ul>");
-  }
-  html.push("</body>", "</html>");
-  return { markdown: md.join("\n"), html: html.join("\n") + "\n" };
 }
 
-/** Write `index.md` and `index.html` into `dir` (created if needed); returns their paths. */
-export async function writeReportIndex(dir: string, spec: ReportIndexSpec): Promise<{ markdown: string; html: string }> {
-  const rendered = renderReportIndex(spec);
-  await mkdir(dir, { recursive: true });
-  const paths = { markdown: join(dir, "index.md"), html: join(dir, "index.html") };
-  await writeFile(paths.markdown, rendered.markdown, "utf8");
-  await writeFile(paths.html, rendered.html, "utf8");
-  return paths;
+function figureHtml(f: ReportEntry<FigureJson>, spec: ReportIndexSpec): Html {
+  const svg = renderFigureSvg(f.data, { href: (p) => (p.ours === null ? undefined : spec.href(p.ours.stepKeys)) });
+  const ls = links(f.data.id, f.files);
+  return el(
+    "figure",
+    { id: f.data.id },
+    raw(svg),
+    el(
+      "figcaption",
+      {},
+      el("strong", {}, raw(labelHtml(f.data.title))),
+      ". ",
+      raw(labelHtml(f.data.caption)),
+      f.data.nNote === "" ? raw("") : [" ", f.data.nNote],
+      ls.length > 0 ? [" Data: ", ...ls.flatMap((l, i) => [i > 0 ? raw(" · ") : raw(""), el("a", { href: l.href }, l.label)])] : raw(""),
+    ),
+  );
+}
+
+/** Render both index files. Pure; tables and figures keep the given order. */
+export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
+  checkIds(spec);
+  const keyHref = (key: string): string | undefined => spec.href([key]);
+  const notes = spec.notes ?? [];
+
+  const body: Html[] = [
+    el("h1", {}, raw(labelHtml(spec.title))),
+    el("p", { class: `dataset ${spec.dataset}` }, el("strong", {}, `Data: ${spec.dataset}.`), ` ${DATASET_STATEMENT[spec.dataset]}`, el("br", {}), spec.datasetDescription),
+  ];
+  if (spec.findings !== undefined) body.push(findingsHtml(spec.findings, keyHref));
+  const toc: Html[] = [];
+  if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}`, title: t.data.title }, raw(labelHtml(shortTitle(t.data.title)))))))));
+  if (spec.figures.length > 0) toc.push(el("li", {}, el("a", { href: "#figures" }, "Figures"), el("ul", {}, ...spec.figures.map((f) => el("li", {}, el("a", { href: `#${f.data.id}`, title: f.data.title }, raw(labelHtml(shortTitle(f.data.title)))))))));
+  if (spec.provenance !== undefined) toc.push(el("li", {}, el("a", { href: "#pipeline" }, "How these numbers were made")));
+  body.push(el("nav", { class: "toc" }, el("ul", {}, ...toc)));
+  if (notes.length > 0) body.push(el("ul", { class: "notes" }, ...notes.map((n) => el("li", {}, n))));
+  const cellHref = (keys: readonly string[]): string | undefined => (keys.length === 0 ? undefined : spec.href(keys));
+  if (spec.tables.length > 0) {
+    body.push(el("h2", { id: "tables" }, "Tables"));
+    for (const t of spec.tables) body.push(renderTableHtml(t.data, { href: (c) => cellHref(c.stepKeys) }, links(t.data.id, t.files)));
+  }
+  if (spec.figures.length > 0) {
+    body.push(el("h2", { id: "figures" }, "Figures"));
+    body.push(el("p", { class: "caption" }, "Bars and points are ours (click one for its provenance); diamonds are the paper's printed numbers where it gives them; error bars are ± sd over training seeds where there are several."));
+    for (const f of spec.figures) body.push(figureHtml(f, spec));
+  }
+  if (spec.provenance !== undefined) {
+    body.push(
+      el("h2", { id: "pipeline" }, "How these numbers were made"),
+      el("p", {}, "The pipeline's steps collapsed by kind (one box per step id, with how many steps of that kind ran). Every number above links to the page of the evaluation that produced it, which leads back through the run, the index, the model and its training curves, the training examples and mined negatives, to the data. ", el("a", { href: spec.provenance.index }, "All provenance pages"), "."),
+      el("figure", { class: "stages" }, raw(spec.provenance.stagesSvg)),
+    );
+  }
+  const html =
+    lines(
+      raw("<!DOCTYPE html>"),
+      raw('<html lang="en">'),
+      el("head", {}, raw('<meta charset="utf-8">'), el("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), el("title", {}, spec.title), el("style", {}, raw(REPORT_CSS))),
+      el("body", {}, ...body),
+      raw("</html>"),
+    ).html + "\n";
+
+  const md: string[] = [`# ${labelMarkdown(spec.title)}`, "", `**Data: ${spec.dataset}.** ${DATASET_STATEMENT[spec.dataset]}`, "", labelMarkdown(spec.datasetDescription), ""];
+  for (const n of notes) md.push(`- ${labelMarkdown(n)}`);
+  if (notes.length > 0) md.push("");
+  if (spec.findings !== undefined) md.push(findingsMarkdown(spec.findings, keyHref));
+  if (spec.tables.length > 0) {
+    md.push("## Tables", "");
+    for (const t of spec.tables) {
+      md.push(renderTableMarkdown(t.data, { heading: 3, href: (c) => cellHref(c.stepKeys) }));
+      const ls = links(t.data.id, t.files);
+      if (ls.length > 0) md.push(`Data: ${ls.map((l) => `[${l.label}](${l.href})`).join(" · ")}`, "");
+    }
+  }
+  if (spec.figures.length > 0) {
+    md.push("## Figures", "");
+    for (const f of spec.figures) {
+      const ls = links(f.data.id, f.files);
+      md.push(`### ${labelMarkdown(f.data.title)}`, "");
+      if (f.files.svg !== undefined) md.push(`![${labelMarkdown(f.data.title)}](${encodeURI(f.files.svg.replace(/\\/g, "/"))})`, "");
+      md.push(`${labelMarkdown(f.data.caption)}${f.data.nNote === "" ? "" : ` ${f.data.nNote}`}`, "");
+      if (ls.length > 0) md.push(`Data: ${ls.map((l) => `[${l.label}](${l.href})`).join(" · ")}`, "");
+    }
+  }
+  if (spec.provenance !== undefined) md.push("## How these numbers were made", "", `Every number links to the page of the evaluation that produced it; [all provenance pages](${spec.provenance.index}).`, "");
+  return { markdown: md.join("\n"), html };
 }

@@ -1,207 +1,293 @@
 /**
- * A small, dependency-free SVG renderer for the paper's figures: grouped bar charts
- * (Figure 2: recall per query form / model, per dataset or question type) and line
- * charts (Figures 3 and 4: metric per training iteration, one line per question type).
+ * The report's charts as SVG, from a figure's JSON (figure.ts): grouped bars (Figure 2) and
+ * lines over x positions (Figures 3 and 4, training curves).
  *
- * Output is deterministic (fixed palette, coordinates rounded to 2 decimals, no ids
- * derived from time or randomness), self-contained, and every mark carries data-*
- * attributes plus a <title> tooltip so tests and readers can find the numbers.
+ * Layout is computed from measured text (text-metrics.ts: the font the SVG asks for), so
+ * nothing is clipped: the title wraps, long category labels wrap under their group, the
+ * legend flows in rows below the plot, and the canvas grows to hold them. The y axis is
+ * scaled to the data (values, error bars and paper markers) with round ticks, starting at 0.
+ * Labels are typeset (label.ts). Our numbers are bars / points with ± sd error bars where
+ * seeds exist; the paper's printed numbers are diamond markers on the same position; each
+ * mark links to its provenance page when `href` gives one, and carries a tooltip (N, seeds,
+ * the paper's number) and data-* attributes.
+ *
+ * Why hand-written rather than a charting library: Vega-Lite 6 rendered to SVG in Node was
+ * tried (2026-11-23) and is byte-stable too, but its text marks cannot typeset subscripts
+ * (labels would read `X_t \ {q_t}`, unlike the tables), it measures text heuristically in
+ * Node anyway, and it adds ~25 MB of dependencies; these ~300 lines cover the two chart kinds
+ * the paper uses. Output is deterministic: fixed palette, coordinates rounded to 2 decimals,
+ * no ids, nothing from time or randomness.
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { escapeXml, formatNumber } from "./format.ts";
-import type { NumberFormat } from "./format.ts";
+import { escapeXml, formatNumber, formatUnit, type NumberFormat } from "./format.ts";
+import { labelSvg, labelText, labelWidth } from "./label.ts";
+import { SVG_FONT_FAMILY } from "./text-metrics.ts";
+import type { FigureJson, FigurePoint } from "./figure.ts";
 
-export interface Series {
-  readonly name: string;
-  /** One value per category / x position; null = no data (no bar, a gap in the line). */
-  readonly values: readonly (number | null)[];
-}
+/** Colour-blind-safe palette (Okabe-Ito), in series order (yellow last: weak on white). */
+export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"] as const;
 
-interface ChartBase {
-  readonly title: string;
-  readonly yLabel: string;
-  readonly series: readonly Series[];
-  /** Upper end of the y axis; default: a round number above the largest value. */
-  readonly yMax?: number;
-  /** How values are printed in labels and tooltips; default 3 decimals. */
-  readonly valueFormat?: NumberFormat;
+export interface SvgOptions {
+  /** Link of a point's mark (relative to where the SVG is shown); undefined = no link. */
+  readonly href?: (point: FigurePoint, series: string) => string | undefined;
   readonly width?: number;
-  readonly height?: number;
+  /** Plot area height (default 240). */
+  readonly plotHeight?: number;
+  /** Legend entries for the series (default true; a one-series chart titled by its series needs none). */
+  readonly legend?: boolean;
 }
 
-export interface BarChartSpec extends ChartBase {
-  /** Groups along the x axis (e.g. query forms); each group has one bar per series. */
-  readonly categories: readonly string[];
-}
+const FONT = 12;
+const TICK_FONT = 11;
+const TITLE_FONT = 14;
+const LINE = 1.3;
 
-export interface LineChartSpec extends ChartBase {
-  readonly xLabel: string;
-  /** Labels of the x positions (e.g. iterations "0".."3"), evenly spaced. */
-  readonly x: readonly string[];
-}
-
-/** Colour-blind-safe palette (Okabe-Ito), used in series order. */
-export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"] as const;
-
-const MARGIN = { top: 40, right: 150, bottom: 60, left: 60 };
-
-const n2 = (x: number): string => {
+export const n2 = (x: number): string => {
   const s = (Math.round(x * 100) / 100).toFixed(2).replace(/\.?0+$/, "");
   return s === "-0" ? "0" : s;
 };
 
-/** A "nice" axis maximum (1, 2, 2.5 or 5 times a power of ten) at or above `max`. */
-export function niceMax(max: number): number {
-  if (!(max > 0)) return 1;
+/** Round axis: a tick step of 1, 2, 2.5 or 5 times a power of ten, at most 6 steps up to `max` or above. */
+export function niceScale(max: number): { max: number; step: number } {
+  if (!(max > 0)) return { max: 1, step: 0.2 };
   const p = 10 ** Math.floor(Math.log10(max));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= max - 1e-12) return m * p;
-  return 10 * p;
-}
-
-function validate(kind: string, labels: readonly string[], base: ChartBase): void {
-  if (labels.length === 0) throw new InputError(`${kind} '${base.title}' has no x positions`, { field: "categories", fix: "give at least one category / x label" });
-  if (base.series.length === 0) throw new InputError(`${kind} '${base.title}' has no series`, { field: "series", fix: "give at least one series" });
-  for (const s of base.series) {
-    if (s.values.length !== labels.length) {
-      throw new InputError(`series '${s.name}' has ${s.values.length} values for ${labels.length} x positions`, { field: `series.${s.name}`, fix: "give one value (or null) per category" });
-    }
-    for (const v of s.values) {
-      if (v !== null && !Number.isFinite(v)) throw new InputError(`series '${s.name}' holds ${v}`, { field: `series.${s.name}`, fix: "use finite numbers or null" });
+  for (const e of [p / 10, p]) {
+    for (const m of [1, 2, 2.5, 5]) {
+      const step = m * e;
+      const count = Math.ceil(max / step - 1e-9);
+      if (count <= 6) return { max: Math.round(step * count * 1e9) / 1e9, step };
     }
   }
+  return { max: 10 * p, step: 2 * p };
 }
 
-interface Frame {
-  readonly width: number;
-  readonly height: number;
-  readonly plotW: number;
-  readonly plotH: number;
-  readonly yMax: number;
-  readonly fmt: NumberFormat;
-  readonly y: (v: number) => number;
+/** Decimals needed to print multiples of `step` exactly (at most 4). */
+export function tickDigits(step: number): number {
+  for (let d = 0; d < 4; d++) if (Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) < 1e-6) return d;
+  return 4;
 }
 
-function frame(base: ChartBase): Frame {
-  const width = base.width ?? 640;
-  const height = base.height ?? 360;
-  const plotW = width - MARGIN.left - MARGIN.right;
-  const plotH = height - MARGIN.top - MARGIN.bottom;
-  let dataMax = 0;
-  for (const s of base.series) for (const v of s.values) if (v !== null && v > dataMax) dataMax = v;
-  const yMax = base.yMax ?? niceMax(dataMax);
-  const fmt = base.valueFormat ?? { kind: "fixed", digits: 3 };
-  return { width, height, plotW, plotH, yMax, fmt, y: (v) => MARGIN.top + plotH - (Math.max(0, Math.min(v, yMax)) / yMax) * plotH };
-}
-
-function open(f: Frame, title: string, kind: string): string[] {
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" font-family="sans-serif" font-size="12" data-chart="${kind}">`,
-    `<title>${escapeXml(title)}</title>`,
-    `<rect x="0" y="0" width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
-    `<text x="${n2(f.width / 2)}" y="22" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
-  ];
-}
-
-function yAxis(f: Frame, label: string): string[] {
-  const out = [`<g class="axis y-axis">`];
-  const ticks = 5;
-  for (let i = 0; i <= ticks; i++) {
-    const v = (f.yMax * i) / ticks;
-    const y = n2(f.y(v));
-    out.push(`<line x1="${MARGIN.left - 4}" y1="${y}" x2="${MARGIN.left + f.plotW}" y2="${y}" stroke="${i === 0 ? "#000000" : "#dddddd"}"/>`);
-    out.push(`<text x="${MARGIN.left - 8}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(formatNumber(v, f.fmt))}</text>`);
+/** Split a label at spaces outside braces into lines no wider than `width` (a word longer than that gets its own line). */
+export function wrapLabel(label: string, width: number, fontSize: number, bold = false): string[] {
+  const words: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of label) {
+    if (ch === "{") depth++;
+    if (ch === "}") depth = Math.max(0, depth - 1);
+    if (ch === " " && depth === 0) {
+      if (cur !== "") words.push(cur);
+      cur = "";
+    } else cur += ch;
   }
-  out.push(`<line x1="${MARGIN.left}" y1="${MARGIN.top}" x2="${MARGIN.left}" y2="${MARGIN.top + f.plotH}" stroke="#000000"/>`);
-  const cy = n2(MARGIN.top + f.plotH / 2);
-  out.push(`<text x="16" y="${cy}" text-anchor="middle" transform="rotate(-90 16 ${cy})">${escapeXml(label)}</text>`);
-  out.push(`</g>`);
-  return out;
+  if (cur !== "") words.push(cur);
+  const lines: string[] = [];
+  for (const w of words) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && labelWidth(`${last} ${w}`, fontSize, bold) <= width) lines[lines.length - 1] = `${last} ${w}`;
+    else lines.push(w);
+  }
+  return lines.length > 0 ? lines : [""];
 }
 
-function xLabels(f: Frame, labels: readonly string[], center: (i: number) => number, axisLabel?: string): string[] {
-  const out = [`<g class="axis x-axis">`];
-  const base = MARGIN.top + f.plotH;
-  labels.forEach((label, i) => {
-    out.push(`<text x="${n2(center(i))}" y="${base + 18}" text-anchor="middle">${escapeXml(label)}</text>`);
-  });
-  if (axisLabel !== undefined) out.push(`<text x="${n2(MARGIN.left + f.plotW / 2)}" y="${base + 44}" text-anchor="middle">${escapeXml(axisLabel)}</text>`);
-  out.push(`</g>`);
-  return out;
+function text(x: number, y: number, label: string, size: number, attrs = ""): string {
+  return `<text x="${n2(x)}" y="${n2(y)}" font-size="${size}"${attrs}>${labelSvg(label, size)}</text>`;
 }
 
-function legend(f: Frame, series: readonly Series[], marker: "rect" | "line"): string[] {
-  const out = [`<g class="legend">`];
-  const x = MARGIN.left + f.plotW + 16;
-  series.forEach((s, i) => {
-    const y = MARGIN.top + 8 + i * 20;
-    const colour = PALETTE[i % PALETTE.length]!;
-    out.push(
-      marker === "rect"
-        ? `<rect x="${x}" y="${y - 6}" width="12" height="12" fill="${colour}"/>`
-        : `<line x1="${x}" y1="${y}" x2="${x + 14}" y2="${y}" stroke="${colour}" stroke-width="2"/>`,
-    );
-    out.push(`<text x="${x + 20}" y="${y}" dominant-baseline="middle" data-series="${escapeXml(s.name)}">${escapeXml(s.name)}</text>`);
-  });
-  out.push(`</g>`);
-  return out;
-}
-
-/** Grouped bar chart: one group per category, one bar per series, value labels on top. */
-export function renderBarChartSvg(spec: BarChartSpec): string {
-  validate("bar chart", spec.categories, spec);
-  const f = frame(spec);
-  const groupW = f.plotW / spec.categories.length;
-  const barW = (groupW * 0.8) / spec.series.length;
-  const center = (i: number): number => MARGIN.left + groupW * (i + 0.5);
-  const out = [...open(f, spec.title, "bar"), ...yAxis(f, spec.yLabel), `<g class="marks">`];
-  spec.categories.forEach((category, ci) => {
-    spec.series.forEach((s, si) => {
-      const v = s.values[ci]!;
-      if (v === null) return;
-      const x = MARGIN.left + groupW * ci + groupW * 0.1 + barW * si;
-      const y = f.y(v);
-      const h = MARGIN.top + f.plotH - y;
-      const text = formatNumber(v, f.fmt);
-      out.push(
-        `<rect class="bar" x="${n2(x)}" y="${n2(y)}" width="${n2(barW)}" height="${n2(h)}" fill="${PALETTE[si % PALETTE.length]}" data-series="${escapeXml(s.name)}" data-category="${escapeXml(category)}" data-value="${v}"><title>${escapeXml(`${s.name}, ${category}: ${text}`)}</title></rect>`,
-      );
-      out.push(`<text class="value" x="${n2(x + barW / 2)}" y="${n2(y - 3)}" text-anchor="middle" font-size="9">${escapeXml(text)}</text>`);
-    });
-  });
-  out.push(`</g>`, ...xLabels(f, spec.categories, center), ...legend(f, spec.series, "rect"), `</svg>`);
-  return out.join("\n") + "\n";
-}
-
-/** Line chart: one polyline per series over evenly spaced x positions; null values break the line. */
-export function renderLineChartSvg(spec: LineChartSpec): string {
-  validate("line chart", spec.x, spec);
-  const f = frame(spec);
-  const step = spec.x.length === 1 ? 0 : f.plotW / (spec.x.length - 1);
-  const px = (i: number): number => (spec.x.length === 1 ? MARGIN.left + f.plotW / 2 : MARGIN.left + step * i);
-  const out = [...open(f, spec.title, "line"), ...yAxis(f, spec.yLabel), `<g class="marks">`];
-  spec.series.forEach((s, si) => {
-    const colour = PALETTE[si % PALETTE.length]!;
-    let segment: string[] = [];
-    const flush = (): void => {
-      if (segment.length > 1) out.push(`<polyline class="line" points="${segment.join(" ")}" fill="none" stroke="${colour}" stroke-width="2" data-series="${escapeXml(s.name)}"/>`);
-      segment = [];
-    };
-    s.values.forEach((v, i) => {
-      if (v === null) {
-        flush();
-        return;
+function check(f: FigureJson): void {
+  for (const s of f.series) {
+    if (s.points.length !== f.categories.length) throw new InputError(`series '${s.name}' has ${s.points.length} points for ${f.categories.length} x positions`, { field: `series.${s.name}`, fix: "give one point (or null) per category" });
+    for (const p of s.points) {
+      for (const v of [p.ours?.value, p.ours?.sd, p.paper?.value]) {
+        if (v !== undefined && v !== null && !Number.isFinite(v)) throw new InputError(`series '${s.name}' holds ${v}`, { field: `series.${s.name}`, fix: "use finite numbers" });
       }
-      segment.push(`${n2(px(i))},${n2(f.y(v))}`);
-    });
-    flush();
-    s.values.forEach((v, i) => {
-      if (v === null) return;
-      const text = formatNumber(v, f.fmt);
-      out.push(
-        `<circle class="point" cx="${n2(px(i))}" cy="${n2(f.y(v))}" r="3.5" fill="${colour}" data-series="${escapeXml(s.name)}" data-x="${escapeXml(spec.x[i]!)}" data-value="${v}"><title>${escapeXml(`${s.name}, ${spec.x[i]}: ${text}`)}</title></circle>`,
-      );
+    }
+  }
+}
+
+function tooltip(f: FigureJson, series: string, p: FigurePoint): string {
+  const parts: string[] = [];
+  if (p.ours !== null) {
+    const v = formatNumber(p.ours.value, f.valueFormat);
+    parts.push(p.ours.sd === null ? `ours ${v}` : `ours ${v} ± ${formatNumber(p.ours.sd, f.valueFormat)} (mean ± sd, ${p.ours.seeds} seeds)`);
+    parts.push(`N = ${p.ours.n}`);
+  }
+  if (p.absent !== null) parts.push(p.absent);
+  if (p.paper !== null) parts.push(`paper ${p.paper.printed}`);
+  return `${labelText(series)}, ${labelText(p.category)}: ${parts.join("; ")}`;
+}
+
+function linked(f: FigureJson, options: SvgOptions, series: string, p: FigurePoint, mark: string): string {
+  const title = `<title>${escapeXml(tooltip(f, series, p))}</title>`;
+  const body = mark.replace(/\/>$/, `>${title}</${/^<(\w+)/.exec(mark)![1]}>`);
+  const href = p.ours !== null ? options.href?.(p, series) : undefined;
+  return href === undefined ? body : `<a href="${escapeXml(href)}">${body}</a>`;
+}
+
+const diamond = (x: number, y: number, r: number, stroke: string, attrs: string): string =>
+  `<path class="paper" d="M${n2(x)},${n2(y - r)}L${n2(x + r)},${n2(y)}L${n2(x)},${n2(y + r)}L${n2(x - r)},${n2(y)}Z" fill="#ffffff" stroke="${stroke}" stroke-width="1.5"${attrs}/>`;
+
+const errorBar = (x: number, y1: number, y2: number): string =>
+  `<path class="sd" d="M${n2(x)},${n2(y1)}V${n2(y2)}M${n2(x - 3)},${n2(y1)}H${n2(x + 3)}M${n2(x - 3)},${n2(y2)}H${n2(x + 3)}" stroke="#222222" stroke-width="1" fill="none"/>`;
+
+interface LegendEntry {
+  readonly label: string;
+  readonly swatch: (x: number, y: number) => string;
+}
+
+/** Legend entries laid out in rows from `left` to `right`; returns the markup and its height. */
+function legend(entries: readonly LegendEntry[], left: number, right: number, top: number): { svg: string[]; height: number } {
+  const out = [`<g class="legend">`];
+  let x = left;
+  let row = 0;
+  const rowH = FONT * 1.6;
+  for (const e of entries) {
+    const w = 22 + labelWidth(e.label, FONT) + 16;
+    if (x > left && x + w - 16 > right) {
+      x = left;
+      row++;
+    }
+    const y = top + row * rowH + FONT * 0.8;
+    out.push(e.swatch(x, y), text(x + 22, y + FONT * 0.35, e.label, FONT, ` data-series="${escapeXml(e.label)}"`));
+    x += w;
+  }
+  out.push(`</g>`);
+  return { svg: out, height: entries.length === 0 ? 0 : (row + 1) * rowH };
+}
+
+/** The chart as a standalone SVG document. */
+export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string {
+  check(f);
+  const width = options.width ?? 640;
+  const plotH = options.plotHeight ?? 240;
+  const fmt = f.valueFormat;
+  const nCat = f.categories.length;
+  const nSer = f.series.length;
+  if (nCat === 0 || nSer === 0) throw new InputError(`figure '${f.id}' has no ${nCat === 0 ? "categories" : "series"}`, { field: nCat === 0 ? "categories" : "series", fix: "give at least one" });
+
+  // y scale from every number drawn
+  let dataMax = 0;
+  for (const s of f.series) for (const p of s.points) dataMax = Math.max(dataMax, (p.ours?.value ?? 0) + (p.ours?.sd ?? 0), p.paper?.value ?? 0);
+  const scale = niceScale(Math.max(dataMax, f.yMax ?? 0));
+  const ticks = Array.from({ length: Math.round(scale.max / scale.step) + 1 }, (_, i) => i * scale.step);
+  const tickFmt: NumberFormat = fmt.kind === "integer" ? fmt : { kind: fmt.kind, digits: tickDigits(fmt.kind === "percent" ? scale.step * 100 : scale.step) };
+  const tickLabels = ticks.map((v) => formatNumber(v, tickFmt));
+
+  // horizontal layout
+  const unit = f.yUnit ?? formatUnit(fmt);
+  const yLabel = unit === "" ? f.yLabel : `${f.yLabel} (${unit})`;
+  const left = 8 + FONT * LINE + 8 + Math.max(...tickLabels.map((t) => labelWidth(t, TICK_FONT))) + 8;
+  const right = width - 16;
+  const plotW = right - left;
+
+  // title
+  const titleLines = wrapLabel(f.title, width - 24, TITLE_FONT, true);
+  const out: string[] = [];
+  let y = 8;
+  const titleSvg = titleLines.map((l) => {
+    y += TITLE_FONT * LINE;
+    return text(width / 2, y - 4, l, TITLE_FONT, ` text-anchor="middle" font-weight="bold"`);
+  });
+  const top = y + 14;
+  const base = top + plotH;
+  const yOf = (v: number): number => top + plotH - (Math.max(0, v) / scale.max) * plotH;
+
+  // axes
+  out.push(`<g class="axis y-axis">`);
+  ticks.forEach((v, i) => {
+    out.push(`<line x1="${n2(left - 4)}" y1="${n2(yOf(v))}" x2="${n2(right)}" y2="${n2(yOf(v))}" stroke="${i === 0 ? "#000000" : "#e0e0e0"}"/>`);
+    out.push(text(left - 7, yOf(v) + TICK_FONT * 0.35, tickLabels[i]!, TICK_FONT, ` text-anchor="end"`));
+  });
+  out.push(`<line x1="${n2(left)}" y1="${n2(top)}" x2="${n2(left)}" y2="${n2(base)}" stroke="#000000"/>`);
+  const cy = top + plotH / 2;
+  out.push(`<text x="${n2(8 + FONT)}" y="${n2(cy)}" font-size="${FONT}" text-anchor="middle" transform="rotate(-90 ${n2(8 + FONT)} ${n2(cy)})">${labelSvg(yLabel, FONT)}</text>`, `</g>`);
+
+  // marks
+  const slot = plotW / nCat;
+  const center = (ci: number): number => left + slot * (ci + 0.5);
+  const marks: string[] = [`<g class="marks">`];
+  let anyPaper = false;
+  let anySd = false;
+  const barW = (slot * 0.8) / nSer;
+  f.series.forEach((s, si) => {
+    const colour = PALETTE[si % PALETTE.length]!;
+    const data = (ci: number): string => ` data-series="${escapeXml(s.name)}" data-category="${escapeXml(f.categories[ci]!)}"`;
+    if (f.chart === "line") {
+      let seg: string[] = [];
+      const flush = (): void => {
+        if (seg.length > 1) marks.push(`<polyline class="line" points="${seg.join(" ")}" fill="none" stroke="${colour}" stroke-width="2" data-series="${escapeXml(s.name)}"/>`);
+        seg = [];
+      };
+      s.points.forEach((p, ci) => (p.ours === null ? flush() : seg.push(`${n2(center(ci))},${n2(yOf(p.ours.value))}`)));
+      flush();
+    }
+    s.points.forEach((p, ci) => {
+      const x = f.chart === "bar" ? left + slot * ci + slot * 0.1 + barW * (si + 0.5) : center(ci);
+      if (p.ours !== null) {
+        const o = p.ours;
+        const attrs = `${data(ci)} data-value="${o.value}" data-keys="${o.stepKeys.join(" ")}"`;
+        if (f.chart === "bar") {
+          const yv = yOf(o.value);
+          marks.push(linked(f, options, s.name, p, `<rect class="bar" x="${n2(x - barW / 2)}" y="${n2(yv)}" width="${n2(barW)}" height="${n2(base - yv)}" fill="${colour}"${attrs}/>`));
+          const label = formatNumber(o.value, fmt);
+          if (labelWidth(label, 9) + 2 <= barW) marks.push(text(x, yOf(o.value + (o.sd ?? 0)) - 3, label, 9, ` class="value" text-anchor="middle"`));
+        } else marks.push(linked(f, options, s.name, p, `<circle class="point" cx="${n2(x)}" cy="${n2(yOf(o.value))}" r="3.5" fill="${colour}"${attrs}/>`));
+        if (o.sd !== null) {
+          anySd = true;
+          marks.push(errorBar(x, yOf(o.value - o.sd), yOf(o.value + o.sd)));
+        }
+      } else if (p.absent !== null) {
+        marks.push(`<text class="absent" x="${n2(x)}" y="${n2(base - 4)}" font-size="9" fill="#666666" text-anchor="middle"${data(ci)}>n/a<title>${escapeXml(tooltip(f, s.name, p))}</title></text>`);
+      }
+      if (p.paper !== null) {
+        anyPaper = true;
+        marks.push(linked(f, { ...options, href: () => undefined }, s.name, p, diamond(x, yOf(p.paper.value), 4.5, f.chart === "bar" ? "#000000" : colour, `${data(ci)} data-paper="${p.paper.value}"`)));
+      }
     });
   });
-  out.push(`</g>`, ...xLabels(f, spec.x, px, spec.xLabel), ...legend(f, spec.series, "line"), `</svg>`);
-  return out.join("\n") + "\n";
+  marks.push(`</g>`);
+
+  // x axis labels (wrapped to their slot)
+  const xs: string[] = [`<g class="axis x-axis">`];
+  let xBottom = base;
+  f.categories.forEach((c, ci) => {
+    wrapLabel(c, slot - 6, FONT).forEach((line, li) => {
+      const ly = base + 16 + li * FONT * LINE;
+      xBottom = Math.max(xBottom, ly + 4);
+      xs.push(text(center(ci), ly, line, FONT, ` text-anchor="middle"`));
+    });
+  });
+  if (f.xLabel !== null) {
+    xBottom += FONT * LINE + 4;
+    xs.push(text(left + plotW / 2, xBottom - 4, f.xLabel, FONT, ` text-anchor="middle"`));
+  }
+  xs.push(`</g>`);
+
+  // legend
+  const entries: LegendEntry[] = (options.legend === false ? [] : f.series).map((s, si) => {
+    const colour = PALETTE[si % PALETTE.length]!;
+    return {
+      label: s.name,
+      swatch: (x: number, ly: number) =>
+        f.chart === "bar" ? `<rect x="${n2(x)}" y="${n2(ly - 6)}" width="14" height="12" fill="${colour}"/>` : `<line x1="${n2(x)}" y1="${n2(ly)}" x2="${n2(x + 16)}" y2="${n2(ly)}" stroke="${colour}" stroke-width="2"/><circle cx="${n2(x + 8)}" cy="${n2(ly)}" r="3" fill="${colour}"/>`,
+    };
+  });
+  if (anyPaper) entries.push({ label: "paper (as printed)", swatch: (x, ly) => diamond(x + 7, ly, 4.5, "#000000", "") });
+  if (anySd) entries.push({ label: "± sd over seeds", swatch: (x, ly) => errorBar(x + 7, ly - 6, ly + 6) });
+  const lg = legend(entries, 16, width - 16, xBottom + 12);
+  const height = Math.ceil(xBottom + 12 + lg.height + 8);
+
+  return (
+    [
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${SVG_FONT_FAMILY}" data-chart="${f.chart}" data-figure="${escapeXml(f.id)}">`,
+      `<title>${escapeXml(labelText(f.title))}</title>`,
+      `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
+      ...titleSvg,
+      ...out,
+      ...marks,
+      ...xs,
+      ...lg.svg,
+      `</svg>`,
+    ].join("\n") + "\n"
+  );
 }

@@ -1,16 +1,23 @@
 /**
- * Render a results table (ours beside the paper's numbers) as Markdown, CSV and JSON.
+ * A results table (ours beside the paper's numbers) as data: the table JSON is the one
+ * record every view is rendered from (Markdown, CSV here; HTML in table-html.ts, inside the
+ * report, where cells link to provenance pages).
  *
- * A table spec names the rows (systems/variants) and columns (metrics); cells carry our
- * value, the N it was averaged over and the cache key of the step that produced it
- * (provenance). Paper numbers come from paper-numbers.json through `paperRow` /
- * `paperColumn` references. Output is deterministic: fixed formats, spec order, no dates.
+ * A table spec names the rows (systems/variants) and columns (metrics). Columns may carry a
+ * `band` (a dataset or question type): adjacent columns of one band share a header and an N.
+ * A cell is fed by one evaluation, or by several (one per training seed): then it holds their
+ * mean, the sample standard deviation (n - 1) and the number of seeds, and keeps every
+ * evaluation's cache key (provenance). A cell can also be declared to have no input (e.g.
+ * X_t \ {q_t} on a first turn is empty), which renders "-" with a footnote, as the paper does.
+ * Paper numbers come from paper-numbers.json through `paperRow` / `paperColumn` references.
+ * Output is deterministic: fixed formats, spec order, no dates.
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { csvLine, escapeMarkdownCell, formatNumber, formatPaperNumber } from "./format.ts";
+import { csvLine, formatNumber, formatPaperNumber, formatUnit } from "./format.ts";
 import type { NumberFormat } from "./format.ts";
 import type { PaperTable } from "./paper-numbers.ts";
 import type { GroupRef } from "./metric-value.ts";
+import { renderTableMarkdown } from "./table-markdown.ts";
 
 export interface TableColumnSpec {
   readonly id: string;
@@ -19,16 +26,20 @@ export interface TableColumnSpec {
   readonly metric: string;
   readonly format: NumberFormat;
   /** Column id in the paper table, if the paper has this column. */
-  readonly paperColumn?: string;
+  readonly paperColumn?: string | undefined;
   /** Take the metric from one breakdown group (e.g. question type "first") instead of the aggregate. */
-  readonly group?: GroupRef;
+  readonly group?: GroupRef | undefined;
+  /** Column band (e.g. "QReCC test", "first"): adjacent columns of one band share a header and an N. */
+  readonly band?: string | undefined;
+  /** Unit shown under the header; default from the format ("%" for percent, "fraction" for fixed). */
+  readonly unit?: string | undefined;
 }
 
 export interface TableRowSpec {
   readonly id: string;
   readonly label: string;
   /** Row id in the paper table, if the paper has this row. */
-  readonly paperRow?: string;
+  readonly paperRow?: string | undefined;
 }
 
 export interface TableSpec {
@@ -39,32 +50,74 @@ export interface TableSpec {
   readonly rows: readonly TableRowSpec[];
 }
 
-export interface Cell {
+/** One evaluation's number for a cell. */
+export interface CellInput {
   readonly value: number;
   readonly n: number;
   /** Cache key of the step that produced the number. */
   readonly stepKey: string;
 }
 
-/** rowId -> columnId -> cell. Absent cells render as "-". */
-export type Cells = Readonly<Record<string, Readonly<Record<string, Cell | undefined>> | undefined>>;
+/** What feeds a cell: one evaluation, several (seeds), or a statement that the metric is undefined. */
+export type CellSource = CellInput | readonly CellInput[] | { readonly noInput: string } | { readonly noTurns: string };
+
+/** rowId -> columnId -> cell source. Absent cells render as "-". */
+export type Cells = Readonly<Record<string, Readonly<Record<string, CellSource | undefined>> | undefined>>;
+
+/** Why a cell holds no number: not computed, undefined by construction, or an empty breakdown group. */
+export type CellStatus = "value" | "none" | "no-input" | "no-turns";
 
 export interface RenderedCell {
+  readonly status: CellStatus;
+  /** Mean over the seeds (the value itself for one seed). */
   readonly value: number | null;
-  readonly formatted: string;
+  /** Sample standard deviation over the seeds (null for one seed). */
+  readonly sd: number | null;
+  /** Evaluations averaged (0 when there is no number). */
+  readonly seeds: number;
   readonly n: number | null;
-  readonly stepKey: string | null;
+  /** "58.3", "58.3 ± 1.2" (sd with the cell's digits), or "-". */
+  readonly formatted: string;
+  /** Cache keys of the evaluations behind the number, sorted. */
+  readonly stepKeys: readonly string[];
+  /** Footnote mark ("a", "b", ...) for "no-input" / "no-turns" cells. */
+  readonly note: string | null;
   readonly paper: number | null;
   readonly paperFormatted: string;
 }
 
+export interface RenderedColumn {
+  readonly id: string;
+  readonly header: string;
+  readonly band: string | null;
+  readonly unit: string;
+  readonly metric: string;
+  readonly format: NumberFormat;
+  readonly paperColumn: string | null;
+  readonly group: GroupRef | null;
+}
+
+export interface RenderedRow {
+  readonly id: string;
+  readonly label: string;
+  readonly paperRow: string | null;
+  readonly cells: Readonly<Record<string, RenderedCell>>;
+}
+
 export interface RenderedTableJson {
+  readonly schema: "cspipe.table/2";
   readonly id: string;
   readonly title: string;
   readonly caption: string;
   readonly paperTable: string | null;
-  readonly columns: readonly { id: string; header: string; metric: string; format: NumberFormat; paperColumn: string | null; group: GroupRef | null }[];
-  readonly rows: readonly { id: string; label: string; paperRow: string | null; cells: Record<string, RenderedCell> }[];
+  /** E.g. "Table 2 (final version)"; null without paper numbers. */
+  readonly paperLabel: string | null;
+  readonly columns: readonly RenderedColumn[];
+  readonly rows: readonly RenderedRow[];
+  /** Footnotes referenced by cells' `note`. */
+  readonly notes: readonly { readonly mark: string; readonly text: string }[];
+  /** Largest number of seeds behind any cell (1 when every cell is a single evaluation). */
+  readonly maxSeeds: number;
 }
 
 export interface RenderedTable {
@@ -74,7 +127,7 @@ export interface RenderedTable {
   readonly data: RenderedTableJson;
 }
 
-const DASH = "-";
+export const DASH = "-";
 
 function checkSpec(spec: TableSpec, cells: Cells, paper: PaperTable | undefined): void {
   const colIds = new Set<string>();
@@ -101,95 +154,121 @@ function checkSpec(spec: TableSpec, cells: Cells, paper: PaperTable | undefined)
   }
 }
 
-function renderCell(spec: TableSpec, row: TableRowSpec, col: TableColumnSpec, cells: Cells, paper: PaperTable | undefined): RenderedCell {
-  const cell = cells[row.id]?.[col.id];
-  let paperValue: number | null = null;
-  let paperFormatted = DASH;
-  if (paper !== undefined && row.paperRow !== undefined && col.paperColumn !== undefined) {
-    const pc = paper.columns.find((c) => c.id === col.paperColumn)!;
-    const pv = paper.rows.find((r) => r.id === row.paperRow)!.values[pc.id];
-    if (pv !== undefined && pv !== null) {
-      paperValue = pv;
-      paperFormatted = formatPaperNumber(pv, pc.unit, pc.digits);
-    }
-  }
-  if (cell !== undefined && !Number.isFinite(cell.value)) {
-    throw new InputError(`cell ${row.id}/${col.id} of table '${spec.id}' is ${cell.value}`, { field: `${row.id}.${col.id}`, fix: "pass finite metric values" });
-  }
-  return {
-    value: cell?.value ?? null,
-    formatted: cell === undefined ? DASH : formatNumber(cell.value, col.format),
-    n: cell?.n ?? null,
-    stepKey: cell?.stepKey ?? null,
-    paper: paperValue,
-    paperFormatted,
-  };
+/** Mean and sample standard deviation (n - 1; null for one value), summed in the given order. */
+export function meanSd(values: readonly number[]): { mean: number; sd: number | null } {
+  if (values.length === 0) throw new RangeError("meanSd of no values");
+  let sum = 0;
+  for (const v of values) sum += v;
+  const mean = sum / values.length;
+  if (values.length === 1) return { mean, sd: null };
+  let ss = 0;
+  for (const v of values) ss += (v - mean) * (v - mean);
+  return { mean, sd: Math.sqrt(ss / (values.length - 1)) };
 }
 
-/** N shown for a row: the single N of its cells, "n1/n2" when they differ, "-" when none. */
-function rowN(cellsOfRow: readonly RenderedCell[]): string {
-  const ns = [...new Set(cellsOfRow.map((c) => c.n).filter((n): n is number => n !== null))].sort((a, b) => a - b);
-  return ns.length === 0 ? DASH : ns.join("/");
+/** "58.3 ± 1.2": the mean, and the sd in the same format and digits when there is one. */
+export function formatMeanSd(mean: number, sd: number | null, format: NumberFormat): string {
+  return sd === null ? formatNumber(mean, format) : `${formatNumber(mean, format)} ± ${formatNumber(sd, format)}`;
 }
+
+/** Several evaluations of one cell: sorted by key (so the sum, and its last bits, do not depend on wiring order). */
+export function combineInputs(inputs: readonly CellInput[], where: string): { value: number; sd: number | null; n: number; stepKeys: string[] } {
+  const sorted = [...inputs].sort((a, b) => (a.stepKey < b.stepKey ? -1 : a.stepKey > b.stepKey ? 1 : a.value - b.value));
+  for (const i of sorted) if (!Number.isFinite(i.value)) throw new InputError(`${where} is ${i.value}`, { field: where, fix: "pass finite metric values" });
+  const ns = [...new Set(sorted.map((i) => i.n))].sort((a, b) => a - b);
+  if (ns.length > 1) {
+    throw new InputError(`${where} averages evaluations over different numbers of queries (${ns.join(", ")})`, { field: where, fix: "average only seeds of one evaluation setup (same split and filter)" });
+  }
+  const { mean, sd } = meanSd(sorted.map((i) => i.value));
+  return { value: mean, sd, n: ns[0]!, stepKeys: [...new Set(sorted.map((i) => i.stepKey))] };
+}
+
+function paperNumber(row: TableRowSpec, col: TableColumnSpec, paper: PaperTable | undefined): { paper: number | null; paperFormatted: string } {
+  if (paper === undefined || row.paperRow === undefined || col.paperColumn === undefined) return { paper: null, paperFormatted: DASH };
+  const pc = paper.columns.find((c) => c.id === col.paperColumn)!;
+  const pv = paper.rows.find((r) => r.id === row.paperRow)!.values[pc.id];
+  if (pv === undefined || pv === null) return { paper: null, paperFormatted: DASH };
+  return { paper: pv, paperFormatted: formatPaperNumber(pv, pc.unit, pc.digits) };
+}
+
+function renderCell(spec: TableSpec, row: TableRowSpec, col: TableColumnSpec, source: CellSource | undefined, note: (text: string) => string, paper: PaperTable | undefined): RenderedCell {
+  const p = paperNumber(row, col, paper);
+  const empty = (status: CellStatus, mark: string | null): RenderedCell => ({ status, value: null, sd: null, seeds: 0, n: null, formatted: DASH, stepKeys: [], note: mark, ...p });
+  if (source === undefined) return empty("none", null);
+  if ("noInput" in source) return empty("no-input", note(source.noInput));
+  if ("noTurns" in source) return empty("no-turns", note(source.noTurns));
+  const inputs: readonly CellInput[] = Array.isArray(source) ? source : [source as CellInput];
+  if (inputs.length === 0) return empty("none", null);
+  const c = combineInputs(inputs, `cell ${row.id}/${col.id} of table '${spec.id}'`);
+  return { status: "value", value: c.value, sd: c.sd, seeds: inputs.length, n: c.n, formatted: formatMeanSd(c.value, c.sd, col.format), stepKeys: c.stepKeys, note: null, ...p };
+}
+
+const NOTE_MARKS = "abcdefghijklmnopqrstuvwxyz";
 
 export function renderTable(spec: TableSpec, cells: Cells, paper?: PaperTable): RenderedTable {
   checkSpec(spec, cells, paper);
-  const rows = spec.rows.map((row) => {
+  const notes: { mark: string; text: string }[] = [];
+  const note = (text: string): string => {
+    let n = notes.find((x) => x.text === text);
+    if (n === undefined) {
+      if (notes.length >= NOTE_MARKS.length) throw new InputError(`table '${spec.id}' has more than ${NOTE_MARKS.length} distinct footnotes`, { field: "cells", fix: "reuse footnote texts" });
+      notes.push((n = { mark: NOTE_MARKS[notes.length]!, text }));
+    }
+    return n.mark;
+  };
+  const rows: RenderedRow[] = spec.rows.map((row) => {
     const rendered: Record<string, RenderedCell> = {};
-    for (const col of spec.columns) rendered[col.id] = renderCell(spec, row, col, cells, paper);
-    return { row, rendered };
+    for (const col of spec.columns) rendered[col.id] = renderCell(spec, row, col, cells[row.id]?.[col.id], note, paper);
+    return { id: row.id, label: row.label, paperRow: row.paperRow ?? null, cells: rendered };
   });
-  const hasPaper = paper !== undefined;
-
-  // Markdown
-  const header = ["System"];
-  const align = ["---"];
-  for (const col of spec.columns) {
-    header.push(escapeMarkdownCell(col.header));
-    align.push("---:");
-    if (hasPaper) {
-      header.push(escapeMarkdownCell(`${col.header} (paper)`));
-      align.push("---:");
-    }
-  }
-  header.push("N");
-  align.push("---:");
-  const md: string[] = [`## ${escapeMarkdownCell(spec.title)}`, "", spec.caption, "", `| ${header.join(" | ")} |`, `| ${align.join(" | ")} |`];
-  for (const { row, rendered } of rows) {
-    const line = [escapeMarkdownCell(row.label)];
-    for (const col of spec.columns) {
-      const c = rendered[col.id]!;
-      line.push(c.formatted);
-      if (hasPaper) line.push(c.paperFormatted);
-    }
-    line.push(rowN(Object.values(rendered)));
-    md.push(`| ${line.join(" | ")} |`);
-  }
-  md.push("");
-  if (hasPaper) md.push(`Paper numbers: ${paper.label} (${paper.source} version), as printed.`, "");
-  const provenance: string[] = [];
-  for (const { row, rendered } of rows) {
-    const keys = [...new Set(Object.values(rendered).map((c) => c.stepKey).filter((k): k is string => k !== null))].sort();
-    if (keys.length > 0) provenance.push(`- ${escapeMarkdownCell(row.label)}: ${keys.map((k) => `\`${k}\``).join(", ")}`);
-  }
-  if (provenance.length > 0) md.push("Provenance (step cache keys):", "", ...provenance, "");
-
-  // CSV (long form: one line per cell)
-  const csv: string[] = [csvLine(["table", "row", "row_label", "column", "metric", "ours", "ours_formatted", "paper", "paper_formatted", "n", "step_key"])];
-  for (const { row, rendered } of rows) {
-    for (const col of spec.columns) {
-      const c = rendered[col.id]!;
-      csv.push(csvLine([spec.id, row.id, row.label, col.id, col.metric, c.value === null ? "" : String(c.value), c.value === null ? "" : c.formatted, c.paper === null ? "" : String(c.paper), c.paper === null ? "" : c.paperFormatted, c.n === null ? "" : String(c.n), c.stepKey ?? ""]));
-    }
-  }
-
   const data: RenderedTableJson = {
+    schema: "cspipe.table/2",
     id: spec.id,
     title: spec.title,
     caption: spec.caption,
     paperTable: paper?.id ?? null,
-    columns: spec.columns.map((c) => ({ id: c.id, header: c.header, metric: c.metric, format: c.format, paperColumn: c.paperColumn ?? null, group: c.group ?? null })),
-    rows: rows.map(({ row, rendered }) => ({ id: row.id, label: row.label, paperRow: row.paperRow ?? null, cells: rendered })),
+    paperLabel: paper === undefined ? null : `${paper.label} (${paper.source} version)`,
+    columns: spec.columns.map((c) => ({
+      id: c.id,
+      header: c.header,
+      band: c.band ?? null,
+      unit: c.unit ?? formatUnit(c.format),
+      metric: c.metric,
+      format: c.format,
+      paperColumn: c.paperColumn ?? null,
+      group: c.group ?? null,
+    })),
+    rows,
+    notes,
+    maxSeeds: Math.max(1, ...rows.flatMap((r) => Object.values(r.cells).map((c) => c.seeds))),
   };
-  return { markdown: md.join("\n"), csv: csv.join("\n") + "\n", json: JSON.stringify(data, null, 2) + "\n", data };
+
+  // CSV (long form: one line per cell; every evaluation key, space-separated)
+  const csv: string[] = [csvLine(["table", "row", "row_label", "band", "column", "metric", "unit", "ours", "ours_sd", "seeds", "ours_formatted", "paper", "paper_formatted", "n", "status", "step_keys"])];
+  for (const row of rows) {
+    for (const col of data.columns) {
+      const c = row.cells[col.id]!;
+      csv.push(
+        csvLine([
+          spec.id,
+          row.id,
+          row.label,
+          col.band ?? "",
+          col.id,
+          col.metric,
+          col.unit,
+          c.value === null ? "" : String(c.value),
+          c.sd === null ? "" : String(c.sd),
+          String(c.seeds),
+          c.value === null ? "" : c.formatted,
+          c.paper === null ? "" : String(c.paper),
+          c.paper === null ? "" : c.paperFormatted,
+          c.n === null ? "" : String(c.n),
+          c.status,
+          c.stepKeys.join(" "),
+        ]),
+      );
+    }
+  }
+  return { markdown: renderTableMarkdown(data), csv: csv.join("\n") + "\n", json: JSON.stringify(data, null, 2) + "\n", data };
 }

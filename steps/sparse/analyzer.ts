@@ -1,16 +1,24 @@
 /**
  * Anserini's DefaultEnglishAnalyzer (what Pyserini's default BM25 indexes use), in Anserini's order:
- *   StandardTokenizer (UAX#29, ./wordbreak.ts) -> EnglishPossessiveFilter -> LowerCaseFilter
- *   -> StopFilter(EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, 33 words) -> PorterStemFilter.
- * The possessive filter runs before lower-casing, so it removes both `'s` and `'S`.
+ *   StandardTokenizer (Lucene 8.8.1's UAX#29 scanner, ./wordbreak.ts) -> EnglishPossessiveFilter
+ *   -> LowerCaseFilter -> StopFilter(EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, 33 words) -> PorterStemFilter.
+ * Every token type the tokenizer emits is kept (<ALPHANUM>, <NUM>, <SOUTHEAST_ASIAN>, <IDEOGRAPHIC>,
+ * <HIRAGANA>, <KATAKANA>, <HANGUL>, <EMOJI>): no filter of the chain looks at types, so ★ and 👍🏽
+ * are terms. The possessive filter runs before lower-casing, so it removes both `'s` and `'S`.
  * No position or overlap tricks: the document length Lucene stores is the number of terms this
  * function returns (stop words removed, repeats counted).
+ * Parity: every code point through the whole chain is compared with Lucene in
+ * test/sparse/wordbreak-parity.test.ts (the lower-casing below agrees with Java 17's on all of them).
  */
 import { porterStem } from "./porter.ts";
 import { scanTokens } from "./wordbreak.ts";
 
-/** Stored in index headers; bump when the analysis output changes for any input. */
-export const ANALYZER_ID = "anserini-default-english/lucene8.7/1";
+/**
+ * Stored in index headers; bump when the analysis output changes for any input (an index built
+ * with another id is refused). 2: the tokenizer follows Lucene 8.8.1's grammar and Unicode 9.0 /
+ * emoji 11.0 tables on every code point (1 used Node's Unicode data and hand-written rules).
+ */
+export const ANALYZER_ID = "anserini-default-english/lucene8.8.1/2";
 
 /** Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET (checked against Lucene in test/sparse/analyzer.test.ts). */
 export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
@@ -76,6 +84,13 @@ function cachedTerm(token: string): string | null {
   }
   return term;
 }
+
+/**
+ * The tokenizer's spans [start, end) of `text`, before the filter chain. analyzeEach is exactly
+ * `analyzeToken(text.slice(start, end))` over these spans; the index builder composes the two
+ * itself with its own token cache (steps/sparse/index.ts), so keep that composition when changing this.
+ */
+export const scanTokenSpans: (text: string, emit: (start: number, end: number) => void) => void = scanTokens;
 
 /** Calls `emit` with each analysed term of `text`, in order (stop words removed). */
 export function analyzeEach(text: string, emit: (term: string) => void): void {

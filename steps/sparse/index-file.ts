@@ -3,7 +3,8 @@
  * worker threads can share one copy.
  *
  *   bytes 0-7   magic "CSBM25\0\n"
- *   bytes 8-11  format version (uint32 LE) = 1
+ *   bytes 8-11  format version (uint32 LE) = 2 (2 added the skip blocks and impacts; a version-1 file
+ *               is refused with the fix: rebuild)
  *   bytes 12-15 header length H (uint32 LE)
  *   bytes 16-   header JSON (UTF-8, H bytes): analyzer, numDocs, docCount, sumTotalTermFreq, numTerms,
  *               sections [{name, type, offset, length}] (offset/length in bytes, 8-aligned)
@@ -14,12 +15,28 @@ import { closeSync, openSync, readSync, writeSync, fstatSync } from "node:fs";
 import { endianness } from "node:os";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { ANALYZER_ID } from "./analyzer.ts";
+import type { FileSection } from "./columns.ts";
 import type { Bm25Index } from "./index.ts";
 
 export const INDEX_MAGIC = "CSBM25\0\n";
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
-type SectionName = "termBytes" | "termOffsets" | "df" | "postingOffsets" | "postings" | "norms" | "idRank" | "idBytes" | "idOffsets";
+export type SectionName =
+  | "termBytes"
+  | "termOffsets"
+  | "df"
+  | "postingOffsets"
+  | "postings"
+  | "termBlockOffsets"
+  | "termImpactOffsets"
+  | "blockLastDoc"
+  | "blockStart"
+  | "blockImpactOffsets"
+  | "impacts"
+  | "norms"
+  | "idRank"
+  | "idBytes"
+  | "idOffsets";
 type SectionType = "u8" | "u32" | "f64";
 const SECTIONS: readonly (readonly [SectionName, SectionType])[] = [
   ["termBytes", "u8"],
@@ -27,6 +44,12 @@ const SECTIONS: readonly (readonly [SectionName, SectionType])[] = [
   ["df", "u32"],
   ["postingOffsets", "f64"],
   ["postings", "u8"],
+  ["termBlockOffsets", "f64"],
+  ["termImpactOffsets", "f64"],
+  ["blockLastDoc", "u32"],
+  ["blockStart", "f64"],
+  ["blockImpactOffsets", "f64"],
+  ["impacts", "u8"],
   ["norms", "u8"],
   ["idRank", "u32"],
   ["idBytes", "u8"],
@@ -49,8 +72,8 @@ function checkEndianness(): void {
   if (endianness() !== "LE") throw new Error("BM25 index files are little-endian; this machine is big-endian");
 }
 
-/** An index whose postings may still sit in a file (written by the segment merger). */
-export type IndexParts = Omit<Bm25Index, "postings"> & { readonly postings: Uint8Array | { readonly file: string; readonly length: number } };
+/** An index whose sections may still sit in files (written by the segment merger). */
+export type IndexParts = { readonly [K in keyof Bm25Index]: Bm25Index[K] extends ArrayBufferView ? Bm25Index[K] | FileSection : Bm25Index[K] };
 
 const byteLength = (a: Uint8Array | Uint32Array | Float64Array | { readonly length: number }): number =>
   ArrayBuffer.isView(a) ? a.byteLength : a.length;
@@ -138,14 +161,14 @@ function readAll(fd: number, into: Uint8Array, position: number): void {
 export interface ReadOptions {
   /** Back the arrays with SharedArrayBuffers (default true), so workers can share them. */
   readonly shared?: boolean;
-  /** Leave the postings on disk (an empty array; see `postingsLocation`), for the segment merger. */
-  readonly withoutPostings?: boolean;
+  /** Sections left on disk (empty arrays; see `sectionLocation`), e.g. the postings for the segment merger. */
+  readonly skip?: readonly SectionName[];
 }
 
-/** Where the postings section sits in an index file. */
-export function postingsLocation(path: string): { offset: number; length: number } {
-  const s = readHeader(path).header.sections.find((x) => x.name === "postings");
-  if (!s) throw new InputError("section postings missing", { file: path, fix: "rebuild the index" });
+/** Where a section sits in an index file. */
+export function sectionLocation(path: string, name: SectionName): { offset: number; length: number } {
+  const s = readHeader(path).header.sections.find((x) => x.name === name);
+  if (!s) throw new InputError(`section ${name} missing`, { file: path, fix: "rebuild the index" });
   return { offset: s.offset, length: s.length };
 }
 
@@ -168,8 +191,8 @@ export function readIndex(path: string, opts: ReadOptions = {}): Bm25Index {
     const arrays: Partial<Record<SectionName, Uint8Array | Uint32Array | Float64Array>> = {};
     for (const s of header.sections) {
       if (s.offset + s.length > size) throw new InputError(`section ${s.name} runs past the end of the file (truncated?)`, { file: path, fix: "rebuild the index" });
-      if (s.name === "postings" && opts.withoutPostings) {
-        arrays[s.name] = new Uint8Array(0);
+      if (opts.skip?.includes(s.name)) {
+        arrays[s.name] = s.type === "u8" ? new Uint8Array(0) : s.type === "u32" ? new Uint32Array(0) : new Float64Array(0);
         continue;
       }
       const buf = shared ? new SharedArrayBuffer(s.length) : new ArrayBuffer(s.length);
@@ -181,7 +204,7 @@ export function readIndex(path: string, opts: ReadOptions = {}): Bm25Index {
       if (!a) throw new InputError(`section ${name} missing`, { file: path, fix: "rebuild the index" });
       return a as T;
     };
-    return {
+    const index: Bm25Index = {
       analyzer: header.analyzer,
       numDocs: header.numDocs,
       docCount: header.docCount,
@@ -192,13 +215,42 @@ export function readIndex(path: string, opts: ReadOptions = {}): Bm25Index {
       df: get("df"),
       postingOffsets: get("postingOffsets"),
       postings: get("postings"),
+      termBlockOffsets: get("termBlockOffsets"),
+      termImpactOffsets: get("termImpactOffsets"),
+      blockLastDoc: get("blockLastDoc"),
+      blockStart: get("blockStart"),
+      blockImpactOffsets: get("blockImpactOffsets"),
+      impacts: get("impacts"),
       norms: get("norms"),
       idRank: get("idRank"),
       idBytes: get("idBytes"),
       idOffsets: get("idOffsets"),
     };
+    checkShape(index, path, opts.skip ?? []);
+    return index;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Section lengths must agree with the header's counts (a damaged file fails here, not deep in a search). */
+function checkShape(x: Bm25Index, path: string, skipped: readonly SectionName[]): void {
+  const numBlocks = x.blockLastDoc.length;
+  const expected: [SectionName, number, number][] = [
+    ["termOffsets", x.termOffsets.length, x.numTerms + 1],
+    ["df", x.df.length, x.numTerms],
+    ["postingOffsets", x.postingOffsets.length, x.numTerms + 1],
+    ["termBlockOffsets", x.termBlockOffsets.length, x.numTerms + 1],
+    ["termImpactOffsets", x.termImpactOffsets.length, x.numTerms],
+    ["blockStart", x.blockStart.length, numBlocks + 1],
+    ["blockImpactOffsets", x.blockImpactOffsets.length, numBlocks],
+    ["norms", x.norms.length, x.numDocs],
+    ["idRank", x.idRank.length, x.numDocs],
+    ["idOffsets", x.idOffsets.length, x.numDocs + 1],
+  ];
+  for (const [name, actual, want] of expected) {
+    if (skipped.includes(name) || (name === "blockStart" || name === "blockImpactOffsets") && skipped.includes("blockLastDoc")) continue;
+    if (actual !== want) throw new InputError(`section ${name} has ${actual} entries, the header implies ${want} (damaged file?)`, { file: path, fix: "rebuild the index" });
   }
 }
 

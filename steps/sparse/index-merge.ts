@@ -2,16 +2,22 @@
  * Builds an index file for collections larger than memory: documents are indexed into segments of
  * at most `maxPostingsInMemory` postings (8 bytes each while accumulating), each segment is written
  * to a temporary index file, and the segments are merged term by term at the end. Every segment's
- * postings are read sequentially (terms are visited in sorted order), so the merge holds only the
- * term dictionaries, norms and ids in memory, never the postings. One segment: no merge.
+ * postings are read sequentially (terms are visited in sorted order) and every output section
+ * proportional to the postings (postings, skip blocks, impacts) is streamed to a temporary file, so
+ * the merge holds only the term dictionaries, norms, ids and id ranks in memory (ids as UTF-8 bytes;
+ * their global order is a k-way merge of the segments' own orders). One segment: no merge.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { IndexBuilder, rankIds, writeVarint } from "./index.ts";
+import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
+import { BlockReader, MAX_BLOCK_SIZE, PADDING } from "./postings.ts";
+import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
+import { mergeIdRanks } from "./ids.ts";
+import { IndexBuilder } from "./index.ts";
 import type { Bm25Index, BuildOptions } from "./index.ts";
-import { postingsLocation, readIndex, writeIndex } from "./index-file.ts";
-import type { IndexParts } from "./index-file.ts";
+import { readIndex, sectionLocation, writeIndex } from "./index-file.ts";
+import type { IndexParts, SectionName } from "./index-file.ts";
 
 export interface BuildFileOptions<D> extends BuildOptions<D> {
   /** Postings per in-memory segment (default 100M, ~800 MB while accumulating). */
@@ -40,10 +46,11 @@ export async function buildIndexFile<D extends { readonly id: string }>(
   const every = opts.progressEvery ?? 10_000;
   const limit = opts.maxPostingsInMemory ?? 100_000_000;
   const source = opts.source ?? "<documents>";
+  const blockSize = opts.blockSize ?? DEFAULT_BLOCK_SIZE;
   const tmp = mkdtempSync(join(opts.tmpDir ?? tmpdir(), "cspipe-bm25-seg-"));
   const segments: string[] = [];
   try {
-    let builder = new IndexBuilder(source);
+    let builder = new IndexBuilder(source, blockSize);
     let done = 0;
     for await (const d of docs) {
       builder.add(d.id, textOf(d));
@@ -51,9 +58,9 @@ export async function buildIndexFile<D extends { readonly id: string }>(
       if (opts.onProgress && done % every === 0) opts.onProgress(done, opts.total);
       if (builder.numPostings >= limit) {
         const seg = join(tmp, `seg${segments.length}.bm25`);
-        writeIndex(builder.finish({ rankIds: false }), seg);
+        writeIndex(builder.finish(), seg);
         segments.push(seg);
-        builder = new IndexBuilder(source);
+        builder = new IndexBuilder(source, blockSize);
       }
     }
     opts.onProgress?.(done, opts.total);
@@ -63,10 +70,10 @@ export async function buildIndexFile<D extends { readonly id: string }>(
     }
     if (builder.numDocs > 0) {
       const seg = join(tmp, `seg${segments.length}.bm25`);
-      writeIndex(builder.finish({ rankIds: false }), seg);
+      writeIndex(builder.finish(), seg);
       segments.push(seg);
     }
-    const merged = mergeSegments(segments, join(tmp, "postings.tmp"), source);
+    const merged = mergeSegments(segments, tmp, source, blockSize);
     return summary(merged, writeIndex(merged, path), segments.length);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -108,37 +115,20 @@ class FileReader {
     }
     return this.buf[this.i++]!;
   }
-  varint(): number {
-    let v = 0;
-    let mul = 1;
-    let b: number;
-    do {
-      b = this.byte();
-      v += (b & 127) * mul;
-      mul *= 128;
-    } while (b >= 128);
-    return v;
-  }
-}
-
-/** Sequential writer to a file; returns the number of bytes written on close. */
-class FileWriter {
-  private readonly buf = new Uint8Array(1 << 22);
-  private pos = 0;
-  written = 0;
-  constructor(private readonly fd: number) {}
-  get position(): number {
-    return this.written + this.pos;
-  }
-  varint(v: number): void {
-    if (this.pos > this.buf.length - 10) this.flush();
-    this.pos = writeVarint(this.buf, this.pos, v);
-  }
-  flush(): void {
-    let off = 0;
-    while (off < this.pos) off += writeSync(this.fd, this.buf, off, this.pos - off);
-    this.written += this.pos;
-    this.pos = 0;
+  private readonly block = new Uint8Array(2 * Math.ceil((MAX_BLOCK_SIZE * 31) / 8) + 16);
+  private readonly reader = new BlockReader();
+  /** Reads the next block (see ./postings.ts) into docs/tfs; returns its posting count. */
+  readBlock(prevDoc: number, docs: Int32Array, tfs: Int32Array): number {
+    const b = this.block;
+    let p = 0;
+    do b[p] = this.byte();
+    while (b[p++]! >= 128);
+    for (let k = 0; k < 3; k++) b[p++] = this.byte();
+    const n = b[p - 3]! + 1;
+    const areas = Math.ceil(((n - 1) * b[p - 2]!) / 8) + Math.ceil((n * b[p - 1]!) / 8);
+    for (let k = 0; k < areas; k++) b[p++] = this.byte();
+    b.fill(0, p, p + PADDING);
+    return this.reader.open(b, 0, prevDoc).decode(b, docs, tfs);
   }
 }
 
@@ -151,10 +141,28 @@ function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: 
   return ae - as - (be - bs);
 }
 
-/** Merges segment files (in document order) into one index whose postings sit in `postingsFile`. */
-export function mergeSegments(segmentPaths: readonly string[], postingsFile: string, source: string): IndexParts {
-  const segs = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, withoutPostings: true }), loc: postingsLocation(p), fd: openSync(p, "r") }));
-  const out = openSync(postingsFile, "w");
+/** Sections the merge does not need from a segment (it re-reads the postings sequentially). */
+const HEAVY: readonly SectionName[] = ["postings", "termBlockOffsets", "termImpactOffsets", "blockLastDoc", "blockStart", "blockImpactOffsets", "impacts"];
+
+/**
+ * Merges segment files (in document order) into one index whose postings, blocks and impacts sit in
+ * files under `workDir`.
+ */
+export function mergeSegments(segmentPaths: readonly string[], workDir: string, source: string, blockSize: number = DEFAULT_BLOCK_SIZE): IndexParts {
+  const segs = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, skip: HEAVY }), loc: sectionLocation(p, "postings"), fd: openSync(p, "r") }));
+  const out = new FileBytes(join(workDir, "postings.tmp"));
+  const docs = new Int32Array(MAX_BLOCK_SIZE);
+  const tfs = new Int32Array(MAX_BLOCK_SIZE);
+  const blockColumns = {
+    postings: out,
+    termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
+    termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
+    termImpacts: new MemoryColumn<Float64Array>(Float64Array),
+    blockLastDoc: new FileColumn(join(workDir, "blockLastDoc.tmp"), "u32"),
+    blockStart: new FileColumn(join(workDir, "blockStart.tmp"), "f64"),
+    blockImpacts: new FileColumn(join(workDir, "blockImpacts.tmp"), "f64"),
+    impacts: new FileBytes(join(workDir, "impacts.tmp")),
+  };
   try {
     const bases: number[] = [];
     let numDocs = 0;
@@ -162,13 +170,14 @@ export function mergeSegments(segmentPaths: readonly string[], postingsFile: str
       bases.push(numDocs);
       numDocs += s.index.numDocs;
     }
+    const norms = new Uint8Array(numDocs);
+    segs.forEach((s, i) => norms.set(s.index.norms, bases[i]!));
     const readers = segs.map((s) => new FileReader(s.fd, s.loc.offset, s.loc.offset + s.loc.length));
     const cursor = segs.map(() => 0);
-    const writer = new FileWriter(out);
+    const blocks = new BlockWriter(blockColumns, blockSize);
     const termChunks: Uint8Array[] = [];
     const termOffsets: number[] = [0];
     const df: number[] = [];
-    const postingOffsets: number[] = [0];
     let termBytesLength = 0;
     const live = (i: number): boolean => cursor[i]! < segs[i]!.index.numTerms;
     for (;;) {
@@ -195,7 +204,6 @@ export function mergeSegments(segmentPaths: readonly string[], postingsFile: str
       termBytesLength += me - ms;
       termOffsets.push(termBytesLength);
       let termDf = 0;
-      let last = -1;
       for (let i = 0; i < segs.length; i++) {
         if (!live(i)) continue;
         const s = segs[i]!.index;
@@ -203,23 +211,23 @@ export function mergeSegments(segmentPaths: readonly string[], postingsFile: str
         if (compareBytes(s.termBytes, s.termOffsets[t]!, s.termOffsets[t + 1]!, m.termBytes, ms, me) !== 0) continue;
         const r = readers[i]!;
         const n = s.df[t]!;
-        let local = -1;
-        for (let j = 0; j < n; j++) {
-          const v = r.varint();
-          const tf = v % 2 === 1 ? 1 : r.varint();
-          local += Math.floor(v / 2) + 1;
-          const global = bases[i]! + local;
-          writer.varint((global - last - 1) * 2 + (tf === 1 ? 1 : 0));
-          if (tf !== 1) writer.varint(tf);
-          last = global;
+        let prev = -1;
+        for (let done = 0; done < n; ) {
+          const got = r.readBlock(prev, docs, tfs);
+          for (let j = 0; j < got; j++) {
+            const global = bases[i]! + docs[j]!;
+            blocks.add(global, tfs[j]!, norms[global]!);
+          }
+          prev = docs[got - 1]!;
+          done += got;
         }
         termDf += n;
         cursor[i] = t + 1;
       }
+      blocks.endTerm();
       df.push(termDf);
-      postingOffsets.push(writer.position);
     }
-    writer.flush();
+    blocks.finish();
 
     const termBytes = new Uint8Array(termBytesLength);
     let p = 0;
@@ -227,31 +235,24 @@ export function mergeSegments(segmentPaths: readonly string[], postingsFile: str
       termBytes.set(c, p);
       p += c.length;
     }
-    const norms = new Uint8Array(numDocs);
     const idOffsets = new Float64Array(numDocs + 1);
     let idBytesLength = 0;
     for (const s of segs) idBytesLength += s.index.idBytes.length;
     const idBytes = new Uint8Array(idBytesLength);
-    const ids: string[] = [];
-    const dec = new TextDecoder();
     let d = 0;
     let ib = 0;
     let docCount = 0;
     let sumTotalTermFreq = 0;
     for (const s of segs) {
       const x = s.index;
-      norms.set(x.norms, d);
       idBytes.set(x.idBytes, ib);
-      for (let j = 0; j < x.numDocs; j++) {
-        idOffsets[d + j + 1] = ib + x.idOffsets[j + 1]!;
-        ids.push(dec.decode(x.idBytes.subarray(x.idOffsets[j]!, x.idOffsets[j + 1]!)));
-      }
+      for (let j = 0; j < x.numDocs; j++) idOffsets[d + j + 1] = ib + x.idOffsets[j + 1]!;
       d += x.numDocs;
       ib += x.idBytes.length;
       docCount += x.docCount;
       sumTotalTermFreq += x.sumTotalTermFreq;
     }
-    const index: Omit<Bm25Index, "postings"> = {
+    const index: Omit<Bm25Index, "postings" | "blockLastDoc" | "blockStart" | "blockImpactOffsets" | "impacts"> = {
       analyzer: segs[0]!.index.analyzer,
       numDocs,
       docCount,
@@ -260,15 +261,28 @@ export function mergeSegments(segmentPaths: readonly string[], postingsFile: str
       termBytes,
       termOffsets: Float64Array.from(termOffsets),
       df: Uint32Array.from(df),
-      postingOffsets: Float64Array.from(postingOffsets),
+      postingOffsets: withLeadingZero(blockColumns.termPostingEnds.toArray()),
+      termBlockOffsets: withLeadingZero(blockColumns.termBlockEnds.toArray()),
+      termImpactOffsets: blockColumns.termImpacts.toArray(),
       norms,
-      idRank: rankIds(ids, source),
+      idRank: mergeIdRanks(segs.map((s) => s.index), source),
       idBytes,
       idOffsets,
     };
-    return { ...index, postings: { file: postingsFile, length: writer.written } };
+    return {
+      ...index,
+      postings: out.close(),
+      blockLastDoc: blockColumns.blockLastDoc.close(),
+      blockStart: blockColumns.blockStart.close(),
+      blockImpactOffsets: blockColumns.blockImpacts.close(),
+      impacts: blockColumns.impacts.close(),
+    };
   } finally {
-    closeSync(out);
+    out.close();
+    blockColumns.blockLastDoc.close();
+    blockColumns.blockStart.close();
+    blockColumns.blockImpacts.close();
+    blockColumns.impacts.close();
     for (const s of segs) closeSync(s.fd);
   }
 }

@@ -5,18 +5,29 @@
  * worker threads share through SharedArrayBuffers):
  *  - terms sorted by UTF-8 bytes (= Lucene's term order), concatenated in `termBytes`, term t at
  *    termBytes[termOffsets[t] .. termOffsets[t+1]);
- *  - df[t]; postings of t at postings[postingOffsets[t] .. postingOffsets[t+1]) as varints:
- *    per posting (docDelta << 1 | tf==1), then tf when tf > 1 (docDelta from the previous doc of t);
+ *  - df[t]; postings of t at postings[postingOffsets[t] .. postingOffsets[t+1]) in bit-packed blocks
+ *    (codec: ./postings.ts; the array ends with a few bytes of padding);
+ *  - skip blocks and impacts for exact dynamic pruning (./blocks.ts): term t's blocks are
+ *    [termBlockOffsets[t], termBlockOffsets[t+1]); block j ends at document blockLastDoc[j], starts at
+ *    byte blockStart[j] of the postings (blockStart has one more entry: the postings' end), and its
+ *    impact frontier is at impacts[blockImpactOffsets[j]]; term t's frontier at impacts[termImpactOffsets[t]];
  *  - norms[d] = SmallFloat.intToByte4(number of terms of d) (Lucene's lossy length);
  *  - idRank[d] = position of doc d's id in id order (code point order = Lucene's BytesRef order),
  *    used to break score ties by passage id without comparing strings;
  *  - ids concatenated in `idBytes` (UTF-8) with `idOffsets`.
  * Internal doc numbers are insertion order. Memory while building: ~8 bytes per posting plus the
- * id strings; the postings are then encoded at ~2-3 bytes per posting.
+ * ids, plus at most 128 MiB while the postings are regrouped by term and encoded (~2-3 bytes each).
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { ANALYZER_ID, analyzeEach } from "./analyzer.ts";
+import { ANALYZER_ID, analyzeToken, scanTokenSpans } from "./analyzer.ts";
+import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
+import { MemoryBytes, MemoryColumn } from "./columns.ts";
+import { compareCodePoints, rankIdBytes } from "./ids.ts";
 import { intToByte4 } from "./smallfloat.ts";
+import { MISSING, TokenTable } from "./token-table.ts";
+
+export { compareCodePoints, rankIds } from "./ids.ts";
+export { forEachPostingOf, varintLength, writeVarint } from "./postings.ts";
 
 export interface Bm25Index {
   readonly analyzer: string;
@@ -31,6 +42,12 @@ export interface Bm25Index {
   readonly df: Uint32Array;
   readonly postingOffsets: Float64Array;
   readonly postings: Uint8Array;
+  readonly termBlockOffsets: Float64Array;
+  readonly termImpactOffsets: Float64Array;
+  readonly blockLastDoc: Uint32Array;
+  readonly blockStart: Float64Array;
+  readonly blockImpactOffsets: Float64Array;
+  readonly impacts: Uint8Array;
   readonly norms: Uint8Array;
   readonly idRank: Uint32Array;
   readonly idBytes: Uint8Array;
@@ -47,23 +64,8 @@ export interface BuildOptions<D> {
   readonly progressEvery?: number;
   /** Total number of documents, if known (passed to onProgress). */
   readonly total?: number;
-}
-
-/** Code point order (= UTF-8 byte order), unlike `<` on JS strings for astral characters. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) {
-        x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
-        y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
-      }
-      return x - y;
-    }
-  }
-  return a.length - b.length;
+  /** Postings per skip block (default 128). */
+  readonly blockSize?: number;
 }
 
 /** Growable list of uint32 in fixed chunks (no giant reallocations). */
@@ -87,43 +89,39 @@ class U32Chunks {
   }
 }
 
-export function varintLength(v: number): number {
-  let n = 1;
-  while (v >= 128) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
-export function writeVarint(buf: Uint8Array, pos: number, v: number): number {
-  while (v >= 128) {
-    buf[pos++] = (v % 128) | 128;
-    v = Math.floor(v / 128);
-  }
-  buf[pos++] = v;
-  return pos;
-}
+/** Token id of a stop word in the token table. */
+const STOP = -2;
 
 /** Accumulates documents one at a time; `finish()` returns the index. */
 export class IndexBuilder {
   private readonly termIds = new Map<string, number>();
   private readonly termList: string[] = [];
+  /** Token text -> term id (or STOP): one cache lookup per token, no string slicing for known tokens. */
+  private readonly tokens = new TokenTable();
   /** Per document: (termId, tf) pairs, documents back to back; docEnds[d] = pair count after d. */
   private readonly pairs = new U32Chunks();
   private readonly docEnds = new U32Chunks();
   private readonly norms = new U32Chunks();
-  private readonly ids: string[] = [];
+  private readonly idBytes = new MemoryBytes();
+  private readonly idEnds = new MemoryColumn<Float64Array>(Float64Array);
+  private readonly utf8 = new TextEncoder();
   private sumTotalTermFreq = 0;
   private docCount = 0;
   /** Per-term tf scratch for the current document (indexed by term id) and the terms it touched. */
   private tfScratch = new Uint32Array(1 << 16);
   private docTerms = new Uint32Array(1 << 12);
+  private nTerms = 0;
+  private length = 0;
+  private text = "";
+  private readonly onSpan = (s: number, e: number): void => this.token(s, e);
 
-  constructor(private readonly source = "<documents>") {}
+  constructor(
+    private readonly source = "<documents>",
+    private readonly blockSize = DEFAULT_BLOCK_SIZE,
+  ) {}
 
   get numDocs(): number {
-    return this.ids.length;
+    return this.idEnds.length;
   }
 
   /** Postings accumulated so far (each costs 8 bytes until finish()). */
@@ -131,97 +129,125 @@ export class IndexBuilder {
     return this.pairs.length / 2;
   }
 
+  private termIdOf(term: string): number {
+    let t = this.termIds.get(term);
+    if (t === undefined) {
+      t = this.termList.length;
+      this.termIds.set(term, t);
+      this.termList.push(term);
+      if (t >= this.tfScratch.length) {
+        const bigger = new Uint32Array(this.tfScratch.length * 2);
+        bigger.set(this.tfScratch);
+        this.tfScratch = bigger;
+      }
+    }
+    return t;
+  }
+
+  /** One token of the current document: the analyzer's filter chain, cached per token text. */
+  private token(s: number, e: number): void {
+    const text = this.text;
+    let t = this.tokens.get(text, s, e);
+    if (t === MISSING) {
+      const term = analyzeToken(text.slice(s, e));
+      t = term === null ? STOP : this.termIdOf(term);
+      this.tokens.set(text, s, e, t);
+    }
+    if (t === STOP) return;
+    const tfs = this.tfScratch;
+    if (tfs[t] === 0) {
+      if (this.nTerms === this.docTerms.length) {
+        const bigger = new Uint32Array(this.docTerms.length * 2);
+        bigger.set(this.docTerms);
+        this.docTerms = bigger;
+      }
+      this.docTerms[this.nTerms++] = t;
+    }
+    tfs[t]!++;
+    this.length++;
+  }
+
   add(id: string, text: string): void {
     if (typeof id !== "string" || id.length === 0) {
-      throw new InputError(`document ${this.ids.length + 1} has no id`, { file: this.source, field: "id", fix: "give every passage a non-empty string id" });
+      throw new InputError(`document ${this.numDocs + 1} has no id`, { file: this.source, field: "id", fix: "give every passage a non-empty string id" });
     }
     if (typeof text !== "string") {
       throw new InputError(`document '${id}' has no text`, { file: this.source, field: "text", fix: "give every passage a string text (possibly empty)" });
     }
-    let tfs = this.tfScratch;
-    let nTerms = 0;
-    let length = 0;
-    analyzeEach(text, (term) => {
-      let t = this.termIds.get(term);
-      if (t === undefined) {
-        t = this.termList.length;
-        this.termIds.set(term, t);
-        this.termList.push(term);
-        if (t >= tfs.length) {
-          const bigger = new Uint32Array(tfs.length * 2);
-          bigger.set(tfs);
-          tfs = this.tfScratch = bigger;
-        }
-      }
-      if (tfs[t] === 0) {
-        if (nTerms === this.docTerms.length) {
-          const bigger = new Uint32Array(this.docTerms.length * 2);
-          bigger.set(this.docTerms);
-          this.docTerms = bigger;
-        }
-        this.docTerms[nTerms++] = t;
-      }
-      tfs[t]!++;
-      length++;
-    });
-    for (let i = 0; i < nTerms; i++) {
+    this.nTerms = 0;
+    this.length = 0;
+    this.text = text;
+    // The same composition as analyzeEach (analyzer.ts): tokenizer spans, then analyzeToken per token.
+    scanTokenSpans(text, this.onSpan);
+    this.text = "";
+    const tfs = this.tfScratch;
+    for (let i = 0; i < this.nTerms; i++) {
       const t = this.docTerms[i]!;
       this.pairs.push(t);
       this.pairs.push(tfs[t]!);
       tfs[t] = 0;
     }
     this.docEnds.push(this.pairs.length / 2);
-    this.norms.push(intToByte4(length));
-    this.ids.push(id);
-    if (length > 0) this.docCount++;
-    this.sumTotalTermFreq += length;
+    this.norms.push(intToByte4(this.length));
+    const bytes = this.utf8.encode(id);
+    for (let i = 0; i < bytes.length; i++) this.idBytes.byte(bytes[i]!);
+    this.idEnds.push(this.idBytes.length);
+    if (this.length > 0) this.docCount++;
+    this.sumTotalTermFreq += this.length;
   }
 
-  /** The index of the documents added so far. `rankIds: false` skips the id sort (segments being merged). */
-  finish(opts: { readonly rankIds?: boolean } = {}): Bm25Index {
+  /** The index of the documents added so far. */
+  finish(): Bm25Index {
     const numTerms = this.termList.length;
-    const numDocs = this.ids.length;
+    const numDocs = this.numDocs;
     // Sorted term order; remap first-seen ids to sorted positions.
     const order = Array.from({ length: numTerms }, (_, i) => i).sort((a, b) => compareCodePoints(this.termList[a]!, this.termList[b]!));
     const rankOf = new Uint32Array(numTerms);
     order.forEach((t, r) => (rankOf[t] = r));
-
-    // Pass 1: df and encoded size per term.
-    const df = new Uint32Array(numTerms);
-    const size = new Float64Array(numTerms);
-    const lastDoc = new Float64Array(numTerms).fill(-1);
-    this.forEachPosting((d, t, tf) => {
-      const r = rankOf[t]!;
-      df[r]!++;
-      size[r]! += varintLength((d - lastDoc[r]! - 1) * 2 + (tf === 1 ? 1 : 0)) + (tf === 1 ? 0 : varintLength(tf));
-      lastDoc[r] = d;
-    });
-    const postingOffsets = new Float64Array(numTerms + 1);
-    for (let r = 0; r < numTerms; r++) postingOffsets[r + 1] = postingOffsets[r]! + size[r]!;
-    const postings = new Uint8Array(postingOffsets[numTerms]!);
-    // Pass 2: write.
-    const cursor = Float64Array.from(postingOffsets.subarray(0, numTerms));
-    lastDoc.fill(-1);
-    this.forEachPosting((d, t, tf) => {
-      const r = rankOf[t]!;
-      let p = writeVarint(postings, cursor[r]!, (d - lastDoc[r]! - 1) * 2 + (tf === 1 ? 1 : 0));
-      if (tf !== 1) p = writeVarint(postings, p, tf);
-      cursor[r] = p;
-      lastDoc[r] = d;
-    });
-
-    const enc = new TextEncoder();
-    const termParts = order.map((t) => enc.encode(this.termList[t]!));
-    const { bytes: termBytes, offsets: termOffsets } = concat(termParts);
-    const idParts = this.ids.map((id) => enc.encode(id));
-    const { bytes: idBytes, offsets: idOffsets } = concat(idParts);
-    const idRank = opts.rankIds === false ? new Uint32Array(numDocs) : rankIds(this.ids, this.source);
     const norms = new Uint8Array(numDocs);
     let i = 0;
     for (const c of this.norms.all()) {
       norms.set(c, i);
       i += c.length;
     }
+    const df = new Uint32Array(numTerms);
+    this.forEachPosting((_d, t) => df[rankOf[t]!]!++);
+
+    // Postings are held document by document; the codec wants them term by term. Terms are taken
+    // in ranges of at most TERM_MAJOR_CHUNK postings, each gathered by one pass over all postings,
+    // so the term-major copy never costs more than ~8 bytes x TERM_MAJOR_CHUNK.
+    const cols = blockColumnsInMemory();
+    const writer = new BlockWriter(cols, this.blockSize);
+    for (let r0 = 0; r0 < numTerms; ) {
+      let r1 = r0;
+      let total = 0;
+      while (r1 < numTerms && (r1 === r0 || total + df[r1]! <= TERM_MAJOR_CHUNK)) total += df[r1++]!;
+      const start = new Float64Array(r1 - r0 + 1);
+      for (let r = r0; r < r1; r++) start[r - r0 + 1] = start[r - r0]! + df[r]!;
+      const fill = Float64Array.from(start.subarray(0, r1 - r0));
+      const docs = new Uint32Array(total);
+      const tfs = new Uint32Array(total);
+      this.forEachPosting((d, t, tf) => {
+        const r = rankOf[t]!;
+        if (r < r0 || r >= r1) return;
+        const at = fill[r - r0]!++;
+        docs[at] = d;
+        tfs[at] = tf;
+      });
+      for (let r = r0; r < r1; r++) {
+        for (let p = start[r - r0]!; p < start[r - r0 + 1]!; p++) writer.add(docs[p]!, tfs[p]!, norms[docs[p]!]!);
+        writer.endTerm();
+      }
+      r0 = r1;
+    }
+    writer.finish();
+
+    const enc = new TextEncoder();
+    const termParts = order.map((t) => enc.encode(this.termList[t]!));
+    const { bytes: termBytes, offsets: termOffsets } = concat(termParts);
+    const idBytes = this.idBytes.toArray();
+    const idOffsets = withLeadingZero(this.idEnds.toArray());
+    const idRank = rankIdBytes({ idBytes, idOffsets }, numDocs, this.source);
     return {
       analyzer: ANALYZER_ID,
       numDocs,
@@ -231,8 +257,7 @@ export class IndexBuilder {
       termBytes,
       termOffsets,
       df,
-      postingOffsets,
-      postings,
+      ...finishBlockColumns(cols),
       norms,
       idRank,
       idBytes,
@@ -271,25 +296,33 @@ export class IndexBuilder {
   }
 }
 
-/**
- * Position of each id in code point order; throws InputError on a duplicate id (found as equal
- * neighbours after sorting: no Set, whose size V8 caps at 2^24 entries).
- */
-export function rankIds(ids: readonly string[], source: string): Uint32Array {
-  const byId = Array.from({ length: ids.length }, (_, i) => i).sort((a, b) => compareCodePoints(ids[a]!, ids[b]!) || a - b);
-  const idRank = new Uint32Array(ids.length);
-  for (let r = 0; r < byId.length; r++) {
-    const d = byId[r]!;
-    if (r > 0 && ids[byId[r - 1]!] === ids[d]) {
-      throw new InputError(`duplicate passage id '${ids[d]}' (documents ${byId[r - 1]! + 1} and ${d + 1})`, {
-        file: source,
-        field: "id",
-        fix: "passage ids must be unique; deduplicate the collection",
-      });
-    }
-    idRank[d] = r;
-  }
-  return idRank;
+/** Postings gathered term-major per pass in IndexBuilder.finish (8 bytes each). */
+const TERM_MAJOR_CHUNK = 1 << 24;
+
+function blockColumnsInMemory() {
+  return {
+    postings: new MemoryBytes(),
+    termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
+    termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
+    termImpacts: new MemoryColumn<Float64Array>(Float64Array),
+    blockLastDoc: new MemoryColumn<Uint32Array>(Uint32Array),
+    blockStart: new MemoryColumn<Float64Array>(Float64Array),
+    blockImpacts: new MemoryColumn<Float64Array>(Float64Array),
+    impacts: new MemoryBytes(),
+  };
+}
+
+function finishBlockColumns(b: ReturnType<typeof blockColumnsInMemory>) {
+  return {
+    postings: b.postings.toArray(),
+    postingOffsets: withLeadingZero(b.termPostingEnds.toArray()),
+    termBlockOffsets: withLeadingZero(b.termBlockEnds.toArray()),
+    termImpactOffsets: b.termImpacts.toArray(),
+    blockLastDoc: b.blockLastDoc.toArray(),
+    blockStart: b.blockStart.toArray(),
+    blockImpactOffsets: b.blockImpacts.toArray(),
+    impacts: b.impacts.toArray(),
+  };
 }
 
 function concat(parts: readonly Uint8Array[]): { bytes: Uint8Array; offsets: Float64Array } {
@@ -307,7 +340,7 @@ export async function buildIndex<D extends { readonly id: string }>(
 ): Promise<Bm25Index> {
   const textOf = opts.textOf ?? ((d: D) => (d as unknown as { text: string }).text);
   const every = opts.progressEvery ?? 10_000;
-  const b = new IndexBuilder(opts.source);
+  const b = new IndexBuilder(opts.source, opts.blockSize);
   for await (const d of docs) {
     b.add(d.id, textOf(d));
     if (opts.onProgress && b.numDocs % every === 0) opts.onProgress(b.numDocs, opts.total);
@@ -317,8 +350,8 @@ export async function buildIndex<D extends { readonly id: string }>(
 }
 
 /** Synchronous variant for in-memory arrays (tests, small collections). */
-export function buildIndexSync(docs: Iterable<{ readonly id: string; readonly text: string }>): Bm25Index {
-  const b = new IndexBuilder();
+export function buildIndexSync(docs: Iterable<{ readonly id: string; readonly text: string }>, opts: { readonly blockSize?: number } = {}): Bm25Index {
+  const b = new IndexBuilder(undefined, opts.blockSize);
   for (const d of docs) b.add(d.id, d.text);
   return b.finish();
 }
@@ -352,34 +385,4 @@ export function findTerm(index: Bm25Index, term: string): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-/** Decodes the postings of term t: calls fn(doc, tf) in doc order. */
-export function forEachPostingOf(index: Bm25Index, t: number, fn: (doc: number, tf: number) => void): void {
-  const p = index.postings;
-  let pos = index.postingOffsets[t]!;
-  const end = index.postingOffsets[t + 1]!;
-  let doc = -1;
-  while (pos < end) {
-    let v = 0;
-    let mul = 1;
-    let byte: number;
-    do {
-      byte = p[pos++]!;
-      v += (byte & 127) * mul;
-      mul *= 128;
-    } while (byte >= 128);
-    let tf = 1;
-    if (v % 2 === 0) {
-      tf = 0;
-      mul = 1;
-      do {
-        byte = p[pos++]!;
-        tf += (byte & 127) * mul;
-        mul *= 128;
-      } while (byte >= 128);
-    }
-    doc += Math.floor(v / 2) + 1;
-    fn(doc, tf);
-  }
 }

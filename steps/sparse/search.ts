@@ -4,12 +4,23 @@
  * (Anserini's BagOfWordsQueryGenerator), clause scores are float32 (./similarity.ts) summed in
  * double and rounded to float, and hits are ordered by (-score, passage id) — Anserini sorts by
  * score then by the `id` field (BREAK_SCORE_TIES_BY_DOCID), not by Lucene's internal doc number.
+ *
+ * `Searcher.search` prunes with block-max MaxScore (./block-max.ts) and returns exactly what
+ * `searchExhaustive` (every posting of every query term scored, term at a time) returns: the same
+ * documents, the same float32 scores, the same order.
  */
 import { analyze } from "./analyzer.ts";
 import { docId, findTerm } from "./index.ts";
 import type { Bm25Index } from "./index.ts";
 import { averageLength, bm25Idf, normInverseCache } from "./similarity.ts";
 import type { Bm25Params } from "./similarity.ts";
+import { BlockMaxScorer } from "./block-max.ts";
+import type { PruningStats } from "./block-max.ts";
+import { normCacheIsMonotone } from "./blocks.ts";
+import { TopK } from "./topk.ts";
+import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
+
+export { TopK } from "./topk.ts";
 
 export interface SearchOptions extends Bm25Params {
   /** Hits per query (Pyserini's default is 1000; mining uses 100). */
@@ -28,22 +39,35 @@ export interface RunRow {
   readonly score: number;
 }
 
-/** Reusable per-thread scratch space (accumulators sized to the index). */
+/** Reusable per-thread scratch space (exhaustive accumulators are allocated on first use). */
 export class Searcher {
-  private readonly acc: Float64Array;
-  private readonly touched: Uint8Array;
-  private touchedList: Uint32Array;
+  private acc: Float64Array | undefined;
+  private touched: Uint8Array | undefined;
+  private touchedList = new Uint32Array(1024);
   private readonly normCache: Float32Array;
+  private readonly pruner: BlockMaxScorer | undefined;
+  private readonly reader = new BlockReader();
+  private readonly docs = new Int32Array(MAX_BLOCK_SIZE);
+  private readonly tfs = new Int32Array(MAX_BLOCK_SIZE);
 
   constructor(
     readonly index: Bm25Index,
     readonly params: Bm25Params,
   ) {
-    this.acc = new Float64Array(index.numDocs);
-    this.touched = new Uint8Array(index.numDocs);
-    this.touchedList = new Uint32Array(1024);
     const avgdl = index.docCount > 0 ? averageLength(index.sumTotalTermFreq, index.docCount) : 1;
     this.normCache = normInverseCache(params, avgdl);
+    // The block bounds assume scores fall with the norm byte (any k1 > 0, 0 <= b <= 1); else score everything.
+    this.pruner = normCacheIsMonotone(this.normCache) ? new BlockMaxScorer(index, this.normCache) : undefined;
+  }
+
+  /** Whether `search` prunes (false only for parameters where the block bounds do not hold). */
+  get prunes(): boolean {
+    return this.pruner !== undefined;
+  }
+
+  /** Pruning counters, cumulative over this searcher's queries (undefined when it does not prune). */
+  get stats(): Readonly<PruningStats> | undefined {
+    return this.pruner?.stats;
   }
 
   /** Analysed query -> (term index, boost) clauses, terms in sorted order. */
@@ -58,48 +82,50 @@ export class Searcher {
     return out.sort((a, b) => a.term - b.term);
   }
 
+  /** Top k by block-max MaxScore: exactly `searchExhaustive`'s hits. */
   search(queryText: string, k: number): Hit[] {
+    if (this.pruner === undefined) return this.searchExhaustive(queryText, k);
     const index = this.index;
-    const acc = this.acc;
-    const touched = this.touched;
+    const heap = new TopK(k, index.idRank);
+    if (k > 0) {
+      const clauses = this.clauses(queryText).map(({ term, boost }) => ({ term, weight: Math.fround(boost * bm25Idf(index.docCount, index.df[term]!)) }));
+      this.pruner.run(clauses, heap);
+    }
+    return heap.sorted().map(({ doc, score }) => ({ pid: docId(index, doc), score }));
+  }
+
+  /** Top k with every posting of every query term scored (term at a time): the reference for `search`. */
+  searchExhaustive(queryText: string, k: number): Hit[] {
+    const index = this.index;
+    const acc = (this.acc ??= new Float64Array(index.numDocs));
+    const touched = (this.touched ??= new Uint8Array(index.numDocs));
     let nTouched = 0;
     const norms = index.norms;
     const cache = this.normCache;
     const postings = index.postings;
     for (const { term, boost } of this.clauses(queryText)) {
       const weight = Math.fround(boost * bm25Idf(index.docCount, index.df[term]!));
-      // Postings decoded inline (hot loop): varint (docDelta << 1 | tf==1), then tf if not 1.
-      let pos = index.postingOffsets[term]!;
-      const end = index.postingOffsets[term + 1]!;
-      let d = -1;
+      const r = this.reader;
+      const docs = this.docs;
+      const tfs = this.tfs;
       let list = this.touchedList;
-      while (pos < end) {
-        let byte = postings[pos++]!;
-        let v = byte & 127;
-        for (let mul = 128; byte >= 128; mul *= 128) {
-          byte = postings[pos++]!;
-          v += (byte & 127) * mul;
-        }
-        let tf = 1;
-        if ((v & 1) === 0) {
-          byte = postings[pos++]!;
-          tf = byte & 127;
-          for (let mul = 128; byte >= 128; mul *= 128) {
-            byte = postings[pos++]!;
-            tf += (byte & 127) * mul;
+      const first = index.termBlockOffsets[term]!;
+      const last = index.termBlockOffsets[term + 1]!;
+      for (let b = first; b < last; b++) {
+        const n = r.open(postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decode(postings, docs, tfs);
+        for (let j = 0; j < n; j++) {
+          const d = docs[j]!;
+          const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined
+          acc[d]! += Math.fround(weight - Math.fround(weight / Math.fround(1 + Math.fround(tfs[j]! * normInverse))));
+          if (touched[d] === 0) {
+            touched[d] = 1;
+            if (nTouched === list.length) {
+              const bigger = new Uint32Array(list.length * 2);
+              bigger.set(list);
+              list = this.touchedList = bigger;
+            }
+            list[nTouched++] = d;
           }
-        }
-        d += Math.floor(v / 2) + 1;
-        const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined
-        acc[d]! += Math.fround(weight - Math.fround(weight / Math.fround(1 + Math.fround(tf * normInverse))));
-        if (touched[d] === 0) {
-          touched[d] = 1;
-          if (nTouched === list.length) {
-            const bigger = new Uint32Array(list.length * 2);
-            bigger.set(list);
-            list = this.touchedList = bigger;
-          }
-          list[nTouched++] = d;
         }
       }
     }
@@ -112,66 +138,6 @@ export class Searcher {
       touched[d] = 0;
     }
     return heap.sorted().map(({ doc, score }) => ({ pid: docId(index, doc), score }));
-  }
-}
-
-/** Bounded min-heap keeping the best k by (score desc, id rank asc). */
-export class TopK {
-  private readonly docs: Uint32Array;
-  private readonly scores: Float64Array;
-  private size = 0;
-
-  constructor(
-    private readonly k: number,
-    private readonly idRank: Uint32Array,
-  ) {
-    this.docs = new Uint32Array(Math.max(0, k));
-    this.scores = new Float64Array(Math.max(0, k));
-  }
-
-  /** true if (s1, d1) ranks below (s2, d2). */
-  private worse(s1: number, d1: number, s2: number, d2: number): boolean {
-    return s1 < s2 || (s1 === s2 && this.idRank[d1]! > this.idRank[d2]!);
-  }
-
-  offer(doc: number, score: number): void {
-    if (this.k <= 0) return;
-    const docs = this.docs;
-    const scores = this.scores;
-    if (this.size < this.k) {
-      let i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!this.worse(score, doc, scores[p]!, docs[p]!)) break;
-        docs[i] = docs[p]!;
-        scores[i] = scores[p]!;
-        i = p;
-      }
-      docs[i] = doc;
-      scores[i] = score;
-      return;
-    }
-    if (!this.worse(scores[0]!, docs[0]!, score, doc)) return;
-    let i = 0;
-    const n = this.size;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && this.worse(scores[r]!, docs[r]!, scores[l]!, docs[l]!) ? r : l;
-      if (!this.worse(scores[c]!, docs[c]!, score, doc)) break;
-      docs[i] = docs[c]!;
-      scores[i] = scores[c]!;
-      i = c;
-    }
-    docs[i] = doc;
-    scores[i] = score;
-  }
-
-  sorted(): { doc: number; score: number }[] {
-    const out: { doc: number; score: number }[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ doc: this.docs[i]!, score: this.scores[i]! });
-    return out.sort((a, b) => b.score - a.score || this.idRank[a.doc]! - this.idRank[b.doc]!);
   }
 }
 

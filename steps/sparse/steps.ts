@@ -18,7 +18,9 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 
 export const buildBm25Index = defineStep({
   id: "build-bm25-index",
-  version: 1,
+  // 2: Lucene 8.8.1's tokenizer on every code point (symbols and emoji are terms; ANALYZER_ID 2)
+  // 3: index format 2 (bit-packed postings, skip blocks and impacts for pruned search)
+  version: 3,
   source: import.meta.url,
   description: "Lucene-8-exact BM25 index (Anserini's default English analysis) over the passages table.",
   params: z
@@ -49,7 +51,9 @@ export const buildBm25Index = defineStep({
 
 export const searchBm25 = defineStep({
   id: "search-bm25",
-  version: 1,
+  // 2: queries analyzed with Lucene 8.8.1's tokenizer on every code point (ANALYZER_ID 2)
+  // 3: reads index format 2 (block-max MaxScore; same hits as exhaustive scoring)
+  version: 3,
   source: import.meta.url,
   description: "Top-k BM25 for one query form over the turns of one split.",
   params: z

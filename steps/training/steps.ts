@@ -154,10 +154,11 @@ export const assembleExamplesWithNegatives = defineStep({
 
 /**
  * The trainer's config as step params (config-schema.ts): every key but the run-level ones,
- * which never enter a key: threads (the executor sets them), and whether to save and export
- * (a step always does both).
+ * which never enter a key: threads (the executor sets them), world_size (one process per GPU
+ * the scheduler gives the step: the same loss at the same global batch), and whether to save
+ * and export (a step always does both).
  */
-const { threads: _threads, save_checkpoint: _save, export_onnx: _export, ...trainerConfig } = trainerParamsShape;
+const { threads: _threads, world_size: _world, save_checkpoint: _save, export_onnx: _export, ...trainerConfig } = trainerParamsShape;
 
 const bertConfig = z
   .object({

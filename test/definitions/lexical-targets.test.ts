@@ -52,6 +52,7 @@ test("report: every lexical section, BM25 steps shared (one per dataset and form
     ...prefix("topiocqa"),
     ...prefix("orquac"),
     "render-figure2a-bm25",
+    "render-provenance",
     "render-table1-bm25",
     "render-table2-bm25",
     "render-table3-bm25",

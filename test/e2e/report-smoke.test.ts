@@ -14,6 +14,8 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { resolvePython } from "../../pipeline/executors/python.ts";
 import type { EngineEvent } from "../../pipeline/engine/events.ts";
 import { tempDir } from "../engine/helpers.ts";
+import { checkReportLinks } from "../report/report-links.ts";
+import type { RenderedTableJson } from "../../steps/report/table.ts";
 
 const python = resolvePython(["torch", "numpy"]);
 
@@ -31,14 +33,33 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
     assert.ok(files.includes(id), `${id} missing from the report (${files.join(", ")})`);
   }
   // Every DPR cell of Table 2 holds a number with its N and provenance key.
-  const t2 = JSON.parse(readFileSync(join(report, "tables", "table2-smoke.json"), "utf8")) as { rows: { id: string; cells: Record<string, { value: number | null; n: number | null; stepKey: string | null }> }[] };
+  const t2 = JSON.parse(readFileSync(join(report, "tables", "table2-smoke.json"), "utf8")) as RenderedTableJson;
   for (const row of t2.rows.filter((r) => r.id.startsWith("dpr"))) {
     for (const cell of Object.values(row.cells)) {
       assert.equal(typeof cell.value, "number", `${row.id}: empty cell`);
       assert.ok(cell.value! >= 0 && cell.value! <= 1);
-      assert.match(cell.stepKey ?? "", /^[0-9a-f]{64}$/);
+      // One evaluation per seed; the variants behind the paper's claims train with two seeds here.
+      assert.ok(cell.seeds >= 1 && cell.stepKeys.length === cell.seeds, `${row.id}: ${cell.seeds} seeds, ${cell.stepKeys.length} keys`);
+      for (const key of cell.stepKeys) assert.match(key, /^[0-9a-f]{64}$/);
     }
   }
+  const ibn = t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!;
+  assert.equal(ibn.seeds, 2, "DPR (IBN) is a claim's variant: two seeds in the smoke run");
+  assert.equal(typeof ibn.sd, "number");
+  // X_t \ {q_t} has no query on first turns: "-" with a footnote, not 0.
+  const t4 = JSON.parse(readFileSync(join(report, "tables", "table4-smoke.json"), "utf8")) as RenderedTableJson;
+  assert.equal(t4.rows.find((r) => r.id === "first/dpr-shortcut-ibn")!.cells.r10!.status, "no-input");
+  // Every number of index.html links to a provenance page that exists, and every link of every page leads somewhere.
+  const links = checkReportLinks(report);
+  assert.ok(links.cells > 100 && links.marks > 20, JSON.stringify(links));
+  // The chain of a DPR number reaches its model's page, with the training curves.
+  const evalPage = readFileSync(join(report, "provenance", `${t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!.stepKeys[0]}.html`), "utf8");
+  const model = /<a href="([0-9a-f]{64})\.html">train-dpr\.mini-smoke-qrecc\.ibn\.s\d+<\/a>/.exec(evalPage);
+  assert.ok(model, "the evaluation's chain names the model it came from");
+  assert.match(readFileSync(join(report, "provenance", `${model[1]}.html`), "utf8"), /dev R@5 \(%\)<\/text>/);
+  const search = /<a href="([0-9a-f]{64})\.html">search-dense\.mini-smoke-qrecc\.ibn\.[^<]*<\/a>/.exec(evalPage);
+  assert.ok(search, "the evaluation's chain names its run");
+  assert.match(readFileSync(join(report, "provenance", `${search[1]}.html`), "utf8"), /<a href="runs\/[0-9a-f]{64}\.trec(\.gz)?" download="">run\.trec(\.gz)?<\/a>/);
   const again: EngineEvent[] = [];
   const second = await runTargets(project, { targets: ["report-smoke"], executor: "local", emit: (e) => again.push(e), exportRoot: dir });
   assert.ok(second.ok);

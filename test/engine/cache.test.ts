@@ -300,18 +300,33 @@ test("a container step needing Python modules that are missing names what to ins
   assert.match(f.message, /apt-get install python3-torch/);
 });
 
-test("--verify detects a tampered entry and recomputes it", async () => {
+test("a tampered entry is recomputed: a plain run sees it by its stat stamp, --verify by re-hashing", async () => {
   const p = project(registry({ t: () => chain({ text: "tamper" }) }));
   const first = await run(p, ["t"]);
   const res = "result" in first.outcome ? first.outcome.result : undefined;
   const entry = res!.results.get("upper")!.entry!;
-  writeFileSync(p.store.outputPath(entry, "text"), "EVIL");
-  const trusting = await run(p, ["t"]);
-  assert.deepEqual(trusting.executed, [], "without --verify the manifest is trusted");
-  const verified = await run(p, ["t"], { verify: true });
+  const out = p.store.outputPath(entry, "text");
+  writeFileSync(out, "EVIL");
+  const plain = await run(p, ["t"]);
+  assert.deepEqual(plain.executed, ["upper"]);
+  assert.deepEqual(plain.events.filter((e) => e.type === "tampered").map((e) => (e as { step: string }).step), ["upper"]);
+  assert.equal(readFileSync(out, "utf8"), "TAMPER");
+
+  // Only a forged stamp cache (vouching for the new bytes) hides a change from a plain run; --verify ignores stamps.
+  writeFileSync(out, "EVIL");
+  await new Promise((r) => setTimeout(r, 150));
+  const { statSync } = await import("node:fs");
+  const s = statSync(out, { bigint: true });
+  const stamps = join(p.store.root, "stamps", `${entry.key}.json`);
+  const digest = entry.manifest.outputs.text!.digest;
+  writeFileSync(stamps, JSON.stringify({ schema: 1, files: { text: { size: Number(s.size), mtimeNs: String(s.mtimeNs), ctimeNs: String(s.ctimeNs), ino: String(s.ino), dev: String(s.dev), digest, at: Date.now() } } }));
+  const fresh = project(registry({ t: () => chain({ text: "tamper" }) }), { store: p.store.root }); // a new process
+  const trusting = await run(fresh, ["t"]);
+  assert.deepEqual(trusting.executed, [], "the forged stamp is believed");
+  const verified = await run(fresh, ["t"], { verify: true });
   assert.deepEqual(verified.executed, ["upper"]);
   assert.deepEqual(verified.events.filter((e) => e.type === "tampered").map((e) => (e as { step: string }).step), ["upper"]);
-  assert.equal(readFileSync(p.store.outputPath(entry, "text"), "utf8"), "TAMPER");
+  assert.equal(readFileSync(out, "utf8"), "TAMPER");
 });
 
 test("identical steps in two targets run once (dedup by key)", async () => {

@@ -17,7 +17,7 @@ const gpuStep = defineStep({
 });
 
 test("a GPU step on a host without GPUs fails at planning time, unless CPU is allowed", async () => {
-  const ex = new LocalExecutor({ gpuProbe: () => ({ ok: false, detail: "no NVIDIA GPU is visible" }) });
+  const ex = new LocalExecutor({ torchProbe: (python) => ({ python, torch: true, devices: 0, names: [], detail: "no NVIDIA GPU is visible" }) });
   const step = use(gpuStep, { inputs: {} });
   const failures = await ex.check([step], {});
   assert.deepEqual(failures, [{ reason: "gpu-unavailable", step: "train-on-gpu", detail: "no NVIDIA GPU is visible" }]);

@@ -102,8 +102,8 @@ test("keys are identical across processes and independent of the store location"
   const p1 = cliSync(["--store", join(tempDir(), "s"), "plan", "fan", "--json"], {});
   const p2 = cliSync(["--store", join(tempDir(), "t"), "plan", "fan", "--json"], {});
   assert.equal(p1.status, 0, p1.stderr);
-  const k1 = JSON.parse(p1.stdout) as { step: string; key?: string }[];
-  const k2 = JSON.parse(p2.stdout) as { step: string; key?: string }[];
+  const k1 = (JSON.parse(p1.stdout) as { nodes: { step: string; key?: string }[] }).nodes;
+  const k2 = (JSON.parse(p2.stdout) as { nodes: { step: string; key?: string }[] }).nodes;
   assert.deepEqual(k1, k2);
   assert.equal(k1.filter((r) => r.key).length, 6, "the six roots have known keys before anything runs");
 });

@@ -109,7 +109,7 @@ test("plan: image, pip layer, skeleton, caches, env, secrets by name, GPU, read-
     { op: "env", name: "HF_HOME", value: "/root/.cache/huggingface" },
     { op: "mount-cache", path: "/root/.cache/torch", volume: "cspipe-torch" },
     { op: "env", name: "TORCH_HOME", value: "/root/.cache/torch" },
-    { op: "env", name: "CSPIPE_DEVICE_HINT", value: "auto" },
+    { op: "env", name: "CSPIPE_DEVICE_HINT", value: "cuda-required" },
     { op: "env", name: "CSPIPE_THREADS", value: "4" },
     { op: "env", name: "HF_HUB_OFFLINE", value: "1" },
     { op: "env", name: "MKL_NUM_THREADS", value: "4" },

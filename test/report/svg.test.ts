@@ -1,78 +1,97 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { niceMax, renderBarChartSvg, renderLineChartSvg } from "../../steps/report/svg.ts";
+import { niceScale, renderFigureSvg, tickDigits, wrapLabel } from "../../steps/report/svg.ts";
+import { figureData, type FigurePoint, type FigureSpec } from "../../steps/report/figure.ts";
+import { labelWidth } from "../../steps/report/label.ts";
+import { assertWellFormed } from "./svg-check.ts";
 
-/** Minimal well-formedness check: balanced tags, quoted attributes, escaped text. */
-function assertWellFormed(svg: string): void {
-  const stack: string[] = [];
-  const tag = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
-  let last = 0;
-  for (let m = tag.exec(svg); m !== null; m = tag.exec(svg)) {
-    const text = svg.slice(last, m.index);
-    assert.doesNotMatch(text, /[<>]|&(?!(amp|lt|gt|quot|#39);)/, `unescaped text before ${m[0]}`);
-    last = tag.lastIndex;
-    const [, close, name, , selfClose] = m;
-    if (close === "/") assert.equal(stack.pop(), name, `mismatched </${name}>`);
-    else if (selfClose !== "/") stack.push(name!);
-  }
-  assert.equal(svg.slice(last).trim(), "");
-  assert.deepEqual(stack, []);
-  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-}
+const key = (i: number): string => String(i).repeat(64);
+const ours = (value: number, n: number, i: number, sd: number | null = null, seeds = 1) => ({ value, sd, seeds, n, stepKeys: [key(i)], metric: "recall@10", group: null });
+const paper = (value: number) => ({ value, printed: (value * 100).toFixed(1), table: "final-table2", row: "r", column: "c" });
 
-test("grouped bar chart: one bar per non-null value, exact geometry, legend, escaping", () => {
-  const svg = renderBarChartSvg({
+function bars(): { spec: FigureSpec; points: FigurePoint[][] } {
+  const spec: FigureSpec = {
+    id: "f",
+    chart: "bar",
     title: "R@10 by query form <QReCC & co>",
+    caption: "c",
     yLabel: "Recall@10",
     categories: ["q_t", "X_t \\ {q_t}"],
     series: [
-      { name: "BM25", values: [0.5, 0.25] },
-      { name: "DPR", values: [null, 1] },
+      { name: "BM25", points: [null, null] },
+      { name: "DPR^shortcut (X_t \\ {q_t}, IBN), a long name that has to wrap into the next legend row", points: [null, null] },
     ],
-    yMax: 1,
-  });
-  assertWellFormed(svg);
-  const bars = [...svg.matchAll(/<rect class="bar" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"[^>]*data-series="([^"]+)" data-category="([^"]+)" data-value="([^"]+)"/g)];
-  assert.deepEqual(bars.map((b) => [b[5], b[6], b[7]]), [["BM25", "q_t", "0.5"], ["BM25", "X_t \\ {q_t}", "0.25"], ["DPR", "X_t \\ {q_t}", "1"]]);
-  // plot area: x 60..490 (430 wide), y 40..300 (260 high); group width 215, bar width 86.
-  assert.deepEqual(bars[0]!.slice(1, 5), ["81.5", "170", "86", "130"]);
-  assert.deepEqual(bars[2]!.slice(1, 5), ["382.5", "40", "86", "260"]);
-  assert.match(svg, /<title>R@10 by query form &lt;QReCC &amp; co&gt;<\/title>/);
-  assert.equal((svg.match(/<g class="legend">/g) ?? []).length, 1);
-  assert.match(svg, /data-series="DPR">DPR<\/text>/);
-  assert.equal(renderBarChartSvg({ title: "t", yLabel: "y", categories: ["a"], series: [{ name: "s", values: [0.3] }] }), renderBarChartSvg({ title: "t", yLabel: "y", categories: ["a"], series: [{ name: "s", values: [0.3] }] }));
-});
-
-test("line chart: points per value, null breaks the line", () => {
-  const svg = renderLineChartSvg({
-    title: "TopiOCQA R@5 by iteration",
-    xLabel: "iteration",
-    yLabel: "R@5",
-    x: ["0", "1", "2", "3"],
-    series: [
-      { name: "first", values: [0.4, 0.3, null, 0.6] },
-      { name: "switch", values: [0.2, 0.4, 0.5, 0.7] },
-    ],
-    yMax: 1,
     valueFormat: { kind: "percent", digits: 1 },
-  });
-  assertWellFormed(svg);
-  const points = [...svg.matchAll(/<circle class="point" cx="([\d.]+)" cy="([\d.]+)"[^>]*data-series="([^"]+)" data-x="([^"]+)" data-value="([^"]+)"/g)];
-  assert.equal(points.length, 7);
-  // x step = 430 / 3; y(0.4) = 300 - 104 = 196; y(0.7) = 300 - 182 = 118.
-  assert.deepEqual(points[0]!.slice(1, 6), ["60", "196", "first", "0", "0.4"]);
-  assert.deepEqual(points[6]!.slice(1, 6), ["490", "118", "switch", "3", "0.7"]);
-  const lines = [...svg.matchAll(/<polyline class="line" points="([^"]+)"[^>]*data-series="([^"]+)"/g)];
-  assert.deepEqual(lines.map((l) => [l[2], l[1]!.split(" ").length]), [["first", 2], ["switch", 4]]);
-  assert.match(svg, /<title>first, 3: 60\.0<\/title>/);
+  };
+  const points: FigurePoint[][] = [
+    [
+      { category: "q_t", ours: ours(0.2, 10, 1), paper: paper(0.25), absent: null },
+      { category: "X_t \\ {q_t}", ours: ours(0.1, 7, 2, 0.02, 3), paper: null, absent: null },
+    ],
+    [
+      { category: "q_t", ours: null, paper: null, absent: "no input: empty on a first turn" },
+      { category: "X_t \\ {q_t}", ours: ours(0.3, 7, 3), paper: paper(0.35), absent: null },
+    ],
+  ];
+  return { spec, points };
+}
+
+test("axis scale: round steps (1, 2, 2.5, 5 x 10^k), at most 6, from 0 to at or above the data", () => {
+  assert.deepEqual(niceScale(0.31), { max: 0.4, step: 0.1 });
+  assert.deepEqual(niceScale(1), { max: 1, step: 0.2 });
+  assert.deepEqual(niceScale(0.05), { max: 0.05, step: 0.01 });
+  assert.deepEqual(niceScale(0.26), { max: 0.3, step: 0.05 });
+  assert.deepEqual(niceScale(0), { max: 1, step: 0.2 });
+  assert.equal(tickDigits(5), 0);
+  assert.equal(tickDigits(2.5), 1);
+  assert.equal(tickDigits(0.05), 2);
 });
 
-test("bad chart input is rejected; nice axis maxima", () => {
-  assert.throws(() => renderBarChartSvg({ title: "t", yLabel: "y", categories: ["a", "b"], series: [{ name: "s", values: [1] }] }), /1 values for 2 x positions/);
-  assert.throws(() => renderLineChartSvg({ title: "t", yLabel: "y", xLabel: "x", x: ["0"], series: [{ name: "s", values: [Number.NaN] }] }), /holds NaN/);
-  assert.equal(niceMax(0.83), 1);
-  assert.equal(niceMax(0.42), 0.5);
-  assert.equal(niceMax(74.8), 100);
-  assert.equal(niceMax(0.19), 0.2);
-  assert.equal(niceMax(0), 1);
+test("labels wrap at spaces outside braces, each line within the width (or one word)", () => {
+  const lines = wrapLabel("DPR^shortcut (X_t \\ {q_t, C}, IBN) with a long tail", 90, 12);
+  assert.ok(lines.length > 2);
+  assert.deepEqual(lines, ["DPR^shortcut (X_t", "\\ {q_t, C}, IBN)", "with a long tail"], "a braced group stays whole");
+  for (const l of lines) assert.ok(labelWidth(l, 12) <= 90 || !l.includes(" "), l);
+  assert.deepEqual(wrapLabel("short", 200, 12), ["short"]);
+});
+
+test("bar chart: axis scaled to the data, error bars, paper diamonds, n/a, links and tooltips; stable bytes", () => {
+  const { spec, points } = bars();
+  const f = figureData(spec, points);
+  const svg = renderFigureSvg(f, { href: (p) => (p.ours === null ? undefined : `p/${p.ours.stepKeys[0]!.slice(0, 4)}.html`) });
+  assertWellFormed(svg);
+  assert.equal(renderFigureSvg(f, { href: (p) => (p.ours === null ? undefined : `p/${p.ours.stepKeys[0]!.slice(0, 4)}.html`) }), svg);
+  // data max 0.35 (a paper marker) -> axis 0..40 % in steps of 10, ticks printed without decimals
+  assert.deepEqual([...svg.matchAll(/<text x="[\d.]+" y="[\d.]+" font-size="11" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]), ["0", "10", "20", "30", "40"]);
+  assert.equal((svg.match(/<rect class="bar"/g) ?? []).length, 3);
+  assert.equal((svg.match(/<path class="paper"/g) ?? []).length, 2 + 1, "two markers and the legend's");
+  assert.equal((svg.match(/<path class="sd"/g) ?? []).length, 1 + 1, "one error bar and the legend's");
+  assert.match(svg, /<a href="p\/1111\.html"><rect class="bar"[^>]*data-keys="1{64}"><title>BM25, qₜ: ours 20\.0; N = 10; paper 25\.0<\/title><\/rect><\/a>/);
+  assert.match(svg, /<title>BM25, Xₜ ∖ \{qₜ\}: ours 10\.0 ± 2\.0 \(mean ± sd, 3 seeds\); N = 7<\/title>/);
+  assert.match(svg, /<text class="absent"[^>]*>n\/a<title>[^<]*no input: empty on a first turn<\/title><\/text>/);
+  assert.match(svg, /<title>R@10 by query form &lt;QReCC &amp; co&gt;<\/title>/);
+  assert.match(svg, /Recall@10 \(%\)/);
+  // The legend wraps onto more rows, and the canvas grows to hold them.
+  const height = Number(/ height="(\d+)"/.exec(svg)![1]);
+  const legendYs = [...svg.matchAll(/<g class="legend">[\s\S]*?<\/g>/g)][0]![0].match(/ y="([\d.]+)"/g)!.map((m) => Number(/[\d.]+/.exec(m)![0]));
+  assert.ok(Math.max(...legendYs) < height - 4, `legend inside the canvas (${Math.max(...legendYs)} < ${height})`);
+  const oneRow = renderFigureSvg(figureData({ ...spec, series: [spec.series[0]!] }, [points[0]!]));
+  assert.ok(Number(/ height="(\d+)"/.exec(oneRow)![1]) < height);
+});
+
+test("line chart: points at slot centres, gaps break the line, markers in the series colour", () => {
+  const spec: FigureSpec = { id: "l", chart: "line", title: "T", caption: "", yLabel: "R@5", xLabel: "iteration", categories: ["0", "1", "2"], series: [{ name: "all", points: [null, null, null] }] };
+  const pts: FigurePoint[][] = [
+    [
+      { category: "0", ours: ours(0.1, 5, 1), paper: null, absent: null },
+      { category: "1", ours: null, paper: paper(0.2), absent: null },
+      { category: "2", ours: ours(0.3, 5, 3), paper: null, absent: null },
+    ],
+  ];
+  const svg = renderFigureSvg(figureData(spec, pts));
+  assertWellFormed(svg);
+  assert.equal((svg.match(/<circle class="point"/g) ?? []).length, 2);
+  assert.equal((svg.match(/<polyline/g) ?? []).length, 0, "a gap splits the line into single points");
+  assert.match(svg, /<path class="paper" d="[^"]+" fill="#ffffff" stroke="#0072B2"/);
+  assert.match(svg, />iteration<\/text>/);
 });

@@ -3,14 +3,10 @@
 // is a failure, not a skip.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { luceneClasspath, luceneVersion } from "../peers/lucene/peer.ts";
-
-const peer = luceneClasspath();
+import { luceneVersion, peerOrSkip } from "../peers/lucene/peer.ts";
 
 test("the Lucene peer is Lucene 8.8.x", (t) => {
-  if (!("classpath" in peer)) {
-    if (process.env["CI"] === "true") assert.fail(`Lucene peer unavailable in CI: ${peer.missing}`);
-    return t.skip(`Lucene peer unavailable: ${peer.missing}`);
-  }
-  assert.match(luceneVersion(peer.classpath), /^8\.8\.\d+$/);
+  const classpath = peerOrSkip(t);
+  if (classpath === null) return;
+  assert.match(luceneVersion(classpath), /^8\.8\.\d+$/);
 });

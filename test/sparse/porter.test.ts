@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { porterStem } from "../../steps/sparse/porter.ts";
-import { luceneAnalyze, luceneClasspath } from "../peers/lucene/peer.ts";
+import { luceneAnalyze, peerOrSkip } from "../peers/lucene/peer.ts";
 
 const PAIRS: readonly (readonly [string, string])[] = [
   ["caresses", "caress"],
@@ -121,11 +121,8 @@ test("words of one or two letters are left alone", () => {
 });
 
 test("Porter stems equal Lucene's PorterStemFilter (live peer)", (t) => {
-  const peer = luceneClasspath();
-  if (!("classpath" in peer)) {
-    t.skip(`Lucene peer unavailable: ${peer.missing}`);
-    return;
-  }
+  const classpath = peerOrSkip(t);
+  if (classpath === null) return;
   const text =
     "conversational question answering systems retrieve relevant passages from large collections using dense " +
     "representations learned by contrastive training with hard negatives mined iteratively from previous models " +
@@ -133,7 +130,7 @@ test("Porter stems equal Lucene's PorterStemFilter (live peer)", (t) => {
     "effectiveness evaluations demonstrated consistently improving rankings nationalities organizational " +
     "abilities responsibilities troubleshooting misunderstandings reproducibility";
   const words = [...new Set([...PAIRS.map(([w]) => w), ...text.split(" ")])];
-  const lucene = luceneAnalyze(peer.classpath, "porter", words);
+  const lucene = luceneAnalyze(classpath, "porter", words);
   const wrong = words.flatMap((w, i) => (porterStem(w) === lucene[i]![0] ? [] : [`${w}: ${porterStem(w)} != ${lucene[i]![0]}`]));
   assert.deepEqual(wrong, []);
 });

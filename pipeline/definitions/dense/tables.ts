@@ -3,53 +3,54 @@
  * lexical baselines (lexical.ts): Tables 1, 2 (full), 3, 4, 6, Figures 2(b), 2(c), 3, 4,
  * and the gold-in-negatives ablation the authors' released code invites.
  */
-import { use, type OutputRef } from "../../engine/step.ts";
+import type { OutputRef } from "../../engine/step.ts";
 import type { TargetContext } from "../../engine/targets.ts";
-import { renderFigureDef, renderTableDef } from "../../../steps/report/steps.ts";
 import type { TableColumnSpec, TableSpec } from "../../../steps/report/table.ts";
 import type { FigureSpec } from "../../../steps/report/figure.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
-import { bm25Metrics, DATA_LABEL, table1Bm25Spec, table2Bm25Spec, table3Bm25Spec } from "../lexical.ts";
-import { evaluation, setupOf, type DenseContext, type ModelId } from "./models.ts";
-import { asReleased, ihn, mined, shortcut, type MinedSource } from "./variants.ts";
-import { INPUT_FORM, type DenseSetup, type Profile } from "./setup.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
-
-type Metrics = OutputRef<"json:metrics">;
-type Group = { by: "questionType"; value: string };
+import { bm25Metrics, DATA_LABEL, table1Bm25Spec, table2Bm25Spec, table3Bm25Spec } from "../lexical.ts";
+import { noInputOnFirstTurns, renderFigureStep, renderTableStep, type CellSource, type Metrics, type MetricsOrSeeds } from "../render.ts";
+import { evaluation, setupOf, type DenseContext } from "./models.ts";
+import { theta0VsBm25 } from "./base.ts";
+import { asReleased, ihn, mined, shortcut, type DprVariant, type MinedSource } from "./variants.ts";
+import { INPUT_FORM, type Profile } from "./setup.ts";
 
 export interface DenseTargetContext extends TargetContext {
   readonly profile: Profile;
 }
 
-/** The models of one dataset as the tables name them (first training seed). */
+/**
+ * The evaluations of one dataset's models as the tables show them: the models behind the
+ * paper's claims over every seed of the setup (mean ± sd), the other variants (Tables 1 and
+ * 6's negative sources, the released-code ablation) over the secondary seeds.
+ */
 interface DenseWorld {
   readonly dataset: DatasetName;
-  readonly setup: DenseSetup;
-  readonly theta0: ModelId;
+  readonly iterations: number;
   readonly inputForm: QueryFormName;
-  metrics(label: string, model: ModelId, form?: QueryFormName): Metrics;
-  shortcut(): ModelId;
-  ihn(i: number): ModelId;
-  ihnLabel(i: number): string;
-  ihnFinal(): ModelId;
-  withNegatives(source: MinedSource): ModelId;
-  ihnAsReleased(): ModelId;
+  shortcut(): MetricsOrSeeds;
+  ihn(i: number): MetricsOrSeeds;
+  ihnFinal(): MetricsOrSeeds;
+  mined(source: MinedSource): MetricsOrSeeds;
+  asReleased(): MetricsOrSeeds;
+  /** θ0 without conversational training, on the dataset's input form (iteration 0). */
+  theta0(): Metrics;
 }
 
 function world(dataset: DatasetName, tctx: DenseTargetContext): DenseWorld {
   const ctx: DenseContext = { data: tctx.data, profile: tctx.profile };
   const setup = setupOf(ctx);
-  const seed = setup.seeds[0] ?? 1;
+  const over = (seeds: readonly number[], make: (seed: number) => DprVariant): MetricsOrSeeds => seeds.map((s) => evaluation(ctx, dataset, make(s)));
+  const iterations = setup.schedule[dataset].iterations;
   return {
-    dataset, setup, theta0: "theta0", inputForm: INPUT_FORM[dataset],
-    metrics: (_label, model, form) => evaluation(ctx, dataset, model, form ?? (model === "theta0" ? INPUT_FORM[dataset] : model.input)),
-    shortcut: () => shortcut(dataset, seed),
-    ihn: (i) => ihn(dataset, i, seed),
-    ihnLabel: (i) => (i === 1 ? "ibn" : `ihn-${i}`),
-    ihnFinal: () => ihn(dataset, setup.schedule[dataset].iterations, seed),
-    withNegatives: (source) => mined(dataset, source, seed),
-    ihnAsReleased: () => asReleased(dataset, seed),
+    dataset, iterations, inputForm: INPUT_FORM[dataset],
+    shortcut: () => over(setup.seeds, (s) => shortcut(dataset, s)),
+    ihn: (i) => over(setup.seeds, (s) => ihn(dataset, i, s)),
+    ihnFinal: () => over(setup.seeds, (s) => ihn(dataset, iterations, s)),
+    mined: (source) => over(setup.secondarySeeds, (s) => mined(dataset, source, s)),
+    asReleased: () => over(setup.secondarySeeds, (s) => asReleased(dataset, s)),
+    theta0: () => evaluation(ctx, dataset, "theta0", INPUT_FORM[dataset]),
   };
 }
 const suffix = (ctx: DenseTargetContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
@@ -58,34 +59,26 @@ const titleTail = (ctx: DenseTargetContext): string => `${DATA_LABEL[ctx.data]}$
 /** A render step's input name for a row id (input names are identifiers: dashes become underscores). */
 const inputName = (rowId: string): string => rowId.replace(/-/g, "_");
 
-interface CellSource {
-  readonly input: string;
-  readonly metrics: Metrics;
-  readonly map: { row: string; columns: string[]; group?: Group } | { row: string; columns: string[]; group?: Group }[];
-}
-
+/**
+ * A table of this file: `render-<id>` with the profile's suffix. Each source fills cells from one
+ * evaluation, or from one per training seed (`metrics: [s1, s2, s3]`: mean ± sd, see ../render.ts).
+ */
 function render(ctx: DenseTargetContext, spec: TableSpec, paperTableId: string | null, sources: readonly CellSource[]): OutputRef<"table"> {
-  const inputs: Record<string, Metrics> = {};
-  const cells: Record<string, CellSource["map"]> = {};
-  for (const s of sources) {
-    inputs[s.input] = s.metrics;
-    cells[s.input] = s.map;
-  }
-  const params = { spec: { ...spec, id: `${spec.id}${suffix(ctx)}`, columns: spec.columns.map((c) => ({ ...c })), rows: spec.rows.map((r) => ({ ...r })) }, paperTable: paperTableId, cells };
-  return use(renderTableDef(Object.keys(inputs)), { name: `render-${spec.id}${suffix(ctx)}`, params: params as never, inputs: inputs as never }).out.table as OutputRef<"table">;
+  return renderTableStep(`render-${spec.id}${suffix(ctx)}`, { ...spec, id: `${spec.id}${suffix(ctx)}` }, paperTableId, sources);
 }
 
-function figure(ctx: DenseTargetContext, spec: FigureSpec, inputs: Record<string, Metrics>): OutputRef<"figure"> {
-  return use(renderFigureDef(Object.keys(inputs)), { name: `render-${spec.id}${suffix(ctx)}`, params: { spec: { ...spec, id: `${spec.id}${suffix(ctx)}` } } as never, inputs: inputs as never }).out.figure as OutputRef<"figure">;
+/** A figure of this file; an input given a list of evaluations (seeds) plots their mean ± sd. */
+function figure(ctx: DenseTargetContext, spec: FigureSpec, inputs: Readonly<Record<string, MetricsOrSeeds>>): OutputRef<"figure"> {
+  return renderFigureStep(`render-${spec.id}${suffix(ctx)}`, { ...spec, id: `${spec.id}${suffix(ctx)}` }, inputs);
 }
 
 /** The three DPR variants of final Table 2 / Table 4, evaluated on their own input forms. */
-function table2Models(w: DenseWorld): { row: string; label: string; metrics: Metrics }[] {
+function table2Models(w: DenseWorld): { row: string; label: string; metrics: MetricsOrSeeds; form: QueryFormName }[] {
   return [
-    { row: "dpr-shortcut-ibn", label: "DPR^shortcut (X_t \\ {q_t}, IBN)", metrics: w.metrics("shortcut", w.shortcut(), "history_without_q") },
-    { row: "dpr-ibn", label: "DPR (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
+    { row: "dpr-shortcut-ibn", label: "DPR^shortcut (X_t \\ {q_t}, IBN)", metrics: w.shortcut(), form: "history_without_q" },
+    { row: "dpr-ibn", label: "DPR (IBN)", metrics: w.ihn(1), form: w.inputForm },
     // The final iteration: I = 2 on QReCC and OR-QuAC, 3 on TopiOCQA (one row spans both datasets in Table 2).
-    { row: "dpr-ihn", label: "DPR (IHN, last iteration)", metrics: w.metrics(w.ihnLabel(w.setup.schedule[w.dataset].iterations), w.ihnFinal()) },
+    { row: "dpr-ihn", label: "DPR (IHN, last iteration)", metrics: w.ihnFinal(), form: w.inputForm },
   ];
 }
 
@@ -122,18 +115,18 @@ export function table2(ctx: DenseTargetContext): OutputRef<"table"> {
 export function table1(ctx: DenseTargetContext): OutputRef<"table"> {
   const base = table1Bm25Spec(ctx.data);
   const w = world("qrecc", ctx);
-  const rows: { row: string; label: string; metrics: Metrics }[] = [
+  const rows: { row: string; label: string; metrics: MetricsOrSeeds; form?: QueryFormName }[] = [
     { row: "bm25", label: "BM25(X_t, C)", metrics: bm25Metrics("qrecc", "history", ctx.data) },
-    { row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)", metrics: bm25Metrics("qrecc", "history_without_q", ctx.data) },
-    { row: "dpr-without-q", label: "DPR(X_t \\ {q_t}) (IBN)", metrics: w.metrics("shortcut", w.shortcut(), "history_without_q") },
-    { row: "dpr", label: "DPR(X_t) (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
-    { row: "dpr-cqr-negs", label: "DPR + CQR negatives (θ0 on q*_t)", metrics: w.metrics("cqr-negs", w.withNegatives("cqr")) },
-    { row: "dpr-bm25-negs", label: "DPR + BM25(X_t) negatives", metrics: w.metrics("bm25-negs", w.withNegatives("bm25")) },
-    { row: "dpr-model-negs", label: "DPR + model negatives (IHN iteration 2)", metrics: w.metrics("ihn-2", w.ihn(2)) },
+    { row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)", metrics: bm25Metrics("qrecc", "history_without_q", ctx.data), form: "history_without_q" },
+    { row: "dpr-without-q", label: "DPR(X_t \\ {q_t}) (IBN)", metrics: w.shortcut(), form: "history_without_q" },
+    { row: "dpr", label: "DPR(X_t) (IBN)", metrics: w.ihn(1) },
+    { row: "dpr-cqr-negs", label: "DPR + CQR negatives (θ0 on q*_t)", metrics: w.mined("cqr") },
+    { row: "dpr-bm25-negs", label: "DPR + BM25(X_t) negatives", metrics: w.mined("bm25") },
+    { row: "dpr-model-negs", label: "DPR + model negatives (IHN iteration 2)", metrics: w.ihn(2) },
   ];
   const spec: TableSpec = { ...base, id: "table1", title: `Table 1: QReCC test by question type, ${titleTail(ctx)}`, rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })) };
   const columns = base.columns.map((c) => c.id);
-  return render(ctx, spec, "early-table1", rows.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns } })));
+  return render(ctx, spec, "early-table1", rows.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns, noInput: r.form === undefined ? undefined : noInputOnFirstTurns(r.form) } })));
 }
 
 // ---- Table 3: OR-QuAC with question-only inputs -------------------------------------------
@@ -141,15 +134,15 @@ export function table1(ctx: DenseTargetContext): OutputRef<"table"> {
 export function table3(ctx: DenseTargetContext): OutputRef<"table"> {
   const base = table3Bm25Spec(ctx.data);
   const w = world("orquac", ctx);
-  const iters = w.setup.schedule.orquac.iterations;
+  const iters = w.iterations;
   const bm25 = [
     { row: "bm25-q", label: "BM25(q_t, C)", form: "q_t" as const },
     { row: "bm25-prev-questions", label: "BM25(Q_{t-1}, C)", form: "questions_prev" as const },
     { row: "bm25-questions", label: "BM25(Q_t, C)", form: "questions" as const },
   ];
   const dense = [
-    { row: "dpr-ibn", label: "DPR(Q_t) (IBN)", metrics: w.metrics("ibn", w.ihn(1)) },
-    { row: "dpr-ihn", label: `DPR(Q_t) (IHN, I=${iters})`, metrics: w.metrics(w.ihnLabel(iters), w.ihnFinal()) },
+    { row: "dpr-ibn", label: "DPR(Q_t) (IBN)", metrics: w.ihn(1) },
+    { row: "dpr-ihn", label: `DPR(Q_t) (IHN, I=${iters})`, metrics: w.ihnFinal() },
   ];
   const spec: TableSpec = {
     ...base,
@@ -178,8 +171,8 @@ export function table4(ctx: DenseTargetContext): OutputRef<"table"> {
     title: `Table 4: QReCC test by question type, ${titleTail(ctx)}`,
     caption: "Recall of the DPR variants on first, switch and no-switch turns (labelled NQ and TREC turns) and on all turns with gold.",
     columns: [
-      { id: "r10", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
-      { id: "r100", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
+      { id: "r10", band: "QReCC test", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
+      { id: "r100", band: "QReCC test", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
     ],
     rows: groups.flatMap((g) => models.map((m) => ({ id: `${g}/${m.row}`, label: `${g}: ${m.label}`, paperRow: `${g}/${m.row}` }))),
   };
@@ -190,7 +183,7 @@ export function table4(ctx: DenseTargetContext): OutputRef<"table"> {
     models.map((m) => ({
       input: inputName(m.row),
       metrics: m.metrics,
-      map: groups.map((g) => ({ row: `${g}/${m.row}`, columns: ["r10", "r100"], ...(g === "all" ? {} : { group: { by: "questionType" as const, value: g } }) })),
+      map: groups.map((g) => ({ row: `${g}/${m.row}`, columns: ["r10", "r100"], noInput: noInputOnFirstTurns(m.form), ...(g === "all" ? {} : { group: { by: "questionType" as const, value: g } }) })),
     })),
   );
 }
@@ -201,18 +194,18 @@ export function table6(ctx: DenseTargetContext): OutputRef<"table"> {
   const w = world("qrecc", ctx);
   const pct = { kind: "percent", digits: 1 } as const;
   const rows = [
-    { row: "model-prev-iteration", label: "DPR_{i-1}(X_t) (model, IHN iteration 2)", metrics: w.metrics("ihn-2", w.ihn(2)) },
-    { row: "bm25-rewrite", label: "BM25(q*_t)", metrics: w.metrics("bm25-rewrite-negs", w.withNegatives("bm25-rewrite")) },
-    { row: "dpr-nq-rewrite", label: "θ0(q*_t) (CQR)", metrics: w.metrics("cqr-negs", w.withNegatives("cqr")) },
+    { row: "model-prev-iteration", label: "DPR_{i-1}(X_t) (model, IHN iteration 2)", metrics: w.ihn(2) },
+    { row: "bm25-rewrite", label: "BM25(q*_t)", metrics: w.mined("bm25-rewrite") },
+    { row: "dpr-nq-rewrite", label: "θ0(q*_t) (CQR)", metrics: w.mined("cqr") },
   ];
   const spec: TableSpec = {
     id: "table6",
     title: `Table 6: hard-negative sources, QReCC test, ${titleTail(ctx)}`,
     caption: "DPR(X_t) trained once from θ0 with negatives mined by each source (top 100, gold excluded, 1 sampled per example per step).",
     columns: [
-      { id: "mrr", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 }, paperColumn: "mrr" },
-      { id: "r10", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
-      { id: "r100", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
+      { id: "mrr", band: "QReCC test", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 }, paperColumn: "mrr" },
+      { id: "r10", band: "QReCC test", header: "R@10", metric: "recall@10", format: pct, paperColumn: "r10" },
+      { id: "r100", band: "QReCC test", header: "R@100", metric: "recall@100", format: pct, paperColumn: "r100" },
     ],
     rows: rows.map((r) => ({ id: r.row, label: r.label, paperRow: r.row })),
   };
@@ -225,17 +218,17 @@ export function goldNegativesAblation(ctx: DenseTargetContext): OutputRef<"table
   const w = world("qrecc", ctx);
   const pct = { kind: "percent", digits: 1 } as const;
   const rows = [
-    { row: "filtered", label: "IHN iteration 2, gold excluded from negatives (cspipe default)", metrics: w.metrics("ihn-2", w.ihn(2)) },
-    { row: "as-released", label: "IHN iteration 2, gold kept and unmasked (authors' released code)", metrics: w.metrics("ihn-2-as-released", w.ihnAsReleased()) },
+    { row: "filtered", label: "IHN iteration 2, gold excluded from negatives (cspipe default)", metrics: w.ihn(2) },
+    { row: "as-released", label: "IHN iteration 2, gold kept and unmasked (authors' released code)", metrics: w.asReleased() },
   ];
   const spec: TableSpec = {
     id: "ablation-gold-negatives",
     title: `Ablation: gold passages among mined negatives, QReCC test, ${titleTail(ctx)}`,
     caption: "The released code neither filters the gold passage out of the mined list nor masks it; cspipe does both by default. Not in the paper.",
     columns: [
-      { id: "mrr", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 } },
-      { id: "r10", header: "R@10", metric: "recall@10", format: pct },
-      { id: "r100", header: "R@100", metric: "recall@100", format: pct },
+      { id: "mrr", band: "QReCC test", header: "MRR", metric: "mrr", format: { kind: "fixed", digits: 3 } },
+      { id: "r10", band: "QReCC test", header: "R@10", metric: "recall@10", format: pct },
+      { id: "r100", band: "QReCC test", header: "R@100", metric: "recall@100", format: pct },
     ],
     rows: rows.map((r) => ({ id: r.row, label: r.label })),
   };
@@ -243,91 +236,111 @@ export function goldNegativesAblation(ctx: DenseTargetContext): OutputRef<"table
 }
 
 // ---- Figures ----------------------------------------------------------------------------
+// Our numbers are bars / points (mean ± sd where a model has several seeds); the paper's printed
+// numbers, where a table of the paper gives the plotted quantity, are markers beside them.
 
 const pctFormat = { kind: "percent", digits: 1 } as const;
 
-/** Figure 2(b): DPR vs DPR^shortcut on QReCC (R@10, R@100). */
+/** Figure 2(b): DPR vs DPR^shortcut on QReCC (R@10, R@100), the paper's Table 2 numbers as markers. */
 export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
   const models = table2Models(world("qrecc", ctx));
-  const inputs: Record<string, Metrics> = {};
+  const inputs: Record<string, MetricsOrSeeds> = {};
   for (const m of models) inputs[inputName(m.row)] = m.metrics;
+  const point = (m: (typeof models)[number], metric: string, column: string) => ({ input: inputName(m.row), metric, paper: { table: "final-table2", row: m.row, column } });
   const spec: FigureSpec = {
     id: "figure2b",
     chart: "bar",
     title: `Figure 2(b): DPR vs DPR^shortcut, QReCC test, ${titleTail(ctx)}`,
-    caption: "Recall of DPR trained and tested without q_t (shortcut) against DPR on the whole input (IBN, IHN).",
+    caption: "Recall of DPR trained and tested without q_t (shortcut) against DPR on the whole input (IBN, IHN). Markers: the paper's Table 2.",
     yLabel: "Recall",
     categories: models.map((m) => m.label),
     series: [
-      { name: "R@10", points: models.map((m) => ({ input: inputName(m.row), metric: "recall@10" })) },
-      { name: "R@100", points: models.map((m) => ({ input: inputName(m.row), metric: "recall@100" })) },
+      { name: "R@10", points: models.map((m) => point(m, "recall@10", "qrecc-r10")) },
+      { name: "R@100", points: models.map((m) => point(m, "recall@100", "qrecc-r100")) },
     ],
     valueFormat: pctFormat,
-    yMax: 1,
   };
   return figure(ctx, spec, inputs);
 }
 
-/** Figure 2(c): R@10 by question type for each model on QReCC. */
+/** Figure 2(c): R@10 by question type for each model on QReCC; markers: early Table 1 (BM25) and Table 4 (DPR). */
 export function figure2c(ctx: DenseTargetContext): OutputRef<"figure"> {
   const models = table2Models(world("qrecc", ctx));
-  const inputs: Record<string, Metrics> = { bm25_history: bm25Metrics("qrecc", "history", ctx.data), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx.data) };
+  const inputs: Record<string, MetricsOrSeeds> = { bm25_history: bm25Metrics("qrecc", "history", ctx.data), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx.data) };
   for (const m of models) inputs[inputName(m.row)] = m.metrics;
-  const series = [
-    { name: "BM25(X_t)", input: "bm25_history" },
-    { name: "BM25(X_t \\ q_t)", input: "bm25_history_without_q" },
-    ...models.map((m) => ({ name: m.label, input: inputName(m.row) })),
+  const series: { name: string; input: string; form: QueryFormName; paper: (g: string) => { table: string; row: string; column: string } }[] = [
+    { name: "BM25(X_t, C)", input: "bm25_history", form: "history", paper: (g) => ({ table: "early-table1", row: "bm25", column: `${g}-r10` }) },
+    { name: "BM25(X_t \\ {q_t}, C)", input: "bm25_history_without_q", form: "history_without_q", paper: (g) => ({ table: "early-table1", row: "bm25-without-q", column: `${g}-r10` }) },
+    ...models.map((m) => ({ name: m.label, input: inputName(m.row), form: m.form, paper: (g: string) => ({ table: "final-table4", row: `${g}/${m.row}`, column: "r10" }) })),
   ];
   const spec: FigureSpec = {
     id: "figure2c",
     chart: "bar",
     title: `Figure 2(c): R@10 by question type, QReCC test, ${titleTail(ctx)}`,
-    caption: "Recall@10 on first, switch and no-switch turns (labelled NQ and TREC turns).",
+    caption: "Recall@10 on first, switch and no-switch turns (labelled NQ and TREC turns). Without q_t a first turn has no query (n/a). Markers: the paper's early Table 1 (BM25) and Table 4 (DPR).",
     yLabel: "Recall@10",
     categories: [...QRECC_GROUPS],
-    series: series.map((s) => ({ name: s.name, points: QRECC_GROUPS.map((g) => ({ input: s.input, metric: "recall@10", group: { by: "questionType" as const, value: g } })) })),
+    series: series.map((s) => ({
+      name: s.name,
+      points: QRECC_GROUPS.map((g) => {
+        const na = noInputOnFirstTurns(s.form);
+        return na !== undefined && na.groups.includes(g) ? { noInput: na.reason } : { input: s.input, metric: "recall@10", group: { by: "questionType" as const, value: g }, paper: s.paper(g) };
+      }),
+    })),
     valueFormat: pctFormat,
-    yMax: 1,
   };
   return figure(ctx, spec, inputs);
 }
 
 /** Per-iteration evaluations (0 = θ0 zero-shot on the input form, then IHN iterations 1..I). */
-function iterationMetrics(w: DenseWorld): Metrics[] {
-  const I = w.setup.schedule[w.dataset].iterations;
-  return [w.metrics("theta0", w.theta0), ...Array.from({ length: I }, (_, i) => w.metrics(w.ihnLabel(i + 1), w.ihn(i + 1)))];
+function iterationMetrics(w: DenseWorld): MetricsOrSeeds[] {
+  return [w.theta0(), ...Array.from({ length: w.iterations }, (_, i) => w.ihn(i + 1))];
+}
+
+/**
+ * The paper prints R@5 per iteration only for TopiOCQA's IBN (iteration 1) and final IHN
+ * (iteration I) models, in Table 2; Figures 3 and 4 themselves carry no printed numbers.
+ */
+function topiocqaPaperR5(i: number, I: number): { table: string; row: string; column: string } | undefined {
+  if (i === 1) return { table: "final-table2", row: "dpr-ibn", column: "topiocqa-r5" };
+  if (i === I && I > 1) return { table: "final-table2", row: "dpr-ihn", column: "topiocqa-r5" };
+  return undefined;
 }
 
 const TOPIOCQA_GROUPS = ["first", "topic-continues", "topic-switch"] as const;
 
 /** Figure 3: TopiOCQA dev R@5 per iteration by question type. */
 export function figure3(ctx: DenseTargetContext): OutputRef<"figure"> {
-  const its = iterationMetrics(world("topiocqa", ctx));
-  const inputs: Record<string, Metrics> = {};
+  const w = world("topiocqa", ctx);
+  const its = iterationMetrics(w);
+  const I = its.length - 1;
+  const inputs: Record<string, MetricsOrSeeds> = {};
   its.forEach((m, i) => (inputs[`iteration_${i}`] = m));
   const spec: FigureSpec = {
     id: "figure3",
     chart: "line",
     title: `Figure 3: TopiOCQA dev R@5 per IHN iteration by question type, ${titleTail(ctx)}`,
-    caption: "Iteration 0 is θ0 without conversational training; iteration 1 trains with in-batch negatives; each later one retrains from θ0 with negatives mined by the previous iteration.",
+    caption:
+      "Iteration 0 is θ_0 without conversational training; iteration 1 trains with in-batch negatives; each later one retrains from θ_0 with negatives mined by the previous iteration. The paper draws this figure without printing its numbers; markers on 'all' are its Table 2 (IBN = iteration 1, IHN = iteration I).",
     yLabel: "Recall@5",
-    xLabel: "iteration",
+    xLabel: "IHN iteration",
     categories: its.map((_, i) => String(i)),
     series: [
       ...TOPIOCQA_GROUPS.map((g) => ({ name: g, points: its.map((_, i) => ({ input: `iteration_${i}`, metric: "recall@5", group: { by: "questionType" as const, value: g } })) })),
-      { name: "all", points: its.map((_, i) => ({ input: `iteration_${i}`, metric: "recall@5" })) },
+      { name: "all", points: its.map((_, i) => ({ input: `iteration_${i}`, metric: "recall@5", ...withPaper(topiocqaPaperR5(i, I)) })) },
     ],
     valueFormat: pctFormat,
-    yMax: 1,
   };
   return figure(ctx, spec, inputs);
 }
+
+const withPaper = (paper: { table: string; row: string; column: string } | undefined) => (paper === undefined ? {} : { paper });
 
 /** Figure 4: R@5 per iteration on TopiOCQA and QReCC. */
 export function figure4(ctx: DenseTargetContext): OutputRef<"figure"> {
   const q = iterationMetrics(world("qrecc", ctx));
   const t = iterationMetrics(world("topiocqa", ctx));
-  const inputs: Record<string, Metrics> = {};
+  const inputs: Record<string, MetricsOrSeeds> = {};
   q.forEach((m, i) => (inputs[`qrecc_${i}`] = m));
   t.forEach((m, i) => (inputs[`topiocqa_${i}`] = m));
   const n = Math.max(q.length, t.length);
@@ -335,18 +348,43 @@ export function figure4(ctx: DenseTargetContext): OutputRef<"figure"> {
     id: "figure4",
     chart: "line",
     title: `Figure 4: R@5 per IHN iteration, QReCC test and TopiOCQA dev, ${titleTail(ctx)}`,
-    caption: "Iteration 0 is θ0; QReCC runs I=2 iterations and TopiOCQA I=3, as in the paper.",
+    caption: "Iteration 0 is θ_0; QReCC runs I=2 iterations and TopiOCQA I=3, as in the paper. The paper prints no numbers for this figure; TopiOCQA markers are its Table 2 (IBN = iteration 1, IHN = iteration I); QReCC R@5 is printed nowhere.",
     yLabel: "Recall@5",
-    xLabel: "iteration",
+    xLabel: "IHN iteration",
     categories: Array.from({ length: n }, (_, i) => String(i)),
     series: [
       { name: "QReCC", points: Array.from({ length: n }, (_, i) => (i < q.length ? { input: `qrecc_${i}`, metric: "recall@5" } : null)) },
-      { name: "TopiOCQA", points: Array.from({ length: n }, (_, i) => (i < t.length ? { input: `topiocqa_${i}`, metric: "recall@5" } : null)) },
+      { name: "TopiOCQA", points: Array.from({ length: n }, (_, i) => (i < t.length ? { input: `topiocqa_${i}`, metric: "recall@5", ...withPaper(topiocqaPaperR5(i, t.length - 1)) } : null)) },
     ],
     valueFormat: pctFormat,
-    yMax: 1,
   };
   return figure(ctx, spec, inputs);
+}
+
+// ---- θ0 against BM25 on mini-nq (the counterpart of DPR-NQ against BM25 on NQ) ------------------
+
+export function theta0Table(ctx: DenseTargetContext): OutputRef<"table"> {
+  const nq = theta0VsBm25({ data: ctx.data, profile: ctx.profile });
+  const pct = { kind: "percent", digits: 1 } as const;
+  const spec: TableSpec = {
+    id: "theta0-nq",
+    title: `θ0 against BM25 on mini-nq, ${titleTail(ctx)}`,
+    caption: "Before any conversational training, θ0 (the tiny bi-encoder pre-trained on mini-nq's standalone questions, standing in for DPR-NQ) against BM25 on mini-nq's dev questions over its whole collection. Paper: DPR's Table 2 on Natural Questions, where DPR-NQ is θ0 of the shortcut paper (DPR counts a passage containing the answer, mini-nq the gold passage).",
+    columns: [
+      { id: "top5", band: "mini-nq dev", header: "R@5", metric: "recall@5", format: pct, paperColumn: "top5" },
+      { id: "top20", band: "mini-nq dev", header: "R@20", metric: "recall@20", format: pct, paperColumn: "top20" },
+      { id: "top100", band: "mini-nq dev", header: "R@100", metric: "recall@100", format: pct, paperColumn: "top100" },
+    ],
+    rows: [
+      { id: "bm25", label: "BM25(q, C)", paperRow: "bm25" },
+      { id: "theta0", label: "θ0 (DPR-NQ on real data)", paperRow: "dpr" },
+    ],
+  };
+  const columns = ["top5", "top20", "top100"];
+  return render(ctx, spec, "dpr-nq", [
+    { input: "bm25", metrics: nq.bm25, map: { row: "bm25", columns } },
+    { input: "theta0", metrics: nq.theta0, map: { row: "theta0", columns } },
+  ]);
 }
 
 export type { TableColumnSpec };

@@ -2,21 +2,24 @@
  * The dense tables and figures as report sections and named targets, for a profile
  * ("paper": the mini reproduction's schedule; "smoke": one epoch, for CI).
  */
-import type { Target, TargetContext } from "../../engine/targets.ts";
+import type { DataSource, Target, TargetContext } from "../../engine/targets.ts";
 import type { AnyStep, OutputRef } from "../../engine/step.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "./setup.ts";
-import { figure2b, figure2c, figure3, figure4, goldNegativesAblation, table1, table2, table3, table4, table6, type DenseTargetContext } from "./tables.ts";
+import { figure2b, figure2c, figure3, figure4, goldNegativesAblation, table1, table2, table3, table4, table6, theta0Table, type DenseTargetContext } from "./tables.ts";
 
 interface DenseArtifact {
   readonly kind: "table" | "figure";
   readonly id: string;
   readonly description: string;
+  /** Built on this data source only (θ0 against BM25 exists on mini, where θ0 is pre-trained). */
+  readonly only?: DataSource;
   build(ctx: DenseTargetContext): OutputRef<"table"> | OutputRef<"figure">;
 }
 
 /** Registry of the dense artifacts, in report order. */
 export const DENSE_ARTIFACTS: readonly DenseArtifact[] = [
+  { kind: "table", id: "theta0-nq", description: "θ0 against BM25 on mini-nq: θ0 is a competent retriever before conversational training, as DPR-NQ is on NQ", only: "mini", build: theta0Table },
   { kind: "table", id: "table2", description: "Table 2 (full): BM25 and DPR^shortcut / IBN / IHN on QReCC test and TopiOCQA dev", build: table2 },
   { kind: "table", id: "table1", description: "Table 1 (early version): QReCC by question type, BM25 and DPR with CQR / BM25 / model negatives", build: table1 },
   { kind: "table", id: "table3", description: "Table 3: OR-QuAC with question-only inputs, BM25 and DPR IBN / IHN", build: table3 },
@@ -32,7 +35,7 @@ export const DENSE_ARTIFACTS: readonly DenseArtifact[] = [
 const withProfile = (ctx: TargetContext, profile: Profile): DenseTargetContext => ({ ...ctx, profile });
 
 export function denseSections(profile: Profile): ReportSection[] {
-  return DENSE_ARTIFACTS.map((a) => ({ kind: a.kind, id: profile === "paper" ? a.id : `${a.id}-${profile}`, build: (ctx) => a.build(withProfile(ctx, profile)) }));
+  return DENSE_ARTIFACTS.map((a) => ({ kind: a.kind, id: profile === "paper" ? a.id : `${a.id}-${profile}`, ...(a.only === undefined ? {} : { only: a.only }), build: (ctx) => a.build(withProfile(ctx, profile)) }));
 }
 
 /** One target per dense artifact (paper profile). */

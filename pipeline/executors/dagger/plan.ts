@@ -20,6 +20,7 @@ import type { ContainerJob } from "../../engine/executor.ts";
 import { resolveArgv } from "../../engine/executor.ts";
 import type { ContainerRuntime } from "../../engine/step.ts";
 import { TOKEN_ENV } from "./log-stream.ts";
+import { deviceHint } from "../gpu-env.ts";
 
 export const CONTAINER_ROOT = "/cspipe";
 export const CONTAINER_IN = "/cspipe/in";
@@ -234,7 +235,7 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   // 4. Environment (allow-listed values, then the fixed ones), then secrets by name.
   const requested = rt.gpu !== undefined;
   const gpu = requested && options.gpuAvailable;
-  const env: Record<string, string> = { ...job.env, PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: job.settings.allowCpu ? "cpu-allowed" : "auto" };
+  const env: Record<string, string> = { ...job.env, PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: deviceHint(rt, job.settings) };
   const threads = rt.resources?.cpus;
   if (threads !== undefined) Object.assign(env, { OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads), CSPIPE_THREADS: String(threads) });
   if (options.cacheBuster !== undefined) env.CSPIPE_DAGGER_NONCE = options.cacheBuster;
@@ -242,8 +243,9 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   if (stream) env[TOKEN_ENV] = stream.token;
   for (const k of Object.keys(env).sort()) ops.push({ op: "env", name: k, value: env[k]! });
   for (const k of Object.keys(job.secrets).sort()) ops.push({ op: "secret", name: k });
-  // 5. GPUs, when the step asks for them and the engine has them.
-  if (gpu) ops.push({ op: "gpus", devices: gpuDevices(rt.gpu!.count) });
+  // 5. GPUs, when the step asks for them and the engine has them: the devices the scheduler
+  //    assigned (--gpus), else the first `count`.
+  if (gpu) ops.push({ op: "gpus", devices: job.devices !== undefined ? job.devices.map(String) : gpuDevices(rt.gpu!.count) });
   // 6. Mounts: inputs (read-only), params, sources (only when used).
   for (const name of Object.keys(job.inputs).sort()) {
     const i = job.inputs[name]!;

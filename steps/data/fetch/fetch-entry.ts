@@ -4,19 +4,22 @@
  * Sources, in order:
  *  1. `<destDir>/<file>` already there (an earlier run): re-verified, reused.
  *  2. `dataDir` (the user's `--data-dir`): `<dataDir>/<file>` or `<dataDir>/<sub>/<file>`;
- *     verified, then hard-linked (or copied across filesystems). The user's file is never
- *     written to, moved or chmod-ed.
+ *     verified, then copied (a reflink where the filesystem can share blocks copy-on-write,
+ *     e.g. btrfs, XFS): never hard-linked, so the store's copy and the user's file can
+ *     never change each other. The user's file is never written to, moved or chmod-ed.
+ *     Errors about a file taken from there (a truncated archive) name the user's file.
  *  3. The entry's URLs, resumable through `<destDir>/.partial/<file>`; the partial file is
  *     renamed to `<destDir>/<file>` only after its size and sha256 match the lock.
  *
  * An entry without a pinned sha256 is refused unless `allowUnpinned` is set; then the
  * computed digest is returned with a note telling the caller to run `lock --update <name>`.
  */
-import { copyFile, link, mkdir, rename, rm, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { copyFile, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import type { LockEntry } from "../../../pipeline/engine/datasets-lock.ts";
-import { findInDataDir } from "./data-dir.ts";
+import { findInDataDir, UNPINNED_FROM_DATA_DIR } from "./data-dir.ts";
 import { FileSink, hashFile, type Digest } from "./sinks.ts";
 import { transfer, type TransferOptions, type UrlFailure } from "./transfer.ts";
 import { unpackFile } from "./unpack.ts";
@@ -34,8 +37,6 @@ export interface FetchEntryOptions extends Omit<TransferOptions, "expectedSize" 
   unpackDir?: string;
   /** Keep the archive only; do not unpack. */
   skipUnpack?: boolean;
-  /** Hard-link files from `dataDir` (default) or always copy them. */
-  linkMode?: "hardlink" | "copy";
   /** Lock file path used in messages. Default `datasets.lock`. */
   lockFile?: string;
   onProgress?: (done: number, total?: number) => void;
@@ -91,19 +92,23 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function placeCopy(src: string, dst: string, mode: "hardlink" | "copy"): Promise<void> {
+/** Copy the user's file into the store: a reflink where the filesystem supports one, else a plain copy. */
+async function placeCopy(src: string, dst: string): Promise<void> {
   await rm(dst, { force: true });
-  if (mode === "hardlink") {
-    try {
-      await link(src, dst);
-      return;
-    } catch {
-      // different filesystem or no permission: fall through to a copy
-    }
-  }
   const tmp = `${dst}.copying`;
-  await copyFile(src, tmp);
+  await copyFile(src, tmp, constants.COPYFILE_FICLONE);
   await rename(tmp, dst);
+}
+
+/** An error about the store's copy of a user's file, restated about the user's file. */
+function aboutUsersFile(err: unknown, copy: string, original: string): unknown {
+  if (!(err instanceof InputError) || err.file !== copy) return err;
+  let message = err.message;
+  if (message.startsWith(`${copy}: `)) message = message.slice(copy.length + 2);
+  if (err.fix !== undefined && message.endsWith(` Fix: ${err.fix}`)) message = message.slice(0, -(` Fix: ${err.fix}`.length));
+  message = message.split(copy).join(original);
+  const fix = err.fix === undefined ? undefined : err.fix.replace(/delete it and fetch again/, `replace it in --data-dir with a complete copy`);
+  return new InputError(`${message} (the file placed with --data-dir)`, { file: original, ...(err.line !== undefined ? { line: err.line } : {}), ...(fix !== undefined ? { fix } : {}) });
 }
 
 function offlineError(name: string, entry: LockEntry, lockFile: string, failures: readonly UrlFailure[], looked?: string): InputError {
@@ -131,7 +136,8 @@ async function checkProvides(name: string, entry: LockEntry, root: string, lockF
 export async function fetchEntry(name: string, entry: LockEntry, options: FetchEntryOptions): Promise<FetchEntryResult> {
   const lockFile = options.lockFile ?? "datasets.lock";
   const notes: string[] = [];
-  const unpinned = entry.sha256 === null;
+  // Unpinned in datasets.lock, whether or not this run took the digest of a --data-dir file (data-dir.ts).
+  const unpinned = entry.sha256 === null || entry.notes === UNPINNED_FROM_DATA_DIR;
   if (unpinned && !options.allowUnpinned) {
     throw new InputError(`entry '${name}' has no pinned sha256, so its content cannot be verified`, {
       file: lockFile,
@@ -144,8 +150,10 @@ export async function fetchEntry(name: string, entry: LockEntry, options: FetchE
 
   let got: { digest: Digest; source: FetchSource; from?: string } | undefined;
 
-  // 1. Already fetched by an earlier run.
-  if (await exists(finalPath)) {
+  // 1. Already fetched by an earlier run; for an unpinned entry only if the user placed no
+  //    file by hand (a file placed now replaces what an earlier run fetched, e.g. a truncated copy).
+  const handPlaced = unpinned && options.dataDir !== undefined && (await findInDataDir(options.dataDir, entry.file)).length > 0;
+  if (!handPlaced && (await exists(finalPath))) {
     const d = await hashFile(finalPath, options.onProgress);
     if (digestMatches(entry, d)) got = { digest: d, source: "existing" };
     else await rm(finalPath, { force: true });
@@ -172,7 +180,7 @@ export async function fetchEntry(name: string, entry: LockEntry, options: FetchE
             fix: `keep only one of them, or pin the digest with 'lock --update ${name}'`,
           });
         }
-        await placeCopy(candidate, finalPath, options.linkMode ?? "hardlink");
+        await placeCopy(candidate, finalPath);
         got = { digest: d, source: "data-dir", from: candidate };
         break;
       }
@@ -224,12 +232,16 @@ export async function fetchEntry(name: string, entry: LockEntry, options: FetchE
   }
 
   let unpackedDir: string | undefined;
-  if (entry.unpack !== "none" && !options.skipUnpack) {
-    unpackedDir = options.unpackDir ?? join(options.destDir, "unpacked");
-    await unpackFile(finalPath, entry.unpack, unpackedDir);
-    await checkProvides(name, entry, unpackedDir, lockFile);
-  } else if (entry.unpack === "none") {
-    await checkProvides(name, entry, options.destDir, lockFile);
+  try {
+    if (entry.unpack !== "none" && !options.skipUnpack) {
+      unpackedDir = options.unpackDir ?? join(options.destDir, "unpacked");
+      await unpackFile(finalPath, entry.unpack, unpackedDir);
+      await checkProvides(name, entry, unpackedDir, lockFile);
+    } else if (entry.unpack === "none") {
+      await checkProvides(name, entry, options.destDir, lockFile);
+    }
+  } catch (err) {
+    throw got.source === "data-dir" && got.from !== undefined ? aboutUsersFile(err, finalPath, got.from) : err;
   }
 
   return {

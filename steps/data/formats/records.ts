@@ -9,9 +9,9 @@
  * array the line of element i is found by a lazy scan of the text, done only when an
  * error has to be reported.
  */
-import { readFileSync } from "node:fs";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { parseJsonLine } from "../../lib/jsonl.ts";
+import { readTextFile, wrongFormatError } from "../../lib/text.ts";
 
 /** Where a record came from, for error messages. */
 export interface RecordAt {
@@ -65,20 +65,14 @@ function syntaxError(file: string, text: string, err: Error): InputError {
   return new InputError(`malformed JSON: ${err.message}`, line === undefined ? { file, fix: "check the file is complete (re-download it)" } : { file, line, fix: "check the file is complete (re-download it)" });
 }
 
-/** A text file without its byte-order mark; an unreadable file is an InputError naming it. */
-function readText(file: string): string {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new InputError(`cannot read file: ${(err as Error).message}`, { file, fix: "check the path (did the download step run?)" });
-  }
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
+/** A text file without its byte-order mark (strict UTF-8); an unreadable file is an InputError naming it. */
+const readText = readTextFile;
 
 /** Reads a whole JSON file (any value). */
 export function readJsonFile(file: string): { value: unknown; text: string } {
   const text = readText(file);
+  const first = text.trimStart()[0];
+  if (first !== undefined && first !== "{" && first !== "[") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), "a JSON file");
   try {
     return { value: JSON.parse(text), text };
   } catch (err) {
@@ -129,6 +123,8 @@ export function loadRecords(file: string): LoadedRecord[] {
       },
     }));
   }
+  // JSONL records are objects: anything else (TSV, an HTML page, a compressed file) is the wrong file.
+  if (firstChar !== undefined && firstChar !== "{") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), "a JSON array of records or JSONL (one JSON object per line)");
   const out: LoadedRecord[] = [];
   const rows = text.split("\n");
   for (let i = 0; i < rows.length; i++) {

@@ -172,7 +172,7 @@ export const DEFAULT_PARAMS: Readonly<Record<MiniDatasetName, MiniParams>> = {
   // QReCC ships no dev split (the authors cut 2,000 train conversations): train is larger.
   "mini-qrecc": { ...BASE, seed: 1001, trainTurns: 1900, devTurns: 0, testTurns: 2000, articles: { ...BASE.articles, sectionPassages: [1, 2] }, flavor: QRECC_FLAVOR },
   "mini-topiocqa": { ...WIKIPEDIA, seed: 2002, trainTurns: 1600, devTurns: 800, testTurns: 0, flavor: TOPIOCQA_FLAVOR },
-  "mini-orquac": { ...BASE, seed: 3003, trainTurns: 1600, devTurns: 300, testTurns: 600, articles: { ...BASE.articles, sectionPassages: [3, 4], fillers: [3, 5] }, flavor: ORQUAC_FLAVOR },
+  "mini-orquac": { ...BASE, seed: 3003, trainTurns: 1600, devTurns: 600, testTurns: 600, articles: { ...BASE.articles, sectionPassages: [3, 4], fillers: [3, 5] }, flavor: ORQUAC_FLAVOR },
   // Natural Questions is asked over Wikipedia too: the same kind of collection as TopiOCQA's.
   "mini-nq": { ...WIKIPEDIA, seed: 4004, trainTurns: 0, devTurns: 0, testTurns: 0, standaloneTrain: 3000, standaloneDev: 400, flavor: NQ_FLAVOR },
 };

@@ -15,7 +15,7 @@ import type { QuestionTypeReport } from "./question-type-report.ts";
 import type { TypeRule } from "./question-types.ts";
 
 export interface PreprocessParams {
-  /** Gold ids missing from the collection are an error instead of a counted warning (default false). */
+  /** Gold ids missing from the collection are an error instead of a counted warning (the steps pass !allowMissingGold). */
   readonly strict?: boolean;
   /** Parquet row-group size (default 65,536). */
   readonly rowGroupRows?: number;
@@ -96,20 +96,62 @@ export function goldIdsOf(turns: readonly LocatedTurn[]): Set<string> {
 }
 
 /**
- * Gold ids not in the collection: an InputError naming the turn's file and line when
- * strict, else one counted warning per (turn, id). The ids stay in the turn (they count
- * as unreachable gold in evaluation, as in the original data).
+ * Gold ids not in the collection: when strict, an InputError naming the first turn's file
+ * and line with the total count; else one counted warning per (turn, id). The ids stay in
+ * the turn (they count as unreachable gold in evaluation, as in the original data).
  */
 export function checkGoldInCollection(turns: readonly LocatedTurn[], found: ReadonlySet<string>, strict: boolean, warnings: Warnings): void {
-  for (const t of turns) {
-    for (const id of t.row.gold_passage_ids) {
-      if (found.has(id)) continue;
-      if (strict) {
-        throw new InputError(`turn ${t.row.qid}: gold passage '${id}' is not in the collection`, { file: t.at.file, line: t.at.line, field: "gold passage", fix: "use the matching collection release, or run without strict to count these as warnings" });
-      }
-      warnings.add("gold-not-in-collection", "gold passage id not found in the collection", `${t.row.qid}: ${id}`);
-    }
+  const missing: { turn: LocatedTurn; id: string }[] = [];
+  for (const t of turns) for (const id of t.row.gold_passage_ids) if (!found.has(id)) missing.push({ turn: t, id });
+  if (missing.length === 0) return;
+  if (strict) {
+    const first = missing[0]!;
+    const n = missing.length;
+    const m = new Set(missing.map((x) => x.turn.row.qid)).size;
+    const more = missing.slice(1, 4).map((x) => `${x.turn.row.qid}: ${x.id}`);
+    throw new InputError(
+      `turn ${first.turn.row.qid}: gold passage '${first.id}' is not in the collection (${n} gold passage id${n === 1 ? "" : "s"} of ${m} turn${m === 1 ? "" : "s"} missing in all${more.length > 0 ? `; also ${more.join("; ")}${n > 4 ? "; ..." : ""}` : ""})`,
+      {
+        file: first.turn.at.file,
+        line: first.turn.at.line,
+        field: "gold passage",
+        fix: "use the collection release that matches these turns; if the release itself lacks them, set allowMissingGold on the preprocessing step (they are then counted in its report and score as unreachable)",
+      },
+    );
   }
+  for (const x of missing) warnings.add("gold-not-in-collection", "gold passage id not found in the collection", `${x.turn.row.qid}: ${x.id}`);
+}
+
+/** Warning codes whose counts a preprocessing step's report lists among its counts. */
+const COUNTED_WARNINGS: Readonly<Record<string, string>> = { "gold-not-in-collection": "gold_not_in_collection", "gold-ref-unresolved": "gold_refs_unresolved" };
+
+/**
+ * What a preprocessing step checks about a result before publishing it (the failure then
+ * surfaces in the step that read the files, not steps later): every turn file yields turns
+ * of its split, and, where the step also read the collection (`collectionFiles`), that it
+ * yields passages. Returns the counts for the step's report, with the missing gold counted.
+ */
+export function checkedCounts(result: Pick<PreprocessResult, "counts" | "warnings">, inputs: Pick<PreprocessInputs, "turnsFiles"> & { readonly collectionFiles?: readonly string[] }): Record<string, number> {
+  for (const [split, file] of Object.entries(inputs.turnsFiles).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if ((result.counts[`turns_${split}`] ?? 0) > 0) continue;
+    throw new InputError(`no ${split} turns: the file yields no usable turns for split '${split}'`, {
+      file,
+      fix: "check that it is the complete release file for this split (an empty or truncated download, or the wrong file, gives no turns)",
+    });
+  }
+  const collection = inputs.collectionFiles;
+  if (collection !== undefined && (result.counts["passages"] ?? 0) === 0) {
+    throw new InputError(`the collection has no passages (${collection.length} file${collection.length === 1 ? "" : "s"} read)`, {
+      file: collection[0] ?? "(no collection file)",
+      fix: "check that the collection files are complete (an empty or truncated download gives no passages)",
+    });
+  }
+  const counts = { ...result.counts };
+  for (const w of result.warnings) {
+    const name = COUNTED_WARNINGS[w.code];
+    if (name !== undefined) counts[name] = w.count;
+  }
+  return counts;
 }
 
 /** Qrels rows (relevance 1) from the turns' gold ids, sorted. */

@@ -13,6 +13,12 @@ import math
 import torch
 from torch import nn
 from torch.nn import functional as F
+from torch.utils import checkpoint as activation_checkpoint
+
+# torch >= 2.0: one fused kernel (flash / memory-efficient / math, chosen by torch) that never
+# materialises the [batch, heads, seq, seq] probabilities for the backward pass.
+HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+ATTENTION_MODES = ("auto", "sdpa", "math")
 
 
 @dataclasses.dataclass
@@ -77,16 +83,22 @@ class BertSelfAttention(nn.Module):
         self.key = nn.Linear(c.hidden_size, c.hidden_size)
         self.value = nn.Linear(c.hidden_size, c.hidden_size)
         self.dropout = nn.Dropout(c.attention_probs_dropout_prob)
+        self.fused = False  # set by BertModel.configure
 
     def _split(self, x):
         b, s, _ = x.shape
         return x.view(b, s, self.heads, self.head_dim).transpose(1, 2)
 
-    def forward(self, x, additive_mask):
+    def forward(self, x, masks):
+        keep, additive = masks
         q, k, v = self._split(self.query(x)), self._split(self.key(x)), self._split(self.value(x))
-        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + additive_mask
-        probs = self.dropout(torch.softmax(scores, dim=-1))
-        ctx = torch.matmul(probs.to(v.dtype), v).transpose(1, 2)
+        if self.fused:
+            p = self.dropout.p if self.training else 0.0
+            ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=keep, dropout_p=p).transpose(1, 2)
+        else:
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim) + additive
+            probs = self.dropout(torch.softmax(scores, dim=-1))
+            ctx = torch.matmul(probs.to(v.dtype), v).transpose(1, 2)
         return ctx.reshape(x.size(0), x.size(1), self.heads * self.head_dim)
 
 
@@ -107,8 +119,8 @@ class BertAttention(nn.Module):
         self.self = BertSelfAttention(c)
         self.output = BertSelfOutput(c, c.hidden_size)
 
-    def forward(self, x, additive_mask):
-        return self.output(self.self(x, additive_mask), x)
+    def forward(self, x, masks):
+        return self.output(self.self(x, masks), x)
 
 
 class BertIntermediate(nn.Module):
@@ -127,8 +139,8 @@ class BertLayer(nn.Module):
         self.intermediate = BertIntermediate(c)
         self.output = BertSelfOutput(c, c.intermediate_size)
 
-    def forward(self, x, additive_mask):
-        a = self.attention(x, additive_mask)
+    def forward(self, x, masks):
+        a = self.attention(x, masks)
         return self.output(self.intermediate(a), a)
 
 
@@ -136,10 +148,16 @@ class BertEncoder(nn.Module):
     def __init__(self, c):
         super().__init__()
         self.layer = nn.ModuleList([BertLayer(c) for _ in range(c.num_hidden_layers)])
+        self.checkpointing = False  # set by BertModel.configure
 
-    def forward(self, x, additive_mask):
+    def forward(self, x, masks):
         for layer in self.layer:
-            x = layer(x, additive_mask)
+            if self.checkpointing and torch.is_grad_enabled():
+                # Only the layer's input is kept; its activations are recomputed in the backward
+                # pass (with the same dropout masks: the RNG state is restored).
+                x = activation_checkpoint.checkpoint(layer, x, masks, use_reentrant=False)
+            else:
+                x = layer(x, masks)
         return x
 
 
@@ -178,11 +196,28 @@ class BertModel(nn.Module):
             self.embeddings.word_embeddings.weight[0].zero_()
         return self
 
+    def configure(self, attention="auto", checkpointing=False):
+        """attention: "sdpa" (fused, torch >= 2.0), "math" (explicit softmax; the ONNX export's),
+        or "auto" (sdpa where torch has it); checkpointing: recompute layer activations in backward."""
+        if attention not in ATTENTION_MODES:
+            raise ValueError(f"attention must be one of {', '.join(ATTENTION_MODES)}, got {attention!r}")
+        if attention == "sdpa" and not HAS_SDPA:
+            raise ValueError(f"attention 'sdpa' needs torch >= 2.0 (scaled_dot_product_attention); this is torch {torch.__version__}")
+        fused = attention == "sdpa" or (attention == "auto" and HAS_SDPA)
+        for layer in self.encoder.layer:
+            layer.attention.self.fused = fused
+        self.encoder.checkpointing = bool(checkpointing)
+        return self
+
+    @property
+    def attention_mode(self):
+        return "sdpa" if self.encoder.layer and self.encoder.layer[0].attention.self.fused else "math"
+
     def hidden_states(self, input_ids, attention_mask, token_type_ids):
         x = self.embeddings(input_ids, token_type_ids)
-        keep = attention_mask[:, None, None, :].to(x.dtype)
-        additive = (1.0 - keep) * torch.finfo(torch.float32).min
-        return self.encoder(x, additive)
+        keep = attention_mask[:, None, None, :].bool()
+        additive = (~keep).to(x.dtype) * torch.finfo(torch.float32).min
+        return self.encoder(x, (keep, additive))
 
     def forward(self, input_ids, attention_mask, token_type_ids):
         return self.hidden_states(input_ids, attention_mask, token_type_ids)[:, 0]

@@ -1,4 +1,5 @@
-"""Dev Recall@k for model selection: exact inner-product search over a small dev collection."""
+"""Dev Recall@k for model selection: exact inner-product search over a small dev collection,
+on the training device (one host sync per evaluation: the final number)."""
 import numpy as np
 import torch
 
@@ -10,38 +11,69 @@ def trim(ids, types=None):
     return ids[:, :width], (types[:, :width] if types is not None else None)
 
 
+def to_device(array, device):
+    """A host array as a tensor on `device`; to CUDA through pinned memory without blocking the host."""
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    if device.type == "cuda":
+        return t.pin_memory().to(device, non_blocking=True)
+    return t
+
+
 def to_batch(ids, types, device):
+    """(input_ids, attention_mask, token_type_ids) int64 tensors on `device`, trimmed to the longest row."""
     ids, types = trim(np.asarray(ids), None if types is None else np.asarray(types))
-    t_ids = torch.as_tensor(ids.astype(np.int64), device=device)
-    t_types = torch.zeros_like(t_ids) if types is None else torch.as_tensor(types.astype(np.int64), device=device)
+    t_ids = to_device(ids.astype(np.int64), device)
+    t_types = torch.zeros_like(t_ids) if types is None else to_device(types.astype(np.int64), device)
     return t_ids, (t_ids != 0).long(), t_types
 
 
 @torch.no_grad()
 def encode(model, ids, types, batch_size, device):
+    """float32 [N, hidden] embeddings on `device` (the model in eval mode, float32)."""
     was_training = model.training
     model.eval()
     out = []
     for s in range(0, len(ids), batch_size):
         e = min(s + batch_size, len(ids))
         a, m, t = to_batch(ids[s:e], None if types is None else types[s:e], device)
-        out.append(model(a, m, t).float().cpu().numpy())
+        out.append(model(a, m, t).float())
     model.train(was_training)
-    return np.concatenate(out, axis=0) if out else np.zeros((0, model.config.hidden_size), np.float32)
+    if not out:
+        return torch.zeros((0, model.config.hidden_size), dtype=torch.float32, device=device)
+    return torch.cat(out, dim=0)
 
 
-def recall_at_k(q, p, gold, k):
+def unique_gold(gold):
+    """int64 [N, g]: each row's distinct non-negative ids first (ascending), then -1 padding."""
+    gold = np.asarray(gold)
+    out = np.full(gold.shape, -1, dtype=np.int64)
+    for i, row in enumerate(gold):
+        u = np.unique(row[row >= 0])
+        out[i, :len(u)] = u
+    return out
+
+
+def recall_at_k(q, p, gold, k, block=512):
     """Mean over queries with gold of |gold ∩ top-k| / |gold|; ties broken by lower passage index.
 
-    Returns (recall, number of queries scored); queries whose gold row is all -1 are skipped.
+    q [Nq, D], p [Np, D] (tensors or arrays; scored in float64 on q's device), gold [Nq, g]
+    rows of p, -1 padded. Returns (recall, number of queries scored); queries whose gold row
+    is all -1 are skipped.
     """
-    scores = q.astype(np.float64) @ p.astype(np.float64).T
-    total, counted = 0.0, 0
-    for i in range(scores.shape[0]):
-        g = {int(x) for x in gold[i] if int(x) >= 0}
-        if not g:
-            continue
-        order = np.argsort(-scores[i], kind="stable")[:k]
-        total += len(g.intersection(int(x) for x in order)) / len(g)
-        counted += 1
-    return (total / counted if counted else 0.0), counted
+    q = torch.as_tensor(q)
+    device = q.device
+    p = torch.as_tensor(p).to(device).double()
+    g = torch.as_tensor(unique_gold(gold)).to(device)
+    n_gold = (g >= 0).sum(dim=1)
+    total = torch.zeros((), dtype=torch.float64, device=device)
+    kk = min(int(k), p.shape[0])
+    for s in range(0, q.shape[0], block):
+        scores = q[s:s + block].double() @ p.t()
+        # A stable sort keeps equal scores in passage order, as the tie rule says.
+        top = torch.sort(scores, dim=1, descending=True, stable=True).indices[:, :kk]
+        gb = g[s:s + block]
+        hits = ((top[:, :, None] == gb[:, None, :]).any(dim=1) & (gb >= 0)).sum(dim=1)
+        nb = n_gold[s:s + block]
+        total += torch.where(nb > 0, hits.double() / nb.clamp(min=1).double(), torch.zeros_like(total)).sum()
+    counted = int((n_gold > 0).sum().item()) if g.numel() else 0
+    return (float(total.item()) / counted if counted else 0.0), counted

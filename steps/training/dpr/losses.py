@@ -9,8 +9,14 @@ from torch.nn import functional as F
 
 
 def in_batch_scores(q, p):
-    """Dot-product similarities, (B x D) @ (C x D)^T -> B x C, computed in float32."""
-    return q.float() @ p.float().t()
+    """Dot-product similarities, (B x D) @ (C x D)^T -> B x C, in float32 (or float64 for float64 inputs).
+
+    Autocast is switched off here: under fp16/bf16 autocast a matmul runs in half precision
+    even on float32 operands, and logits of ~100 in bf16 keep 2-3 significant digits.
+    """
+    dtype = torch.promote_types(torch.promote_types(q.dtype, p.dtype), torch.float32)  # float64 stays float64
+    with torch.autocast(device_type=q.device.type, enabled=False):
+        return q.to(dtype) @ p.to(dtype).t()
 
 
 def false_negative_mask(column_pids, gold_sets):
@@ -29,9 +35,10 @@ def false_negative_mask(column_pids, gold_sets):
 
 
 def in_batch_nll(q, p, mask=None):
-    """Mean over queries of -log softmax(scores)[i, i]; masked columns get -inf."""
+    """Mean over queries of -log softmax(scores)[i, i]; masked columns get -inf. Float32 throughout."""
     scores = in_batch_scores(q, p)
-    if mask is not None:
-        scores = scores.masked_fill(mask.to(scores.device), float("-inf"))
-    targets = torch.arange(q.size(0), device=scores.device)
-    return F.cross_entropy(scores, targets), scores
+    with torch.autocast(device_type=scores.device.type, enabled=False):
+        if mask is not None:
+            scores = scores.masked_fill(mask.to(scores.device, non_blocking=True), float("-inf"))
+        targets = torch.arange(q.size(0), device=scores.device)
+        return F.cross_entropy(scores, targets), scores

@@ -28,13 +28,20 @@ def _cpu():
 
 
 def _blas():
-    """The BLAS/LAPACK torch was built with, from torch's own build summary."""
+    """The BLAS/LAPACK torch was built with and the vector ISA it uses, from torch's build summary."""
     try:
-        lines = torch.__config__.show().splitlines()
+        text = torch.__config__.show()
     except Exception:  # noqa: BLE001 - a summary we cannot read is not an error
         return None
-    keep = [ln.strip() for ln in lines if any(k in ln for k in ("BLAS_INFO", "LAPACK_INFO", "MKL", "OpenMP", "CPU capability"))]
-    return keep or None
+    out = {}
+    for line in text.splitlines():
+        if "CPU capability usage:" in line:
+            out["cpu_capability"] = line.split(":", 1)[1].strip()
+        for item in line.split(","):
+            key, _, value = item.strip().partition("=")
+            if key.endswith(("BLAS_INFO", "LAPACK_INFO")) or key == "USE_MKLDNN":
+                out[key.split()[-1]] = value
+    return out or None
 
 
 def environment(device):
@@ -45,7 +52,8 @@ def environment(device):
         "python": sys.version.split()[0], "torch": torch.__version__, "numpy": np.__version__,
         "platform": platform.platform(), "cpu_model": model, "cpu_flags": flags,
         "torch_threads": torch.get_num_threads(), "torch_interop_threads": torch.get_num_interop_threads(),
-        "thread_env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ},
+        # Thread counts and the kernel choices a user can force (BLAS core type, ATen's vector ISA).
+        "env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY") if k in os.environ},
         "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(), "blas": _blas(),
     }
     capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)

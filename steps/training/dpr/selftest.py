@@ -5,6 +5,7 @@
     roundtrip   {prefix, dtype: F32|F16|BF16, seed} -> {max_abs_diff, prefix, loaded, ignored, unexpected}
     decode      {dtype, bits: [uint16...]}          -> {values}
     load-error  {layers_in_file, layers_in_model}   -> {error}
+    and the training step's: selftest_steps.py
 """
 import json
 import os
@@ -19,6 +20,7 @@ from errors import TrainingInputError
 from losses import false_negative_mask, in_batch_nll
 from negatives import gold_set, sample_negatives
 from safetensors_np import decode_tensor, write_safetensors
+from selftest_steps import SELFTESTS as STEP_SELFTESTS
 
 TINY_TEST = {"vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
              "intermediate_size": 32, "max_position_embeddings": 32}
@@ -89,7 +91,8 @@ def _load_error(a):
     return {"error": None}
 
 
-SELFTESTS = {"loss": _loss, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error}
+SELFTESTS = {"loss": _loss, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
+             **STEP_SELFTESTS}
 
 
 def run_selftest(name, stdin_text, emit):

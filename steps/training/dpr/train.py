@@ -6,6 +6,9 @@
     python3 steps/training/dpr/train.py --config cfg.json --out DIR --init-hf-dpr DIR   (epochs 0: export only)
     python3 steps/training/dpr/train.py --selftest <name>   (see selftest.py)
 
+With `world_size` > 1 (or several visible GPUs and world_size null) the program re-runs itself
+under torchrun, one process per device (distributed.py); rank 0 prints and writes.
+
 stdout carries only machine-readable lines: `PROGRESS <done> <total>` and `EPOCH <json>`;
 logs go to stderr. Bad input exits 2 with one line `error: <file>: <what>. Fix: <how>`.
 The input contract is in steps/training/README.md.
@@ -101,7 +104,23 @@ def main(argv):
         torch.set_num_threads(threads)
         log(f"torch {torch.__version__}, {threads} CPU thread(s)")
         inputs = load_inputs(args.inputs, args.passages) if args.inputs else None
-        result = train(cfg, inputs, args.out, log, emit, vocab)
+        from device import pick_device  # noqa: PLC0415
+        import distributed  # noqa: PLC0415
+        group = None
+        if cfg["epochs"] > 0 and distributed.in_worker():
+            group = distributed.Group(pick_device(cfg["device"], int(os.environ.get("LOCAL_RANK", "0"))).type)
+        elif cfg["epochs"] > 0:
+            device = pick_device(cfg["device"])  # a GPU-required step without CUDA fails here, at once
+            world = distributed.resolve_world_size(cfg["world_size"], torch.cuda.device_count() if device.type == "cuda" else 0)
+            if world > 1:
+                return distributed.launch(world, os.path.abspath(__file__), argv, log)
+        try:
+            result = train(cfg, inputs, args.out, log, emit, vocab, group)
+        finally:
+            if group is not None:
+                group.close()
+        if result is None:  # a data-parallel worker other than rank 0
+            return 0
         recall = result["dev_recall_at_" + str(cfg["recall_k"])]
         log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
             f"{'n/a' if recall is None else format(recall, '.4f')}, {result['seconds']} s")

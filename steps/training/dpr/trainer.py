@@ -1,68 +1,32 @@
-"""The DPR training loop: in-batch NLL with sampled hard negatives, dev Recall@k model selection."""
+"""The DPR training loop: in-batch NLL with sampled hard negatives, dev Recall@k model selection.
+
+A step runs in one graph or with the gradient cache (gradcache.py, `grad_cache_chunk`), with
+optional activation checkpointing and fused attention (bert_model.py), on one device or data
+parallel over several (distributed.py, `world_size`). The step loop never waits for the device:
+losses are summed on the device and read once per epoch.
+"""
 import json
 import math
 import os
-import random
 import time
 
 import numpy as np
 import torch
 
+from batches import Batcher
 from checkpoint import save_encoder
-from dev_eval import encode, recall_at_k, to_batch
+from dev_eval import encode, recall_at_k
+from device import Amp, pick_device, seed_everything
+from distributed import Single
 from encoders import build_encoders
 from errors import TrainingInputError
+from gradcache import cached_step, plain_step
 from hf_parity import check_against_transformers
-from losses import false_negative_mask, in_batch_nll
-from negatives import batch_order, gold_set, sample_negatives
+from losses import in_batch_nll
+from negatives import batch_order
 from onnx_export import check_with_onnxruntime, export_encoder
 from optim import make_optimizer
 from provenance import environment, plateau_summary
-
-
-def seed_everything(seed, deterministic=True):
-    random.seed(seed)
-    np.random.seed(seed % (2 ** 32))
-    torch.manual_seed(seed)
-    if deterministic:
-        # cuBLAS needs a fixed workspace for deterministic GEMMs; set before CUDA initialises.
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.use_deterministic_algorithms(True, warn_only=True)
-
-
-def pick_device(name):
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise TrainingInputError("device 'cuda' requested but torch sees no GPU", field="device", fix="use 'auto' or 'cpu'")
-    return torch.device(name)
-
-
-def _grad_scaler(enabled):
-    amp = getattr(torch, "amp", None)
-    if amp is not None and hasattr(amp, "GradScaler"):
-        try:
-            return amp.GradScaler("cuda", enabled=enabled)
-        except TypeError:
-            pass
-    return torch.cuda.amp.GradScaler(enabled=enabled)
-
-
-class Amp:
-    """fp16 autocast + GradScaler or bf16 autocast on CUDA; plain float32 on CPU."""
-
-    def __init__(self, mode, device, log):
-        self.dtype = None
-        if device.type == "cuda" and mode != "none":
-            self.dtype = torch.float16 if mode == "fp16" else torch.bfloat16
-        elif device.type != "cuda" and mode != "none":
-            log(f"note: amp '{mode}' applies on CUDA only; training in float32 on {device.type}")
-        self.scaler = _grad_scaler(self.dtype == torch.float16)
-
-    def autocast(self, device):
-        if self.dtype is None:
-            return torch.autocast(device_type="cpu", enabled=False)
-        return torch.autocast(device_type=device.type, dtype=self.dtype)
 
 
 def _snapshot(model):
@@ -75,31 +39,14 @@ def evaluate(q_model, p_model, inputs, cfg, device):
     return recall_at_k(qv, pv, np.asarray(inputs.dev_gold), cfg["recall_k"])
 
 
-class Batcher:
-    """Builds one step's tensors: queries, then [positives, hard negatives], and the false-negative mask."""
-
-    def __init__(self, inputs, cfg, device):
-        self.inputs, self.cfg, self.device = inputs, cfg, device
-        self.rng = np.random.default_rng([int(cfg["seed"]), 1])  # negatives stream, separate from the order
-        self.n_passages = inputs.passage_ids.shape[0]
-        self.fallbacks = 0
-
-    def make(self, idx):
-        inp, n = self.inputs, self.cfg["n_hard_negatives"]
-        golds = [gold_set(inp.pos[i], None if inp.gold is None else inp.gold[i]) for i in idx]
-        negs = []
-        for i, g in zip(idx, golds):
-            ns, fb = sample_negatives(self.rng, None if inp.neg is None else inp.neg[i], g, n, self.n_passages,
-                                     self.cfg["filter_gold_negatives"])
-            negs.extend(ns)
-            self.fallbacks += fb
-        cols = [int(inp.pos[i]) for i in idx] + negs
-        sel = np.asarray(cols, dtype=np.int64)
-        q = to_batch(np.asarray(inp.query_ids[np.asarray(idx)]), None, self.device)
-        types = None if inp.passage_types is None else np.asarray(inp.passage_types[sel])
-        p = to_batch(np.asarray(inp.passage_ids[sel]), types, self.device)
-        mask = false_negative_mask(cols, golds) if self.cfg["mask_false_negatives"] else None
-        return q, p, mask, cols
+def configure(models, cfg):
+    """Attention kernel and activation checkpointing of both encoders (config errors exit 2)."""
+    for m in models:
+        try:
+            m.configure(attention=cfg["attention"], checkpointing=cfg["activation_checkpointing"])
+        except ValueError as e:
+            raise TrainingInputError(str(e), field="attention", fix="use 'auto' or 'math'") from e
+    return models[0].attention_mode
 
 
 def _metrics_writer(out_dir, emit):
@@ -166,23 +113,67 @@ def export_initial(cfg, inputs, out_dir, log, emit, vocab=None):
     })
 
 
-def train(cfg, inputs, out_dir, log, emit, vocab=None):
+class StepRunner:
+    """One optimisation step: the global batch's plan, this process's slice on the device, the
+    forward/backward (one graph or the gradient cache), the gradient all-reduce of data-parallel
+    runs, clipping and the optimizer. Returns the loss as a device tensor (no host sync)."""
+
+    def __init__(self, models, batcher, opt, sched, amp, cfg, group):
+        self.models, self.batcher, self.opt, self.sched, self.amp, self.cfg, self.group = models, batcher, opt, sched, amp, cfg, group
+        self.params = [p for m in models for p in m.parameters()]
+        self.step_fn = plain_step if cfg["grad_cache_chunk"] is None else cached_step
+
+    def __call__(self, idx):
+        batch = self.batcher.plan(idx)
+        chunks = self.batcher.tensors(batch, self.group.slice(batch.n), self.cfg["grad_cache_chunk"])
+        mask = self.batcher.mask_on_device(batch)
+
+        def gather(q, p):
+            return self.group.gather(q, p, batch.n, batch.n_neg)
+
+        loss = self.step_fn(self.models, chunks, lambda q, p: in_batch_nll(q, p, mask)[0], self.amp.autocast, self.amp.scale, gather)
+        self.group.all_reduce_grads(self.params)
+        self.amp.scaler.unscale_(self.opt)
+        torch.nn.utils.clip_grad_norm_(self.params, self.cfg["clip"])
+        self.amp.scaler.step(self.opt)
+        self.amp.scaler.update()
+        self.sched.step()
+        self.opt.zero_grad(set_to_none=True)
+        return loss
+
+
+def run_epoch(run_step, order, batch_size, device, progress, step=0):
+    """One epoch's steps over `order` in batches; returns the summed loss as a device tensor
+    (the loop itself never waits for the device)."""
+    loss_sum = torch.zeros((), dtype=torch.float32, device=device)
+    for s in range(0, len(order), batch_size):
+        loss_sum += run_step(order[s:s + batch_size])
+        step += 1
+        progress(step)
+    return loss_sum
+
+
+def train(cfg, inputs, out_dir, log, emit, vocab=None, group=None):
     """Runs the whole program; returns the result dict (also written to out_dir/result.json).
     With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None).
     `vocab` ({size, file, digest}, from --vocab and the inputs' records) is checked against
-    the model and its digest recorded in config.json."""
+    the model and its digest recorded in config.json. `group` is the data-parallel process
+    group (distributed.py); only its main process evaluates and writes outputs."""
     if cfg["epochs"] == 0:
         return export_initial(cfg, inputs, out_dir, log, emit, vocab)
+    group = group or Single()
+    main = group.is_main
     t0 = time.time()
-    device = pick_device(cfg["device"])
+    device = pick_device(cfg["device"], getattr(group, "local_rank", 0))
     seed_everything(cfg["seed"], cfg["deterministic"])
     if cfg["n_hard_negatives"] > 0 and inputs.neg is None:
         raise TrainingInputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
                                  field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
     q_model, p_model, load_reports = build_encoders(cfg, log)
     check_vocab_fits(q_model, vocab)
-    if cfg["parity_check_transformers"]:
+    if cfg["parity_check_transformers"] and main:
         check_against_transformers(q_model, log)
+    attention = configure((q_model, p_model), cfg)
     q_model.to(device).train()
     p_model.to(device).train()
     nq, bs = len(inputs.pos), cfg["batch_size"]
@@ -191,54 +182,63 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
     opt, sched = make_optimizer([q_model, p_model], cfg, total)
     amp = Amp(cfg["amp"], device, log)
     batcher = Batcher(inputs, cfg, device)
-    metrics, record = _metrics_writer(out_dir, emit)
+    run_step = StepRunner((q_model, p_model), batcher, opt, sched, amp, cfg, group)
+    if group.world_size > 1:
+        log(f"rank {group.rank} of {group.world_size} ({group.backend}) on {device}")
+    emit = emit if main else (lambda _line: None)
+    metrics, record = _metrics_writer(out_dir, emit) if main else ([], lambda _row: None)
     key = f"dev_recall_at_{cfg['recall_k']}"
+
+    def dev_recall():
+        r, counted = evaluate(q_model, p_model, inputs, cfg, device) if main else (None, 0)
+        return group.broadcast_float(r, device), counted
+
     if cfg["eval_before_training"]:
-        r, counted = evaluate(q_model, p_model, inputs, cfg, device)
+        r, counted = dev_recall()
         record({"epoch": 0, key: r, "dev_queries": counted, "selectable": False})
     best_epoch, best_r, best_state = None, -1.0, None
     last_gain, stopped = 0, None
     step = 0
+    log(f"{steps_per_epoch} steps per epoch of {bs} examples on {device}; attention {attention}; "
+        f"gradient cache {'off' if cfg['grad_cache_chunk'] is None else 'chunks of ' + str(cfg['grad_cache_chunk'])}; "
+        f"activation checkpointing {'on' if cfg['activation_checkpointing'] else 'off'}; amp {cfg['amp'] if amp.dtype is not None else 'none'}")
     emit(f"PROGRESS 0 {total}")
     for epoch in range(1, cfg["epochs"] + 1):
-        order = batch_order(cfg["seed"], epoch, nq)
-        losses = []
         t_epoch = time.perf_counter()
-        for s in range(steps_per_epoch):
-            idx = order[s * bs:(s + 1) * bs]
-            q, p, mask, _ = batcher.make(idx)
-            with amp.autocast(device):
-                loss, _ = in_batch_nll(q_model(*q), p_model(*p), mask)
-            amp.scaler.scale(loss).backward()
-            amp.scaler.unscale_(opt)
-            torch.nn.utils.clip_grad_norm_(list(q_model.parameters()) + list(p_model.parameters()), cfg["clip"])
-            amp.scaler.step(opt)
-            amp.scaler.update()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            losses.append(float(loss.detach()))
-            step += 1
-            if step % cfg["progress_every"] == 0 or step == total:
-                emit(f"PROGRESS {step} {total}")
+
+        def progress(done):
+            if done % cfg["progress_every"] == 0 or done == total:
+                emit(f"PROGRESS {done} {total}")
+
+        loss_sum = run_epoch(run_step, batch_order(cfg["seed"], epoch, nq), bs, device, progress, step)
+        step += steps_per_epoch
+        train_loss = float((loss_sum / steps_per_epoch).item())  # the epoch's one host sync
         train_seconds = time.perf_counter() - t_epoch
-        r, counted = evaluate(q_model, p_model, inputs, cfg, device)
-        record({"epoch": epoch, key: r, "train_seconds": round(train_seconds, 4), "dev_queries": counted, "selectable": True, "train_loss": float(np.mean(losses)),
+        r, counted = dev_recall()
+        record({"epoch": epoch, key: r, "train_seconds": round(train_seconds, 4), "dev_queries": counted, "selectable": True, "train_loss": train_loss,
                 "steps": step, "lr": float(sched.get_last_lr()[0]), "fallback_negatives": batcher.fallbacks,
                 "seconds": round(time.time() - t0, 3)})
         if r > best_r:  # strict: ties keep the earlier epoch
             if r >= best_r + cfg["min_delta"]:
                 last_gain = epoch
-            best_epoch, best_r, best_state = epoch, r, (_snapshot(q_model), _snapshot(p_model))
+            best_epoch, best_r = epoch, r
+            if main:
+                best_state = (_snapshot(q_model), _snapshot(p_model))
         if cfg["patience"] > 0 and epoch - last_gain >= cfg["patience"] and epoch < cfg["epochs"]:
             stopped = epoch
             log(f"plateau: no dev R@{cfg['recall_k']} gain of {cfg['min_delta']} or more since epoch {last_gain}; "
                 f"stopping after epoch {epoch} of {cfg['epochs']}")
             break
+    peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
+    if not main:
+        group.barrier()
+        return None
     q_model.load_state_dict(best_state[0])
     p_model.load_state_dict(best_state[1])
     q_model.cpu().eval()
     p_model.cpu().eval()
     outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab)
+    group.barrier()
     per_epoch = {str(m["epoch"]): m[key] for m in metrics}
     result = {
         "best_epoch": best_epoch, key: best_r,
@@ -249,6 +249,8 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
         "fallback_negatives": batcher.fallbacks, "seconds": round(time.time() - t0, 3),
         "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
         "amp": "none" if amp.dtype is None else cfg["amp"], "load_reports": load_reports, "outputs": outputs,
+        "world_size": group.world_size, "attention": attention, "grad_cache_chunk": cfg["grad_cache_chunk"],
+        "activation_checkpointing": cfg["activation_checkpointing"], "peak_gpu_memory_bytes": peak,
         "environment": environment(device),
     }
     return _write_result(out_dir, result)

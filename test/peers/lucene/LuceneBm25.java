@@ -15,10 +15,15 @@
 //            (score descending, then the id field ascending). Prints one JSON line per query:
 //            {"qid":..., "hits":[[id, score], ...]} and first a line {"stats":{...}}.
 //   stopwords                                 prints EnglishAnalyzer.ENGLISH_STOP_WORDS_SET as JSON.
-//   sweep    <templates.b64> <first> <last>  StandardTokenizer on every code point from first to last (decimal,
-//            surrogates skipped): each template has U+0000 where the code point goes; the filled templates are
-//            joined by a space into one text per code point. Prints runs of code points whose token spans (in
-//            code points, "start-end" joined by ",") are equal: one line "first last spans" per run.
+//   sweep    <templates.b64> <first> <last>  StandardTokenizer on every code point from first to last (decimal;
+//            surrogates as lone code units): each template has U+0000 where the code point goes; the filled
+//            templates are joined by a space into one text per code point. Prints runs of code points whose
+//            token signatures are equal, one line "first last signature" per run; a signature is the tokens'
+//            "start-end:type" (code point offsets, type = index in StandardTokenizer.TOKEN_TYPES) joined by ",".
+//   cmap                                      runs "first last class" of the generated scanner's character classes.
+//   parity   <dir>                            the parity test's single run: sweep of probes.b64 over every code point
+//            -> runs.txt; Anserini-chain FNV-1a hashes of chain.b64 per code point -> terms.bin (int32 LE);
+//            signatures of texts.b64 -> texts.txt; Anserini terms of sentences.b64 (JSON arrays) -> sentences.txt.
 //   version                                   prints Lucene's version (org.apache.lucene.util.Version.LATEST).
 import java.io.*;
 import java.nio.charset.StandardCharsets;
@@ -30,6 +35,7 @@ import org.apache.lucene.analysis.en.*;
 import org.apache.lucene.analysis.standard.StandardTokenizer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.analysis.tokenattributes.OffsetAttribute;
+import org.apache.lucene.analysis.tokenattributes.TypeAttribute;
 import org.apache.lucene.document.*;
 import org.apache.lucene.index.*;
 import org.apache.lucene.search.*;
@@ -85,6 +91,134 @@ public class LuceneBm25 {
   }
 
   static String decode(String b64) { return new String(Base64.getDecoder().decode(b64), StandardCharsets.UTF_8); }
+
+  static List<String> readB64Lines(String file) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : Files.readAllLines(Paths.get(file), StandardCharsets.UTF_8)) if (!line.isEmpty()) out.add(decode(line));
+    return out;
+  }
+
+  static final Map<String, Integer> TYPE_INDEX = new HashMap<>();
+  static { for (int i = 0; i < StandardTokenizer.TOKEN_TYPES.length; i++) TYPE_INDEX.put(StandardTokenizer.TOKEN_TYPES[i], i); }
+
+  /**
+   * Token signature of `text`: "start-end:type" per token joined by "," (offsets in code points; type =
+   * index in StandardTokenizer.TOKEN_TYPES). With segment starts given (UTF-16 offsets), one signature per
+   * segment, offsets relative to its start, is appended to sigs instead and null is returned.
+   */
+  static String signature(StandardTokenizer tok, String text, int[] segStart, StringBuilder[] sigs) throws IOException {
+    OffsetAttribute off = tok.addAttribute(OffsetAttribute.class);
+    TypeAttribute type = tok.addAttribute(TypeAttribute.class);
+    StringBuilder one = new StringBuilder();
+    tok.setReader(new StringReader(text));
+    tok.reset();
+    int seg = 0, unit = 0, cps = 0; // code points before UTF-16 offset `unit`
+    int[] segCp = new int[segStart == null ? 1 : segStart.length];
+    while (tok.incrementToken()) {
+      int so = off.startOffset(), eo = off.endOffset();
+      StringBuilder b = one;
+      if (segStart != null) {
+        while (seg + 1 < segStart.length && segStart[seg + 1] <= so) {
+          seg++;
+          cps += text.codePointCount(unit, segStart[seg]);
+          unit = segStart[seg];
+          segCp[seg] = cps;
+        }
+        b = sigs[seg];
+      }
+      cps += text.codePointCount(unit, so);
+      unit = so;
+      int start = cps - segCp[seg], end = start + text.codePointCount(so, eo);
+      if (b.length() > 0) b.append(',');
+      b.append(start).append('-').append(end).append(':').append(TYPE_INDEX.get(type.type()));
+    }
+    tok.end();
+    tok.close();
+    return segStart == null ? one.toString() : null;
+  }
+
+  /** Splits each template at U+0000 once, so filling it is a few appends. */
+  static String[][] pieces(List<String> templates) {
+    String[][] p = new String[templates.size()][];
+    for (int t = 0; t < p.length; t++) p[t] = templates.get(t).split("\u0000", -1);
+    return p;
+  }
+
+  static void fill(StringBuilder text, String[][] pieces, String x) {
+    for (int t = 0; t < pieces.length; t++) {
+      if (t > 0) text.append(' ');
+      String[] ps = pieces[t];
+      text.append(ps[0]);
+      for (int i = 1; i < ps.length; i++) text.append(x).append(ps[i]);
+    }
+  }
+
+  /** The code unit (surrogates, alone) or code point cp as a string. */
+  static String unit(int cp) { return new String(Character.toChars(cp)); }
+
+  /**
+   * StandardTokenizer on every code point from first to last (surrogates as lone code units), each
+   * substituted into every template, the filled templates joined by a space into one segment per code
+   * point. Segments are tokenized in chunks of 2048 (separated by a space, so no token spans two) and
+   * runs of code points with equal signatures are printed as "first last signature".
+   */
+  static void sweep(List<String> templates, int first, int last, PrintStream out) throws IOException {
+    String[][] ps = pieces(templates);
+    StandardTokenizer tok = new StandardTokenizer();
+    final int chunk = 2048;
+    String prev = null;
+    int runStart = first, prevCp = first;
+    StringBuilder text = new StringBuilder();
+    for (int lo = first; lo <= last; lo += chunk) {
+      int hi = Math.min(last, lo + chunk - 1);
+      int[] segStart = new int[hi - lo + 1];
+      text.setLength(0);
+      for (int cp = lo; cp <= hi; cp++) {
+        if (cp > lo) text.append(' ');
+        segStart[cp - lo] = text.length();
+        fill(text, ps, unit(cp));
+      }
+      StringBuilder[] sigs = new StringBuilder[segStart.length];
+      for (int i = 0; i < sigs.length; i++) sigs[i] = new StringBuilder();
+      signature(tok, text.toString(), segStart, sigs);
+      for (int cp = lo; cp <= hi; cp++) {
+        String cur = sigs[cp - lo].toString();
+        if (prev == null) { prev = cur; runStart = cp; }
+        else if (!cur.equals(prev)) { out.println(runStart + " " + prevCp + " " + prev); prev = cur; runStart = cp; }
+        prevCp = cp;
+      }
+    }
+    if (prev != null) out.println(runStart + " " + prevCp + " " + prev);
+  }
+
+  /**
+   * Anserini's analyzer on every code point (templates filled and joined as in sweep, one text per code
+   * point); writes one little-endian int per code point: the FNV-1a hash (32 bits) of its terms' UTF-16
+   * units, each term followed by the separator 0x10000.
+   */
+  static void chainHashes(List<String> templates, Path file) throws IOException {
+    String[][] ps = pieces(templates);
+    Analyzer a = new AnseriniEnglish();
+    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(4 * 0x110000).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    StringBuilder text = new StringBuilder();
+    for (int cp = 0; cp <= 0x10FFFF; cp++) {
+      text.setLength(0);
+      fill(text, ps, unit(cp));
+      int h = 0x811c9dc5;
+      try (TokenStream ts = a.tokenStream("contents", text.toString())) {
+        CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
+        ts.reset();
+        while (ts.incrementToken()) {
+          char[] t = term.buffer();
+          for (int i = 0, n = term.length(); i < n; i++) h = (h ^ t[i]) * 0x01000193;
+          h = (h ^ 0x10000) * 0x01000193;
+        }
+        ts.end();
+      }
+      buf.putInt(h);
+    }
+    Files.write(file, buf.array());
+  }
 
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -165,60 +299,42 @@ public class LuceneBm25 {
         break;
       }
       case "sweep": {
-        List<String> templates = new ArrayList<>();
-        for (String line : Files.readAllLines(Paths.get(args[1]), StandardCharsets.UTF_8)) if (!line.isEmpty()) templates.add(decode(line));
         int first = Integer.parseInt(args[2]), last = Integer.parseInt(args[3]);
-        StandardTokenizer tok = new StandardTokenizer();
-        OffsetAttribute off = tok.addAttribute(OffsetAttribute.class);
-        // Code points go into chunks of one text: one segment per code point (its filled templates
-        // joined by a space), segments separated by a space, so no token spans two segments.
-        final int chunk = 2048;
-        String prev = null;
-        int runStart = first, prevCp = first;
-        List<Integer> cps = new ArrayList<>();
-        for (int cp = first; cp <= last + 1; cp++) {
-          boolean flush = cp > last || cps.size() == chunk;
-          if (flush && !cps.isEmpty()) {
-            StringBuilder text = new StringBuilder();
-            int[] segStart = new int[cps.size()];
-            for (int i = 0; i < cps.size(); i++) {
-              if (i > 0) text.append(' ');
-              segStart[i] = text.length();
-              String x = new String(Character.toChars(cps.get(i)));
-              for (int t = 0; t < templates.size(); t++) {
-                if (t > 0) text.append(' ');
-                text.append(templates.get(t).replace("\u0000", x));
-              }
-            }
-            String s = text.toString();
-            StringBuilder[] sigs = new StringBuilder[cps.size()];
-            for (int i = 0; i < sigs.length; i++) sigs[i] = new StringBuilder();
-            tok.setReader(new StringReader(s));
-            tok.reset();
-            int seg = 0;
-            while (tok.incrementToken()) {
-              int so = off.startOffset(), eo = off.endOffset();
-              while (seg + 1 < segStart.length && segStart[seg + 1] <= so) seg++;
-              StringBuilder b = sigs[seg];
-              if (b.length() > 0) b.append(',');
-              b.append(s.codePointCount(segStart[seg], so)).append('-').append(s.codePointCount(segStart[seg], eo));
-            }
-            tok.end();
-            tok.close();
-            for (int i = 0; i < cps.size(); i++) {
-              int c = cps.get(i);
-              String cur = sigs[i].toString();
-              if (prev == null) { prev = cur; runStart = c; }
-              else if (!cur.equals(prev) || c != prevCp + 1) { out.println(runStart + " " + prevCp + " " + prev); prev = cur; runStart = c; }
-              prevCp = c;
-            }
-            cps.clear();
-          }
-          if (cp > last) break;
-          if (cp >= 0xD800 && cp <= 0xDFFF) continue;
-          cps.add(cp);
+        sweep(readB64Lines(args[1]), first, last, out);
+        break;
+      }
+      case "cmap": {
+        // The generated scanner's character classes (StandardTokenizerImpl.ZZ_CMAP, read by reflection):
+        // code points in one class are indistinguishable to Lucene's DFA. Runs "first last class".
+        java.lang.reflect.Field f = Class.forName("org.apache.lucene.analysis.standard.StandardTokenizerImpl").getDeclaredField("ZZ_CMAP");
+        f.setAccessible(true);
+        char[] cmap = (char[]) f.get(null);
+        int start = 0;
+        for (int cp = 1; cp <= cmap.length; cp++) {
+          if (cp == cmap.length || cmap[cp] != cmap[start]) { out.println(start + " " + (cp - 1) + " " + (int) cmap[start]); start = cp; }
         }
-        if (prev != null) out.println(runStart + " " + prevCp + " " + prev);
+        break;
+      }
+      case "parity": {
+        // One run for the parity test: the code-point sweep, the analyzer-chain hashes, the typed token
+        // signatures of the sequence texts and Anserini's terms for the sentences (see peer.ts).
+        Path dir = Paths.get(args[1]);
+        try (PrintStream runs = new PrintStream(new FileOutputStream(dir.resolve("runs.txt").toFile()), false, StandardCharsets.UTF_8)) {
+          sweep(readB64Lines(dir.resolve("probes.b64").toString()), 0, 0x10FFFF, runs);
+        }
+        chainHashes(readB64Lines(dir.resolve("chain.b64").toString()), dir.resolve("terms.bin"));
+        try (PrintStream sigs = new PrintStream(new FileOutputStream(dir.resolve("texts.txt").toFile()), false, StandardCharsets.UTF_8)) {
+          StandardTokenizer tok = new StandardTokenizer();
+          for (String text : readB64Lines(dir.resolve("texts.b64").toString())) sigs.println(signature(tok, text, null, null));
+        }
+        try (PrintStream terms = new PrintStream(new FileOutputStream(dir.resolve("sentences.txt").toFile()), false, StandardCharsets.UTF_8)) {
+          Analyzer a = new AnseriniEnglish();
+          for (String text : readB64Lines(dir.resolve("sentences.b64").toString())) {
+            StringJoiner j = new StringJoiner(",", "[", "]");
+            for (String t : analyze(a, text)) j.add(json(t));
+            terms.println(j);
+          }
+        }
         break;
       }
       default: throw new IllegalArgumentException("unknown mode " + args[0]);

@@ -1,0 +1,135 @@
+/**
+ * The findings section: each of the paper's claims as a check over this run's evaluations
+ * (steps/findings/claims.ts), with the models behind them trained over every seed of the
+ * setup. The thresholds say in numbers what the paper's words claim ("most" = more than
+ * half; "helps" = a gain above zero; "collapses" = less than half of the no-switch recall);
+ * they were fixed before any mini number was looked at and are the same on real data.
+ */
+import { use, type OutputRef } from "../engine/step.ts";
+import type { DatasetName } from "../../steps/data/schemas.ts";
+import type { QueryFormName } from "../../steps/encoding/format/query-forms.ts";
+import { checkFindingsDef } from "../../steps/findings/steps.ts";
+import type { ClaimSpec, Operand } from "../../steps/findings/claims.ts";
+import { bm25Metrics } from "./lexical.ts";
+import { evaluation, setupOf, type DenseContext, type ModelId } from "./dense/models.ts";
+import { theta0VsBm25 } from "./dense/base.ts";
+import { ihn, shortcut, variantLabel, type DprVariant } from "./dense/variants.ts";
+
+type Metrics = OutputRef<"json:metrics">;
+
+/** The inputs of the findings step, collected while the claims are written. */
+class Inputs {
+  readonly refs: Record<string, Metrics> = {};
+  readonly labels: Record<string, string> = {};
+
+  add(name: string, label: string, ref: Metrics): string {
+    this.refs[name] = ref;
+    this.labels[name] = label;
+    return name;
+  }
+}
+
+const DATASET_LABEL: Readonly<Record<DatasetName, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA", orquac: "OR-QuAC" };
+const ident = (s: string): string => s.replace(/[^A-Za-z0-9]+/g, "_");
+const qtype = (value: string) => ({ by: "questionType" as const, value });
+
+export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
+  const setup = setupOf(ctx);
+  const inputs = new Inputs();
+  const seeds = setup.seeds;
+  /** One operand over every seed of a variant family (`make(seed)`). */
+  const dense = (make: (seed: number) => DprVariant, metric: string, group?: string): Operand => {
+    const names = seeds.map((s) => {
+      const v = make(s);
+      return inputs.add(ident(`${v.dataset}_${variantLabel(v)}_s${s}`), `${DATASET_LABEL[v.dataset]} ${variantLabel(v)}, seed ${s}`, evaluation(ctx, v.dataset, v));
+    });
+    return { inputs: names, metric, ...(group === undefined ? {} : { group: qtype(group) }) };
+  };
+  const bm25 = (dataset: DatasetName, form: QueryFormName, metric: string, group?: string): Operand => ({
+    inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${form})`, bm25Metrics(dataset, form, ctx.data))],
+    metric,
+    ...(group === undefined ? {} : { group: qtype(group) }),
+  });
+  const last = (d: DatasetName) => setup.schedule[d].iterations;
+  const iteration = (d: DatasetName, i: number, metric: string, group?: string): Operand => {
+    if (i > 0) return dense((s) => ihn(d, i, s), metric, group);
+    const id: ModelId = "theta0";
+    const name = inputs.add(ident(`${d}_theta0`), `${DATASET_LABEL[d]} θ0 (no conversational training)`, evaluation(ctx, d, id, d === "orquac" ? "questions" : "history"));
+    return { inputs: [name], metric, ...(group === undefined ? {} : { group: qtype(group) }) };
+  };
+
+  const claims: ClaimSpec[] = [
+    {
+      id: "shortcut-keeps-recall", title: "DPR without q_t keeps most of DPR's recall (QReCC)",
+      paper: "DPR^shortcut reaches 78% of DPR's R@10 (46.5 vs 59.1; final Table 2: 45.6 vs 59.7)",
+      measure: "R@10 of DPR^shortcut (IBN, X_t \\ q_t) over R@10 of DPR (IBN), QReCC test, paired by seed",
+      rule: { kind: "ratio", num: dense((s) => shortcut("qrecc", s), "recall@10"), den: dense((s) => ihn("qrecc", 1, s), "recall@10") },
+      threshold: 0.5, direction: "at-least", unit: "ratio",
+    },
+    {
+      id: "shortcut-collapses-on-switch", title: "DPR without q_t collapses on switch turns (QReCC)",
+      paper: "DPR^shortcut R@10: 26.0 on switch vs 73.5 on no-switch turns (0.35); first turns have no input",
+      measure: "R@10 of DPR^shortcut on switch turns over its R@10 on no-switch turns, QReCC test",
+      rule: { kind: "ratio", num: dense((s) => shortcut("qrecc", s), "recall@10", "switch"), den: dense((s) => shortcut("qrecc", s), "recall@10", "no-switch") },
+      threshold: 0.5, direction: "at-most", unit: "ratio",
+    },
+    {
+      id: "bm25-history-keeps-recall", title: "BM25 without q_t keeps most of BM25's recall (QReCC)",
+      paper: "BM25(X_t \\ q_t) R@10 58.4 vs BM25(X_t) 65.1 (0.90)",
+      measure: "R@10 of BM25(X_t \\ q_t) over R@10 of BM25(X_t), QReCC test (deterministic)",
+      rule: { kind: "ratio", num: bm25("qrecc", "history_without_q", "recall@10"), den: bm25("qrecc", "history", "recall@10") },
+      threshold: 0.5, direction: "at-least", unit: "ratio",
+    },
+    ...(["qrecc", "topiocqa", "orquac"] as const).map((d): ClaimSpec => {
+      const metric = d === "qrecc" ? "recall@10" : d === "topiocqa" ? "recall@5" : "mrr";
+      const paper = { qrecc: "QReCC R@10 59.7 -> 74.8 (+15.1)", topiocqa: "TopiOCQA R@5 48.6 -> 61.5 (+12.9)", orquac: "OR-QuAC MRR 0.525 -> 0.633 (+0.108)" }[d];
+      return {
+        id: `hard-negatives-help-${d}`, title: `Iterative hard negatives beat in-batch negatives (${DATASET_LABEL[d]})`, paper,
+        measure: `${metric} of DPR (IHN, iteration ${last(d)}) minus DPR (IBN), paired by seed`,
+        rule: { kind: "gain", better: dense((s) => ihn(d, last(d), s), metric), worse: dense((s) => ihn(d, 1, s), metric) },
+        threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points",
+      };
+    }),
+    {
+      id: "hard-negatives-help-switch-most", title: "IHN's gain is larger on topic switches than on continued topics (TopiOCQA)",
+      paper: "IHN (i = 3) improves switch questions by 19.8 and no-switch by 16.3 (R@10, Section 6.2)",
+      measure: "R@5 gain of IHN (last iteration) over IBN on topic-switch turns minus the gain on topic-continues turns, TopiOCQA dev",
+      rule: {
+        kind: "gain-difference",
+        a: { better: dense((s) => ihn("topiocqa", last("topiocqa"), s), "recall@5", "topic-switch"), worse: dense((s) => ihn("topiocqa", 1, s), "recall@5", "topic-switch") },
+        b: { better: dense((s) => ihn("topiocqa", last("topiocqa"), s), "recall@5", "topic-continues"), worse: dense((s) => ihn("topiocqa", 1, s), "recall@5", "topic-continues") },
+      },
+      threshold: 0, direction: "at-least", unit: "points",
+    },
+    {
+      id: "ihn-iterations-improve", title: "Each IHN iteration improves recall (TopiOCQA)",
+      paper: "TopiOCQA R@5 rises at every iteration up to i = 3 (Figures 3 and 4)",
+      measure: `R@5 of iteration ${last("topiocqa")} minus iteration 1 (mean over seeds must not fall at any iteration), TopiOCQA dev`,
+      rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => iteration("topiocqa", i + 1, "recall@5")) },
+      threshold: 0, direction: "at-least", unit: "points",
+    },
+    ...(["qrecc", "topiocqa", "orquac"] as const).map((d): ClaimSpec => {
+      const metric = d === "qrecc" ? "recall@10" : d === "topiocqa" ? "recall@5" : "mrr";
+      const form: QueryFormName = d === "orquac" ? "questions" : "history";
+      const paper = { qrecc: "QReCC R@10: DPR (IHN) 74.8 vs BM25(X_t) 65.1", topiocqa: "TopiOCQA R@5: DPR (IHN) 61.5 vs BM25(X_t) 12.6", orquac: "OR-QuAC MRR: DPR (IHN) 0.633 vs BM25(Q_t) 0.198" }[d];
+      return {
+        id: `dense-beats-bm25-${d}`, title: `Trained dense retrieval beats BM25 (${DATASET_LABEL[d]})`, paper,
+        measure: `${metric} of DPR (IHN, last iteration) minus BM25 on ${form === "history" ? "X_t" : "Q_t"}`,
+        rule: { kind: "gain", better: dense((s) => ihn(d, last(d), s), metric), worse: bm25(d, form, metric) },
+        threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points",
+      };
+    }),
+  ];
+  if (ctx.data === "mini") {
+    const nq = theta0VsBm25(ctx);
+    claims.push({
+      id: "theta0-competent", title: "θ0 is a competent retriever before conversational training (mini-nq)",
+      paper: "DPR-NQ top-20 78.4 vs BM25 59.1 on Natural Questions (DPR, Table 2)",
+      measure: "R@20 of θ0 minus BM25 on mini-nq's dev questions over its whole collection",
+      rule: { kind: "gain", better: { inputs: [inputs.add("nq_theta0", "mini-nq θ0", nq.theta0)], metric: "recall@20" }, worse: { inputs: [inputs.add("nq_bm25", "mini-nq BM25", nq.bm25)], metric: "recall@20" } },
+      threshold: 0, direction: "at-least", unit: "points",
+    });
+  }
+  const def = checkFindingsDef(Object.keys(inputs.refs));
+  return use(def, { name: `check-findings${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels: inputs.labels }, inputs: inputs.refs }).out.findings;
+}

@@ -1,0 +1,172 @@
+/**
+ * Content checks of published entries, made cheap by stat stamps.
+ *
+ * A consumer's key takes its inputs' digests from the producers' manifests, so those
+ * digests must be the bytes on disk: every entry a run resolves is checked before it is
+ * used (and a consumer's inputs again right before it runs). Re-hashing every output on
+ * every run would cost as much as reading the whole store, so each file's stat stamp
+ * (size, mtime, ctime, inode, device: any write changes mtime and ctime) is recorded with
+ * its digest when it is hashed, in `<store>/stamps/<key>.json` (a cache beside the entries,
+ * never part of them). A file whose stamp is unchanged is not re-hashed; one whose stamp
+ * changed, or whose cached digest disagrees with the manifest, is re-hashed, and only the
+ * bytes decide.
+ *
+ * Racy stamps: file times have the kernel's clock-tick granularity, so a write in the same
+ * tick as the stamp would not show. A stamp a check took less than RACY_MS after the file's
+ * last change is not trusted (the next check re-hashes once). Stamps taken when an entry is
+ * published are trusted: the step has returned and the entry is renamed into place after
+ * hashing, so only a program still writing into its outputs after it finished could change
+ * them unseen, within one clock tick of its last write (and --verify would still see it).
+ *
+ * `full` (--verify, `doctor --content`) ignores stamps and re-hashes everything.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { dirDigest, fileDigest, listOutputFiles, sameStamp, statStamp, type StampedDigest, type StatStamp } from "./digest.ts";
+import type { Entry } from "./store.ts";
+
+export { hashStats } from "./digest.ts";
+
+/** A stamp younger than this relative to the file's last change is not trusted. */
+export const RACY_MS = 100;
+
+interface FileStamp extends StatStamp {
+  readonly digest: string;
+  /** Date.now() when the stamp was taken. */
+  readonly at: number;
+  /** Taken when the entry was published (trusted whatever its age). */
+  readonly published?: boolean;
+}
+
+interface StampFile {
+  readonly schema: 1;
+  /** "<output>" for a file output, "<output>/<relative path>" for the files of a directory output. */
+  readonly files: Record<string, FileStamp>;
+}
+
+const stampKey = (output: string, rel: string) => (rel === "" ? output : `${output}/${rel}`);
+
+function trusted(s: FileStamp): boolean {
+  if (s.published === true) return true;
+  const changed = Math.max(Number(BigInt(s.mtimeNs) / 1_000_000n), Number(BigInt(s.ctimeNs) / 1_000_000n));
+  return s.at - changed >= RACY_MS;
+}
+
+export interface CheckOptions {
+  /** Re-hash every file, whatever its stamp says. */
+  readonly full?: boolean;
+}
+
+export class ContentChecker {
+  /** Stamps this process took or checked, by key (saves re-reading them from disk). */
+  private readonly own = new Map<string, StampFile>();
+
+  constructor(private readonly root: string) {}
+
+  private path(key: string): string {
+    return join(this.root, "stamps", `${key}.json`);
+  }
+
+  private load(key: string): StampFile | undefined {
+    try {
+      const v = JSON.parse(readFileSync(this.path(key), "utf8")) as StampFile;
+      return v && v.schema === 1 && typeof v.files === "object" && v.files !== null ? v : undefined;
+    } catch {
+      return undefined; // absent or damaged: a cache, rebuilt by re-hashing
+    }
+  }
+
+  /** Written synchronously: a small file per computed entry, cheaper than async round trips. */
+  private async save(key: string, stamps: StampFile): Promise<void> {
+    const p = this.path(key);
+    const tmp = `${p}.${process.pid}.${randomBytes(3).toString("hex")}.tmp`;
+    try {
+      mkdirSync(join(this.root, "stamps"), { recursive: true });
+      writeFileSync(tmp, JSON.stringify(stamps));
+      renameSync(tmp, p);
+    } catch {
+      rmSync(tmp, { force: true }); // a read-only or full store: no cache, still correct
+    }
+  }
+
+  /** Stamps taken while publishing `key` (execute.ts), trusted in this process. */
+  async recordPublished(key: string, outputs: Readonly<Record<string, StampedDigest>>): Promise<void> {
+    const at = Date.now();
+    const files: Record<string, FileStamp> = {};
+    for (const [name, d] of Object.entries(outputs)) for (const [rel, s] of Object.entries(d.stamps)) files[stampKey(name, rel)] = { ...s, at, published: true };
+    const stamps: StampFile = { schema: 1, files };
+    this.own.set(key, stamps);
+    await this.save(key, stamps);
+  }
+
+  /** Forget the stamps of a key (its entry was moved aside or removed). */
+  async forget(key: string): Promise<void> {
+    this.own.delete(key);
+    await rm(this.path(key), { force: true });
+  }
+
+  /**
+   * The names of `entry`'s outputs whose bytes do not match its manifest (missing files
+   * included), sorted; [] when intact. Stamps are refreshed for files it had to re-hash.
+   */
+  async check(entry: Entry, options: CheckOptions = {}): Promise<string[]> {
+    const own = this.own.get(entry.key);
+    const cached = options.full ? undefined : (own ?? this.load(entry.key));
+    const next: Record<string, FileStamp> = {};
+    let rehashed = false;
+    const bad: string[] = [];
+
+    const digestOf = async (output: string, rel: string, path: string, st: StatStamp): Promise<string> => {
+      const k = stampKey(output, rel);
+      const s = cached?.files[k];
+      if (s && sameStamp(s, st) && trusted(s)) {
+        next[k] = s;
+        return s.digest;
+      }
+      const digest = await fileDigest(path);
+      const after = statStamp(await stat(path, { bigint: true }));
+      next[k] = { ...after, digest, at: Date.now() };
+      rehashed = true;
+      return digest;
+    };
+
+    for (const [name, rec] of Object.entries(entry.manifest.outputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const path = join(entry.dir, "outputs", rec.path);
+      try {
+        if (!rec.dir) {
+          const st = statSync(path, { bigint: true }); // small and frequent: no thread-pool round trip
+          if (!st.isFile()) throw new Error("not a file");
+          let d = await digestOf(name, "", path, statStamp(st));
+          // A cached digest that disagrees with the manifest is a damaged cache until the bytes say otherwise.
+          if (d !== rec.digest && next[name] === cached?.files[name]) d = await this.rehash(name, "", path, next);
+          if (d !== rec.digest) bad.push(name);
+        } else {
+          const files = await listOutputFiles(path);
+          const digests: Record<string, string> = {};
+          for (const f of files) digests[f.rel] = await digestOf(name, f.rel, join(path, ...f.rel.split("/")), statStamp(f.stat));
+          if (dirDigest(digests) !== rec.digest && Object.keys(digests).some((rel) => next[stampKey(name, rel)] === cached?.files[stampKey(name, rel)])) {
+            for (const f of files) digests[f.rel] = await this.rehash(name, f.rel, join(path, ...f.rel.split("/")), next);
+            rehashed = true;
+          }
+          if (dirDigest(digests) !== rec.digest) bad.push(name);
+        }
+      } catch {
+        bad.push(name);
+      }
+    }
+    if (bad.length === 0) {
+      const stamps: StampFile = { schema: 1, files: next };
+      this.own.set(entry.key, stamps);
+      if (rehashed || cached === undefined) await this.save(entry.key, stamps);
+    }
+    return bad;
+  }
+
+  private async rehash(output: string, rel: string, path: string, next: Record<string, FileStamp>): Promise<string> {
+    const digest = await fileDigest(path);
+    next[stampKey(output, rel)] = { ...statStamp(await stat(path, { bigint: true })), digest, at: Date.now() };
+    return digest;
+  }
+}

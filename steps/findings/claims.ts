@@ -1,0 +1,189 @@
+/**
+ * The paper's claims as checks over evaluation results: each claim names the numbers it
+ * reads (one evaluation, or one per training seed), a statistic computed per seed (a ratio,
+ * a gain, a difference of gains, a rise over iterations), and the threshold the paper's words
+ * imply. The verdict uses the spread over seeds (sample sd, n-1):
+ *   holds            mean - sd >= threshold   (for "at most": mean + sd <= threshold)
+ *   does not hold    mean + sd <  threshold   (for "at most": mean - sd >  threshold)
+ *   inconclusive     otherwise: the seeds disagree about which side the claim is on.
+ * With one value (BM25, θ0, or a single seed) sd is 0 and the verdict compares the mean.
+ * Pure: the step (steps.ts) reads the metrics files and writes findings.json / findings.md.
+ */
+import { z } from "zod";
+import { groupRefSchema, pickMetric } from "../report/metric-value.ts";
+import type { MetricsFile } from "../eval/steps.ts";
+
+/** Numbers of one quantity: an input per seed (or one), a metric, optionally a breakdown group. */
+export const operandSchema = z.object({ inputs: z.array(z.string().min(1)).min(1), metric: z.string().min(1), group: groupRefSchema.optional() }).strict();
+export type Operand = z.infer<typeof operandSchema>;
+
+const gainSchema = z.object({ better: operandSchema, worse: operandSchema }).strict();
+
+export const ruleSchema = z.discriminatedUnion("kind", [
+  /** num / den per seed. */
+  z.object({ kind: z.literal("ratio"), num: operandSchema, den: operandSchema }).strict(),
+  /** better - worse per seed (x100 for recall: percentage points). */
+  z.object({ kind: z.literal("gain"), better: operandSchema, worse: operandSchema }).strict(),
+  /** (gain a) - (gain b) per seed. */
+  z.object({ kind: z.literal("gain-difference"), a: gainSchema, b: gainSchema }).strict(),
+  /** last - first per seed, and every step's mean gain must be >= 0 for "holds". */
+  z.object({ kind: z.literal("rise"), steps: z.array(operandSchema).min(2) }).strict(),
+]);
+export type Rule = z.infer<typeof ruleSchema>;
+
+export const claimSpecSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+    title: z.string().min(1),
+    /** What the paper reports, in words and numbers. */
+    paper: z.string().min(1),
+    /** What is computed, in words. */
+    measure: z.string().min(1),
+    rule: ruleSchema,
+    /** The statistic must be at least (or at most) this. */
+    threshold: z.number(),
+    direction: z.enum(["at-least", "at-most"]),
+    unit: z.enum(["ratio", "points", "fraction"]),
+  })
+  .strict();
+export type ClaimSpec = z.infer<typeof claimSpecSchema>;
+
+export type Verdict = "holds" | "does-not-hold" | "inconclusive";
+
+export interface Evidence {
+  readonly label: string;
+  readonly stepKey: string;
+  readonly stepId: string;
+}
+
+export interface Finding {
+  readonly id: string;
+  readonly title: string;
+  readonly paper: string;
+  readonly measure: string;
+  readonly value: number | null;
+  readonly sd: number | null;
+  readonly seeds: number;
+  readonly perSeed: readonly number[];
+  readonly unit: ClaimSpec["unit"];
+  readonly threshold: string;
+  readonly verdict: Verdict | "not-measured";
+  readonly note?: string;
+  readonly evidence: readonly Evidence[];
+}
+
+export interface FindingsFile {
+  readonly schema: "cspipe.findings/1";
+  readonly data: string;
+  readonly claims: readonly Finding[];
+}
+
+/** Reads a number out of an evaluation (undefined when the group has no turns). */
+export type Lookup = (input: string, metric: string, group: Operand["group"]) => number | undefined;
+
+export function lookupIn(files: ReadonlyMap<string, MetricsFile>): Lookup {
+  return (input, metric, group) => {
+    const m = files.get(input);
+    if (m === undefined) throw new Error(`no metrics input '${input}'`);
+    return pickMetric(m, metric, group)?.value;
+  };
+}
+
+/** Per-seed values of an operand (undefined entries where a group is empty). */
+function values(op: Operand, look: Lookup): (number | undefined)[] {
+  return op.inputs.map((i) => look(i, op.metric, op.group));
+}
+
+/** Pairs two per-seed lists by position; a single value is used for every seed of the other side. */
+function paired(a: readonly (number | undefined)[], b: readonly (number | undefined)[], f: (x: number, y: number) => number): (number | undefined)[] {
+  const n = Math.max(a.length, b.length);
+  if (a.length !== b.length && a.length !== 1 && b.length !== 1) throw new Error(`cannot pair ${a.length} values with ${b.length}`);
+  return Array.from({ length: n }, (_, i) => {
+    const x = a[a.length === 1 ? 0 : i];
+    const y = b[b.length === 1 ? 0 : i];
+    return x === undefined || y === undefined ? undefined : f(x, y);
+  });
+}
+
+const scale = (spec: ClaimSpec): number => (spec.unit === "points" ? 100 : 1);
+
+/** The statistic per seed, and (for "rise") whether every step's mean rose. */
+function statistic(spec: ClaimSpec, look: Lookup): { perSeed: (number | undefined)[]; monotone: boolean } {
+  const r = spec.rule;
+  const k = scale(spec);
+  switch (r.kind) {
+    case "ratio":
+      return { perSeed: paired(values(r.num, look), values(r.den, look), (x, y) => (y === 0 ? Number.NaN : x / y)), monotone: true };
+    case "gain":
+      return { perSeed: paired(values(r.better, look), values(r.worse, look), (x, y) => (x - y) * k), monotone: true };
+    case "gain-difference": {
+      const ga = paired(values(r.a.better, look), values(r.a.worse, look), (x, y) => x - y);
+      const gb = paired(values(r.b.better, look), values(r.b.worse, look), (x, y) => x - y);
+      return { perSeed: paired(ga, gb, (x, y) => (x - y) * k), monotone: true };
+    }
+    case "rise": {
+      const series = r.steps.map((s) => values(s, look));
+      const means = series.map((v) => mean(v.filter((x): x is number => x !== undefined && !Number.isNaN(x))));
+      const monotone = means.every((m, i) => i === 0 || (m !== null && means[i - 1] !== null && m >= (means[i - 1] as number)));
+      return { perSeed: paired(series[series.length - 1]!, series[0]!, (x, y) => (x - y) * k), monotone };
+    }
+  }
+}
+
+export function mean(xs: readonly number[]): number | null {
+  return xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/** Sample standard deviation (n - 1); null for fewer than two values. */
+export function sampleSd(xs: readonly number[]): number | null {
+  const m = mean(xs);
+  if (m === null || xs.length < 2) return null;
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+export function verdictOf(m: number, sd: number | null, threshold: number, direction: ClaimSpec["direction"]): Verdict {
+  const s = sd ?? 0;
+  if (direction === "at-least") return m - s >= threshold ? "holds" : m + s < threshold ? "does-not-hold" : "inconclusive";
+  return m + s <= threshold ? "holds" : m - s > threshold ? "does-not-hold" : "inconclusive";
+}
+
+const fmt = (x: number, unit: ClaimSpec["unit"]): string => (unit === "points" ? `${x.toFixed(1)} points` : x.toFixed(unit === "ratio" ? 2 : 3));
+
+/** One claim checked against the numbers; `evidence` lists the evaluations it read. */
+export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
+  const { perSeed, monotone } = statistic(spec, look);
+  const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  const threshold = `${spec.direction === "at-least" ? ">=" : "<="} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-least" ? "-" : "+"} sd over seeds)`;
+  const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, evidence };
+  if (defined.length === 0) return { ...base, value: null, sd: null, seeds: 0, perSeed: [], verdict: "not-measured", note: "no turns of the groups this claim reads" };
+  const m = mean(defined)!;
+  const sd = sampleSd(defined);
+  let verdict = verdictOf(m, sd, spec.threshold, spec.direction);
+  let note: string | undefined;
+  if (verdict === "holds" && !monotone) {
+    verdict = "inconclusive";
+    note = "the first and last iterations differ as claimed, but an intermediate iteration falls";
+  }
+  if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
+  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, verdict, ...(note === undefined ? {} : { note }) };
+}
+
+/** Every input a claim reads (for the step's wiring and the evidence list). */
+export function inputsOf(rule: Rule): string[] {
+  const ops: Operand[] =
+    rule.kind === "ratio" ? [rule.num, rule.den]
+    : rule.kind === "gain" ? [rule.better, rule.worse]
+    : rule.kind === "gain-difference" ? [rule.a.better, rule.a.worse, rule.b.better, rule.b.worse]
+    : rule.steps;
+  return [...new Set(ops.flatMap((o) => o.inputs))];
+}
+
+export function findingsMarkdown(f: FindingsFile): string {
+  const lines = [`# Findings (${f.data} data)`, "", "Each of the paper's claims checked against this run's numbers: mean ± sd over training seeds; the verdict uses the spread (see steps/findings/claims.ts).", ""];
+  lines.push("| claim | paper | measured | threshold | verdict |", "|---|---|---|---|---|");
+  for (const c of f.claims) {
+    const value = c.value === null ? "-" : `${fmt(c.value, c.unit)}${c.sd === null ? "" : ` ± ${fmt(c.sd, c.unit).replace(" points", "")}`} (${c.seeds} seed${c.seeds === 1 ? "" : "s"})`;
+    lines.push(`| ${c.title} | ${c.paper} | ${value}: ${c.measure} | ${c.threshold} | ${c.verdict}${c.note === undefined ? "" : ` (${c.note})`} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}

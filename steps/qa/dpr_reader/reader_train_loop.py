@@ -1,0 +1,224 @@
+"""The reader's training loop, dev EM model selection and outputs (see train_reader.py)."""
+import json
+import math
+import os
+import random
+import time
+
+import numpy as np
+import torch
+
+from data import ReaderInputs, pair, strip
+from qa_config import QaInputError, exact_match, linear_schedule, load_config, load_schema, threads
+from reader_model import build_reader, save_reader, selection_loss, span_loss
+from reader_onnx import export_reader
+from spans import answer_text, best_passage, best_span
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NO_DECAY = ("bias", "LayerNorm.weight")
+
+
+def log(msg):
+    import sys  # noqa: PLC0415
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+def emit(line):
+    import sys  # noqa: PLC0415
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _pad(seqs):
+    n = max(len(s) for s in seqs)
+    ids = torch.zeros((len(seqs), n), dtype=torch.long)
+    for i, s in enumerate(seqs):
+        ids[i, :len(s)] = torch.as_tensor(s, dtype=torch.long)
+    return ids, (ids != 0).long()
+
+
+class Sampler:
+    """Per question: 1 positive (has the answer and a span that survives the cut) + negatives."""
+
+    def __init__(self, inputs, cfg):
+        self.inp, self.cfg = inputs, cfg
+        self.rng = np.random.default_rng([int(cfg["seed"]), 2])
+        self.max_length = int(inputs.meta["maxLength"])
+        self.skipped = 0
+
+    def question(self, q):
+        tr, inp = self.inp.train, self.inp
+        question = strip(tr.question_ids[q])
+        cands = [int(c) for c in tr.candidates[q] if c >= 0]
+        pos, neg = [], []
+        for j, row in enumerate(cands):
+            (pos if tr.has_answer[q, j] else neg).append((j, row))
+        seqs, spans_of_pos, eligible_of_pos = [], None, None
+        order = list(self.rng.permutation(len(pos))) if pos else []
+        for k in order:
+            j, row = pos[k]
+            ids, off, eligible, _ = pair(question, strip(inp.passage_ids[row]), inp.passage_word[row], self.max_length, inp.sep)
+            sp = [(int(s) + off, int(e) + off) for s, e in tr.spans[q, j] if s >= 0 and e + off < len(ids) and eligible[e + off] and eligible[s + off]]
+            if sp:
+                seqs.append(ids)
+                spans_of_pos, eligible_of_pos = sp, eligible
+                break
+        if not seqs:
+            self.skipped += 1
+            return None
+        take = self.cfg["passages_per_question"] - 1
+        for k in list(self.rng.permutation(len(neg)))[:take]:
+            ids, _, _, _ = pair(question, strip(inp.passage_ids[neg[k][1]]), inp.passage_word[neg[k][1]], self.max_length, inp.sep)
+            seqs.append(ids)
+        return seqs, spans_of_pos, eligible_of_pos
+
+
+def reader_loss(model, batch, device):
+    """Mean over the batch's questions of selection CE + span marginal likelihood."""
+    seqs = [s for b in batch for s in b[0]]
+    ids, mask = _pad(seqs)
+    start, end, rel = model(ids.to(device), mask.to(device))
+    total, at = 0.0, 0
+    for b_seqs, spans, eligible in batch:
+        n = len(b_seqs)
+        el = torch.zeros(ids.shape[1], dtype=torch.bool, device=device)
+        el[:len(eligible)] = torch.as_tensor(eligible, device=device)
+        sp = torch.as_tensor(spans, dtype=torch.long, device=device)
+        total = total + selection_loss(rel[at:at + n].float()) + span_loss(start[at].float(), end[at].float(), el, sp)
+        at += n
+    return total / len(batch)
+
+
+@torch.no_grad()
+def answer(model, inp, q, cfg, device, split):
+    """The model's answer to one question of `split` over its top eval_top_docs candidates."""
+    question = strip(split.question_ids[q])
+    cands = [int(c) for c in split.candidates[q] if c >= 0][:cfg["eval_top_docs"]]
+    if not cands:
+        return ""
+    pairs = [pair(question, strip(inp.passage_ids[r]), inp.passage_word[r], int(inp.meta["maxLength"]), inp.sep) for r in cands]
+    starts, ends, rels = [], [], []
+    for i in range(0, len(pairs), cfg["eval_batch_size"]):
+        ids, mask = _pad([p[0] for p in pairs[i:i + cfg["eval_batch_size"]]])
+        s, e, r = model(ids.to(device), mask.to(device))
+        starts += [x.float().cpu().tolist() for x in s]
+        ends += [x.float().cpu().tolist() for x in e]
+        rels += r.float().cpu().tolist()
+    b = best_passage(rels)
+    _, off, _, words = pairs[b]
+    span = best_span(starts[b][off:], ends[b][off:], words, cfg["max_answer_length"])
+    if span is None:
+        return ""
+    text, word_spans = inp.dev_texts[cands[b]]
+    return answer_text(span[0], span[1], words, text, word_spans)
+
+
+def dev_em(model, inp, cfg, device):
+    model.eval()
+    n = len(inp.dev_answers) if cfg["dev_questions"] == 0 else min(cfg["dev_questions"], len(inp.dev_answers))
+    em = sum(exact_match(inp.dev_answers[q], answer(model, inp, q, cfg, device, inp.dev)) for q in range(n))
+    model.train()
+    return em / max(1, n), n
+
+
+def run(args):
+    cfg = load_config(args.config, load_schema(HERE), _init_flag(args))
+    torch.set_num_threads(threads(args.threads, cfg["threads"]))
+    random.seed(cfg["seed"])
+    np.random.seed(cfg["seed"] % (2 ** 32))
+    torch.manual_seed(cfg["seed"])
+    if cfg["deterministic"]:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    device = torch.device("cuda" if cfg["device"] == "auto" and torch.cuda.is_available() else ("cpu" if cfg["device"] == "auto" else cfg["device"]))
+    inp = ReaderInputs(args.inputs)
+    model, load_report = build_reader(cfg["init"], cfg["seed"], int(inp.meta["vocabSize"]), cfg["allow_pickle"], log)
+    _check_vocab(cfg["init"], inp)
+    if model.config.vocab_size < int(inp.meta["vocabSize"]):
+        raise QaInputError(f"the vocabulary has {inp.meta['vocabSize']} tokens, the model's embedding table {model.config.vocab_size}", args.inputs, fix="tokenize with the vocabulary the initial model was trained with")
+    model.to(device).train()
+    amp = torch.bfloat16 if device.type == "cuda" and cfg["amp"] == "bf16" else (torch.float16 if device.type == "cuda" and cfg["amp"] == "fp16" else None)
+    scaler = torch.cuda.amp.GradScaler(enabled=amp == torch.float16)
+    os.makedirs(args.out, exist_ok=True)
+    nq = inp.train.question_ids.shape[0]
+    steps_per_epoch = math.ceil(nq / cfg["batch_size"])
+    total = steps_per_epoch * cfg["epochs"]
+    groups = [{"params": [p for n, p in model.named_parameters() if not n.endswith(NO_DECAY)], "weight_decay": cfg["weight_decay"]},
+              {"params": [p for n, p in model.named_parameters() if n.endswith(NO_DECAY)], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=cfg["lr"], eps=cfg["adam_eps"])
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total, int(math.ceil(total * cfg["warmup_ratio"]))))
+    sampler = Sampler(inp, cfg)
+    t0 = time.time()
+    metrics, best = [], (None, -1.0, None)
+    open(os.path.join(args.out, "metrics.jsonl"), "w").close()
+    step = 0
+    emit(f"PROGRESS 0 {total}")
+    for epoch in range(1, cfg["epochs"] + 1):
+        order = np.random.default_rng([int(cfg["seed"]), epoch]).permutation(nq)
+        losses = []
+        for s in range(steps_per_epoch):
+            batch = [b for b in (sampler.question(int(q)) for q in order[s * cfg["batch_size"]:(s + 1) * cfg["batch_size"]]) if b is not None]
+            if batch:
+                with torch.autocast(device_type=device.type, dtype=amp, enabled=amp is not None):
+                    loss = reader_loss(model, batch, device)
+                scaler.scale(loss).backward()
+                scaler.unscale_(opt)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
+                scaler.step(opt)
+                scaler.update()
+                losses.append(float(loss.detach()))
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            if step % cfg["progress_every"] == 0 or step == total:
+                emit(f"PROGRESS {step} {total}")
+        em, counted = dev_em(model, inp, cfg, device)
+        row = {"epoch": epoch, "dev_em": em, "dev_questions": counted, "train_loss": float(np.mean(losses)) if losses else None,
+               "steps": step, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3)}
+        metrics.append(row)
+        with open(os.path.join(args.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+        emit("EPOCH " + json.dumps(row, sort_keys=True))
+        if em > best[1]:  # strictly better dev EM replaces the kept epoch; ties keep the earlier one
+            best = (epoch, em, {k: v.detach().clone().cpu() for k, v in model.state_dict().items()})
+    if best[2] is not None:
+        model.load_state_dict(best[2])
+    model.cpu().eval()
+    device = torch.device("cpu")
+    n_dev = len(inp.dev_answers) if cfg["dev_questions"] == 0 else min(cfg["dev_questions"], len(inp.dev_answers))
+    with open(os.path.join(args.out, "dev_predictions.json"), "w", encoding="utf-8") as f:
+        json.dump([answer(model, inp, q, cfg, device, inp.dev) for q in range(n_dev)], f)
+    own = {"format": "dpr-reader/1", "best_epoch": best[0] or 0, "vocab_digest": inp.meta.get("vocabDigest"),
+           "max_length": int(inp.meta["maxLength"]), "max_question_length": int(inp.meta["maxQuestionLength"]), "max_answer_length": cfg["max_answer_length"], "eval_top_docs": cfg["eval_top_docs"]}
+    save_reader(model, args.out, own)
+    outputs = ["reader.safetensors", "config.json", "dev_predictions.json"]
+    if cfg["export_onnx"]:
+        export_reader(model, os.path.join(args.out, "reader.onnx"), cfg["onnx_opset"], cfg["seed"], log)
+        outputs += ["reader.onnx", "parity/reader"]
+    result = {"best_epoch": best[0] or 0, "dev_em": best[1] if best[0] else None, "dev_em_per_epoch": {str(m["epoch"]): m["dev_em"] for m in metrics},
+              "steps": step, "train_questions": nq, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3),
+              "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(), "load_report": load_report, "outputs": outputs}
+    with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2, sort_keys=True)
+    log(f"done: best epoch {result['best_epoch']}, dev EM {result['dev_em']}, {result['seconds']} s")
+
+
+def _init_flag(args):
+    if args.init_from and args.init_bert:
+        raise QaInputError("both --init-from and --init-bert are given", fix="pass one of them")
+    if args.init_from:
+        return {"kind": "checkpoint", "path": os.path.abspath(args.init_from)}
+    if args.init_bert:
+        return {"kind": "bert", "path": os.path.abspath(args.init_bert)}
+    return None
+
+
+def _check_vocab(init, inp):
+    if init["kind"] != "checkpoint" or not inp.meta.get("vocabDigest"):
+        return
+    with open(os.path.join(init["path"], "config.json"), encoding="utf-8") as f:
+        recorded = json.load(f).get("cspipe", {}).get("vocab_digest")
+    if recorded and recorded != inp.meta["vocabDigest"]:
+        raise QaInputError(f"vocabulary mismatch: the inputs were tokenized with {inp.meta['vocabDigest'][:12]}…, the initial reader with {recorded[:12]}…",
+                           os.path.join(init["path"], "config.json"), "cspipe.vocab_digest", "tokenize with the initial reader's vocabulary")

@@ -1,0 +1,478 @@
+/**
+ * Exact top-k by block-max MaxScore over windows of document numbers (pure).
+ *
+ * Outer windows: every clause's largest possible score inside the window is the largest impact
+ * score of its blocks that overlap it (./blocks.ts). Once the heap holds k hits with threshold θ
+ * (the k-th score), the clauses whose window maxima sum below θ are *non-essential* there: a
+ * document only they match cannot enter the top k. A window where every clause is non-essential is
+ * skipped without decoding anything. Windows end where an essential clause's block ends, so the
+ * maxima stay tight (the partitioning of Lucene 9's MaxScoreBulkScorer).
+ *
+ * Inner windows (at most 4096 documents): the essential clauses are scored term at a time into a
+ * window buffer (a bitset of candidates plus each clause's score per candidate), rarest clause
+ * first. A block of a more frequent essential clause whose maximum plus the maxima of the clauses
+ * still to come is below θ cannot make a new candidate: it is not decoded; only the candidates the
+ * rarer clauses already found in its range are looked up in it (random access), and the range is
+ * remembered so that a candidate a later clause finds there looks it up too. Then each candidate
+ * whose partial score plus the block maxima of its unknown clauses can still reach θ gets those
+ * clauses looked up, largest maximum first, dropping it as soon as it cannot reach θ.
+ *
+ * Exactness: every score is computed exactly as the exhaustive scorer does (float32 clause scores,
+ * summed in double in clause order, rounded to float), and a document is only dropped when an upper
+ * bound of that score is strictly below θ: a tie with θ is never dropped, because it may still win
+ * on the passage id. Bounds are sums of float32 maxima in another order than the final sum, so they
+ * are inflated by a relative 2^-32 (far above the double rounding of a few hundred terms, far below
+ * anything that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
+ */
+import { Cursors, END } from "./cursors.ts";
+import type { Bm25Index } from "./index.ts";
+import type { TopK } from "./topk.ts";
+
+const f = Math.fround;
+const INFLATE = 1 + 2 ** -32;
+/** Documents per inner window (bitset + per-clause score buffer). */
+const WINDOW = 1 << 12;
+const WORDS = WINDOW >>> 5;
+
+/** A query clause: term index and weight (fround(boost * idf)). */
+export interface WeightedClause {
+  readonly term: number;
+  readonly weight: number;
+}
+
+/** Counters for benchmarks and tests (cumulative over queries). */
+export interface PruningStats {
+  /** Documents matched by an essential clause (candidates). */
+  candidates: number;
+  /** Single-document lookups of a candidate in a clause's postings. */
+  lookups: number;
+  /** Documents fully scored and offered to the heap. */
+  scored: number;
+  /** Postings blocks decoded whole (lookups read single postings). */
+  blocksDecoded: number;
+  /** Blocks of essential clauses not decoded: no new candidate could reach θ there. */
+  blocksSkipped: number;
+  /** Outer windows skipped whole (every clause non-essential there). */
+  windowsSkipped: number;
+  /** Outer windows scored. */
+  windowsScored: number;
+}
+
+/** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
+export class BlockMaxScorer {
+  private readonly counters = { candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly c: Cursors;
+  private cap = 0;
+  private wmax = new Float64Array(0);
+  private essential = new Uint8Array(0);
+  /** Clauses by ascending window max (non-essential first), and the essential ones by ascending df. */
+  private ord = new Int32Array(0);
+  private eOrd = new Int32Array(0);
+  /** Per essential rank q: the window maxima of the essential clauses after it plus all non-essential ones. */
+  private rest = new Float64Array(0);
+  private blockAtStart = new Float64Array(0);
+  /** Per clause, document ranges of the inner window whose postings were not all read (pairs). */
+  private gaps: Int32Array[] = [];
+  private gapCount = new Int32Array(0);
+  private gapPtr = new Int32Array(0);
+  private known = new Float64Array(0);
+  private unknown = new Int32Array(0);
+  private unknownMax = new Float64Array(0);
+  private windowScores = new Float32Array(0);
+  private readonly windowAcc = new Float64Array(WINDOW);
+  private readonly windowBits = new Int32Array(WORDS);
+  private nextTheta = Infinity;
+  private ne = 0;
+
+  constructor(index: Bm25Index, normCache: Float32Array) {
+    this.c = new Cursors(index, normCache);
+  }
+
+  get stats(): PruningStats {
+    return { ...this.counters, blocksDecoded: this.c.blocksDecoded };
+  }
+
+  private ensure(m: number): void {
+    if (m <= this.cap) return;
+    const n = Math.max(m, this.cap * 2, 8);
+    this.wmax = new Float64Array(n);
+    this.essential = new Uint8Array(n);
+    this.ord = new Int32Array(n);
+    this.eOrd = new Int32Array(n);
+    this.rest = new Float64Array(n);
+    this.blockAtStart = new Float64Array(n);
+    this.gapCount = new Int32Array(n);
+    this.gapPtr = new Int32Array(n);
+    this.known = new Float64Array(n);
+    this.unknown = new Int32Array(n);
+    this.unknownMax = new Float64Array(n);
+    this.windowScores = new Float32Array(n * WINDOW);
+    while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
+    this.cap = n;
+  }
+
+  /** The first document >= lo that any clause may still hold (a lower bound), END when all are exhausted. */
+  private nextPossible(lo: number, m: number): number {
+    const c = this.c;
+    const last = c.index.blockLastDoc;
+    let next = END;
+    for (let i = 0; i < m; i++) {
+      const d = c.cur[i]!;
+      if (d >= lo) {
+        next = Math.min(next, d);
+        continue;
+      }
+      const b = c.shallow(i, lo);
+      if (b < c.blkEnd[i]!) next = Math.min(next, b > c.firstBlk[i]! ? Math.max(lo, last[b - 1]! + 1) : lo);
+    }
+    return next;
+  }
+
+  /** Window end: where the first block of an essential clause ends (at least lo + minWindow). */
+  private windowEnd(lo: number, m: number, minWindow: number): number {
+    const c = this.c;
+    const last = c.index.blockLastDoc;
+    let hi = END;
+    for (let j = this.ne; j < m; j++) {
+      const i = this.ord[j]!;
+      const b = c.shallow(i, Math.max(c.cur[i]!, lo));
+      if (b < c.blkEnd[i]!) hi = Math.min(hi, last[b]! + 1);
+    }
+    return Math.max(hi, Math.min(END, lo + minWindow));
+  }
+
+  /**
+   * Orders the clauses by window max (frequent terms first on ties), marks the non-essential prefix
+   * for threshold theta and orders the essential ones rarest first; false when every clause is
+   * non-essential (the window can be skipped).
+   */
+  private partition(m: number, theta: number): boolean {
+    const { ord, eOrd, wmax, essential, rest } = this;
+    const df = this.c.df;
+    for (let a = 0; a < m; a++) ord[a] = a;
+    for (let a = 1; a < m; a++) {
+      const v = ord[a]!;
+      let b = a - 1;
+      while (b >= 0 && (wmax[ord[b]!]! > wmax[v]! || (wmax[ord[b]!] === wmax[v] && df[ord[b]!]! < df[v]!))) {
+        ord[b + 1] = ord[b]!;
+        b--;
+      }
+      ord[b + 1] = v;
+    }
+    let sum = 0;
+    let ne = 0;
+    this.nextTheta = Infinity;
+    for (let j = 0; j < m; j++) {
+      const i = ord[j]!;
+      const s = sum + wmax[i]!;
+      const bound = f(s * INFLATE);
+      if (ne === j && bound < theta) {
+        sum = s;
+        essential[i] = 0;
+        ne++;
+      } else {
+        essential[i] = 1;
+        if (bound < this.nextTheta) this.nextTheta = bound;
+      }
+    }
+    this.ne = ne;
+    const ess = m - ne;
+    for (let q = 0; q < ess; q++) eOrd[q] = ord[ne + q]!;
+    for (let a = 1; a < ess; a++) {
+      const v = eOrd[a]!;
+      let b = a - 1;
+      while (b >= 0 && (df[eOrd[b]!]! > df[v]! || (df[eOrd[b]!] === df[v] && eOrd[b]! > v))) {
+        eOrd[b + 1] = eOrd[b]!;
+        b--;
+      }
+      eOrd[b + 1] = v;
+    }
+    let after = sum; // the non-essential maxima
+    for (let q = ess - 1; q >= 0; q--) {
+      rest[q] = after;
+      after += wmax[eOrd[q]!]!;
+    }
+    return ne < m;
+  }
+
+  /** Offers the exact top k of the clauses (given in the order their scores are summed) to `heap`. */
+  run(clauses: readonly WeightedClause[], heap: TopK): void {
+    const m = clauses.length;
+    if (m === 0) return;
+    this.ensure(m);
+    const c = this.c;
+    c.reset(clauses);
+    const { wmax, ord, essential } = this;
+    for (let i = 0; i < m; i++) {
+      ord[i] = i;
+      essential[i] = 1;
+    }
+    this.ne = 0;
+    let lo = END;
+    for (let i = 0; i < m; i++) {
+      c.advance(i, 0);
+      if (c.cur[i]! < lo) lo = c.cur[i]!;
+    }
+    let windows = 0;
+    let candidates = 0;
+    let minWindow = 1;
+    outer: while ((lo = this.nextPossible(lo, m)) < END) {
+      // Few candidates per window: the block maxima cost more than they save; widen (as Lucene does).
+      minWindow = candidates < windows * 32 * m ? Math.min(minWindow * 2, WINDOW) : 1;
+      let hi = this.windowEnd(lo, m, minWindow);
+      for (;;) {
+        const theta = heap.threshold;
+        for (let i = 0; i < m; i++) wmax[i] = c.windowMax(i, lo, hi);
+        if (!this.partition(m, theta)) {
+          this.counters.windowsSkipped++;
+          lo = hi;
+          continue outer;
+        }
+        const narrower = this.windowEnd(lo, m, minWindow);
+        if (narrower >= hi) break;
+        hi = narrower;
+      }
+      this.counters.windowsScored++;
+      windows++;
+      for (let j = this.ne; j < m; j++) c.advance(ord[j]!, lo);
+      let next = lo;
+      for (;;) {
+        let innerLo = END;
+        for (let j = this.ne; j < m; j++) innerLo = Math.min(innerLo, c.cur[ord[j]!]!);
+        if (innerLo >= hi) {
+          next = hi;
+          break;
+        }
+        const innerHi = Math.min(hi, innerLo + WINDOW);
+        candidates += this.scoreInnerWindow(innerLo, innerHi, m, heap);
+        next = innerHi;
+        if (innerHi >= hi || heap.threshold >= this.nextTheta) break; // a better partition is possible
+      }
+      lo = next;
+    }
+  }
+
+  private addGap(i: number, start: number, end: number): void {
+    let g = this.gaps[i]!;
+    const n = this.gapCount[i]!;
+    if (n > 0 && g[2 * n - 1]! + 1 >= start) {
+      g[2 * n - 1] = end;
+      return;
+    }
+    if (2 * n + 2 > g.length) {
+      const bigger = new Int32Array(g.length * 2);
+      bigger.set(g);
+      this.gaps[i] = g = bigger;
+    }
+    g[2 * n] = start;
+    g[2 * n + 1] = end;
+    this.gapCount[i] = n + 1;
+  }
+
+  /** True when some candidate bit is set for documents [a, b] (offsets in the window). */
+  private anyBits(a: number, b: number): boolean {
+    const bits = this.windowBits;
+    for (let w = a >>> 5; w <= b >>> 5; w++) {
+      let v = bits[w]!;
+      if (v === 0) continue;
+      if (w === a >>> 5) v &= -1 << (a & 31);
+      if (w === b >>> 5 && (b & 31) !== 31) v &= (1 << ((b & 31) + 1)) - 1;
+      if (v !== 0) return true;
+    }
+    return false;
+  }
+
+  /** Scores the essential clauses over [lo, hi) into the window buffers, then completes the candidates. */
+  private scoreInnerWindow(lo: number, hi: number, m: number, heap: TopK): number {
+    const c = this.c;
+    const x = c.index;
+    const last = x.blockLastDoc;
+    const norms = x.norms;
+    const cache = c.normCache;
+    const { cur, weight } = c;
+    const { windowScores, windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
+    const ess = m - this.ne;
+    for (let i = 0; i < m; i++) gapCount[i] = 0;
+    for (let q = 0; q < ess; q++) {
+      const i = eOrd[q]!;
+      const w = weight[i]!;
+      const base = i * WINDOW;
+      blockAtStart[i] = c.blk[i]!;
+      c.startLookups(i, c.blk[i]!);
+      while (cur[i]! < hi) {
+        const b = c.blk[i]!;
+        const rangeEnd = Math.min(hi - 1, last[b]!);
+        if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < heap.threshold) {
+          // No new candidate can come from this block: only the candidates already found in its range need it.
+          this.counters.blocksSkipped++;
+          const a = cur[i]! - lo;
+          const z = rangeEnd - lo;
+          if (this.anyBits(a, z)) {
+            for (let wd = a >>> 5; wd <= z >>> 5; wd++) {
+              let bits = windowBits[wd]!;
+              while (bits !== 0) {
+                const low = bits & -bits;
+                bits ^= low;
+                const o = (wd << 5) + 31 - Math.clz32(low);
+                if (o < a || o > z) continue;
+                this.counters.lookups++;
+                const tf = c.lookup(i, lo + o);
+                if (tf > 0) {
+                  const s = c.score(i, tf, lo + o);
+                  windowScores[base + o] = s;
+                  windowAcc[o]! += s;
+                }
+              }
+            }
+          }
+          this.addGap(i, cur[i]!, rangeEnd);
+          c.advance(i, rangeEnd + 1); // past the range, by the block headers only
+          continue;
+        }
+        if (c.opened[i] !== b) c.open(i, b);
+        if (c.decoded[i] !== b) {
+          const p = c.pos[i]!;
+          c.decode(i);
+          c.pos[i] = p;
+        }
+        const docs = c.docs[i]!;
+        const tfs = c.tfs[i]!;
+        const n = c.cnt[i]!;
+        let p = c.pos[i]!;
+        let d = cur[i]!;
+        while (p < n) {
+          d = docs[p]!;
+          if (d >= hi) break;
+          const s = f(w - f(w / f(1 + f(tfs[p]! * cache[norms[d]!]!))));
+          const o = d - lo;
+          windowScores[base + o] = s;
+          windowAcc[o]! += s;
+          windowBits[o >>> 5]! |= 1 << (o & 31);
+          p++;
+        }
+        if (p < n) {
+          c.pos[i] = p;
+          cur[i] = d;
+          break;
+        }
+        // block exhausted: on to the next one
+        c.blk[i] = b + 1;
+        if (b + 1 === c.blkEnd[i]) {
+          cur[i] = END;
+          break;
+        }
+        c.open(i, b + 1);
+        c.decode(i);
+        cur[i] = c.docs[i]![0]!;
+      }
+    }
+    return this.completeCandidates(lo, m, heap);
+  }
+
+  /** Looks up the unknown clauses of each candidate (while it can still reach θ) and offers it. */
+  private completeCandidates(lo: number, m: number, heap: TopK): number {
+    const c = this.c;
+    const { cur } = c;
+    const { essential, windowScores, windowAcc, windowBits, ord, gaps, gapCount, gapPtr, known, unknown, unknownMax, blockAtStart } = this;
+    const ne = this.ne;
+    for (let i = 0; i < m; i++) {
+      gapPtr[i] = 0;
+      if (essential[i] === 1 && gapCount[i]! > 0) c.startLookups(i, blockAtStart[i]!);
+    }
+    let theta = heap.threshold;
+    let found = 0;
+    for (let wd = 0; wd < WORDS; wd++) {
+      let bits = windowBits[wd]!;
+      if (bits === 0) continue;
+      windowBits[wd] = 0;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const o = (wd << 5) + 31 - Math.clz32(low);
+        const d = lo + o;
+        found++;
+        const partial0 = windowAcc[o]!;
+        windowAcc[o] = 0;
+        // unknown clauses: every non-essential one, and essential ones whose gap holds d with no score yet
+        let nu = 0;
+        let bound = partial0;
+        for (let j = ne - 1; j >= 0; j--) {
+          const i = ord[j]!;
+          known[i] = 0;
+          // a cursor already past d: the clause does not hold d
+          const ub = cur[i]! > d ? 0 : c.shallow(i, d) < c.blkEnd[i]! ? c.blockMax(i, c.blk[i]!) : 0;
+          if (ub > 0) {
+            unknown[nu] = i;
+            unknownMax[nu++] = ub;
+            bound += ub;
+          }
+        }
+        for (let i = 0; i < m; i++) {
+          if (essential[i] === 0) continue;
+          known[i] = windowScores[i * WINDOW + o]!;
+          const n = gapCount[i]!;
+          if (n === 0 || known[i]! > 0) continue;
+          const g = gaps[i]!;
+          let p = gapPtr[i]!;
+          while (p < n && g[2 * p + 1]! < d) p++;
+          gapPtr[i] = p;
+          if (p < n && g[2 * p]! <= d) {
+            const ub = c.lookupMax(i, d);
+            if (ub > 0) {
+              unknown[nu] = i;
+              unknownMax[nu++] = ub;
+              bound += ub;
+            }
+          }
+        }
+        let alive = f(bound * INFLATE) >= theta;
+        if (alive && nu > 0) {
+          // largest maximum first
+          for (let a = 1; a < nu; a++) {
+            const v = unknown[a]!;
+            const vm = unknownMax[a]!;
+            let b = a - 1;
+            while (b >= 0 && unknownMax[b]! < vm) {
+              unknown[b + 1] = unknown[b]!;
+              unknownMax[b + 1] = unknownMax[b]!;
+              b--;
+            }
+            unknown[b + 1] = v;
+            unknownMax[b + 1] = vm;
+          }
+          let partial = partial0;
+          let remaining = bound - partial0;
+          for (let u = 0; u < nu; u++) {
+            if (f((partial + remaining) * INFLATE) < theta) {
+              alive = false;
+              break;
+            }
+            const i = unknown[u]!;
+            remaining -= unknownMax[u]!;
+            this.counters.lookups++;
+            let s = 0;
+            if (essential[i] === 1) {
+              const tf = c.lookup(i, d);
+              if (tf > 0) s = c.score(i, tf, d);
+            } else {
+              c.advance(i, d);
+              if (cur[i] === d) s = c.score(i, c.tf(i), d);
+            }
+            known[i] = s;
+            partial += s;
+          }
+        }
+        if (alive) {
+          let total = 0;
+          for (let i = 0; i < m; i++) total += known[i]!;
+          this.counters.scored++;
+          heap.offer(d, f(total));
+          theta = heap.threshold;
+        }
+        for (let i = 0; i < m; i++) windowScores[i * WINDOW + o] = 0;
+      }
+    }
+    this.counters.candidates += found;
+    return found;
+  }
+}

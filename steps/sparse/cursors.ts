@@ -1,0 +1,213 @@
+/**
+ * Per-clause postings cursors for the pruned searcher (pure): struct-of-arrays state for the m
+ * clauses of one query over one index, reused across queries. A clause moves forward through its
+ * blocks (./postings.ts): `shallow` moves only its block pointer (no decoding), `advance` positions
+ * it on a document (a binary search in the packed block unless the block is decoded), `decode`
+ * unpacks the current block for a scan, and `lookup` reads one document's tf by random access
+ * without moving the cursor (for documents behind it). Block maxima (./blocks.ts) are computed from
+ * per-block score denominators cached for the life of the searcher (they depend on k1 and b only).
+ */
+import { maxImpactDenominator } from "./blocks.ts";
+import type { Bm25Index } from "./index.ts";
+import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
+
+const f = Math.fround;
+export const END = 0x7fffffff;
+
+export class Cursors {
+  /** Capacity (clauses). */
+  private cap = 0;
+  weight = new Float64Array(0);
+  df = new Float64Array(0);
+  /** Current block, end of the term's blocks, first block of the term. */
+  blk = new Float64Array(0);
+  blkEnd = new Float64Array(0);
+  firstBlk = new Float64Array(0);
+  /** Block whose header readers[i] holds, and block whose postings docs[i]/tfs[i] hold (-1: none). */
+  opened = new Float64Array(0);
+  decoded = new Float64Array(0);
+  pos = new Int32Array(0);
+  cnt = new Int32Array(0);
+  /** Current document (END when exhausted, -1 before the first advance). */
+  cur = new Int32Array(0);
+  docs: Int32Array[] = [];
+  tfs: Int32Array[] = [];
+  private readers: BlockReader[] = [];
+  /** Random-access lookups: their own block pointer and header. */
+  private lkBlk = new Float64Array(0);
+  private lkOpened = new Float64Array(0);
+  private lkReaders: BlockReader[] = [];
+  /** Per block, the largest score denominator, 0 until first needed. */
+  private readonly denominators: Float32Array;
+  blocksDecoded = 0;
+
+  constructor(
+    readonly index: Bm25Index,
+    readonly normCache: Float32Array,
+  ) {
+    this.denominators = new Float32Array(index.blockLastDoc.length);
+  }
+
+  /** Sets up the clauses (term, weight) of a query; positions nothing yet. */
+  reset(clauses: readonly { readonly term: number; readonly weight: number }[]): void {
+    const m = clauses.length;
+    if (m > this.cap) this.grow(m);
+    const x = this.index;
+    for (let i = 0; i < m; i++) {
+      const c = clauses[i]!;
+      this.weight[i] = c.weight;
+      this.df[i] = x.df[c.term]!;
+      this.firstBlk[i] = this.blk[i] = this.lkBlk[i] = x.termBlockOffsets[c.term]!;
+      this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
+      this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
+      this.cur[i] = -1;
+    }
+  }
+
+  private grow(m: number): void {
+    const n = Math.max(m, this.cap * 2, 8);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
+    this.pos = new Int32Array(n);
+    this.cnt = new Int32Array(n);
+    this.cur = new Int32Array(n);
+    for (let i = this.docs.length; i < n; i++) {
+      this.docs.push(new Int32Array(MAX_BLOCK_SIZE));
+      this.tfs.push(new Int32Array(MAX_BLOCK_SIZE));
+      this.readers.push(new BlockReader());
+      this.lkReaders.push(new BlockReader());
+    }
+    this.cap = n;
+  }
+
+  private prevDoc(i: number, b: number): number {
+    return b === this.firstBlk[i] ? -1 : this.index.blockLastDoc[b - 1]!;
+  }
+
+  /** Parses the header of block b for clause i and puts its position on the block's first posting. */
+  open(i: number, b: number): void {
+    const r = this.readers[i]!.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+    this.cnt[i] = r.n;
+    this.opened[i] = b;
+    this.pos[i] = 0;
+  }
+
+  /** Decodes clause i's open block into its buffers (to scan it posting by posting). */
+  decode(i: number): void {
+    this.readers[i]!.decode(this.index.postings, this.docs[i]!, this.tfs[i]!);
+    this.decoded[i] = this.opened[i]!;
+    this.blocksDecoded++;
+  }
+
+  /** Max score of block b of clause i. */
+  blockMax(i: number, b: number): number {
+    let y = this.denominators[b]!;
+    if (y === 0) y = this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache);
+    const w = this.weight[i]!;
+    return f(w - f(w / y));
+  }
+
+  /** Moves clause i's block pointer to the first block that can hold target (without decoding); returns it. */
+  shallow(i: number, target: number): number {
+    const last = this.index.blockLastDoc;
+    let b = this.blk[i]!;
+    const end = this.blkEnd[i]!;
+    while (b < end && last[b]! < target) b++;
+    this.blk[i] = b;
+    return b;
+  }
+
+  /** Positions clause i on its first document >= target (END when none). */
+  advance(i: number, target: number): void {
+    if (this.cur[i]! >= target) return;
+    const b = this.shallow(i, target);
+    if (b === this.blkEnd[i]) {
+      this.cur[i] = END;
+      return;
+    }
+    if (this.opened[i] !== b) this.open(i, b);
+    if (this.decoded[i] === b) {
+      const docs = this.docs[i]!;
+      let p = this.pos[i]!;
+      while (docs[p]! < target) p++;
+      this.pos[i] = p;
+      this.cur[i] = docs[p]!;
+      return;
+    }
+    const postings = this.index.postings;
+    const r = this.readers[i]!;
+    let lo = this.pos[i]!;
+    let hi = r.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r.doc(postings, mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    this.pos[i] = lo;
+    this.cur[i] = r.doc(postings, lo);
+  }
+
+  /** The tf of clause i's current posting. */
+  tf(i: number): number {
+    return this.decoded[i] === this.opened[i] ? this.tfs[i]![this.pos[i]!]! : this.readers[i]!.tf(this.index.postings, this.pos[i]!);
+  }
+
+  /** Clause i's score for document d with term frequency tf. */
+  score(i: number, tf: number, d: number): number {
+    const w = this.weight[i]!;
+    return f(w - f(w / f(1 + f(tf * this.normCache[this.index.norms[d]!]!))));
+  }
+
+  /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
+  windowMax(i: number, lo: number, hi: number): number {
+    if (this.cur[i]! >= hi) return 0;
+    const last = this.index.blockLastDoc;
+    const end = this.blkEnd[i]!;
+    let b = this.shallow(i, lo);
+    let best = 0;
+    for (; b < end; b++) {
+      const s = this.blockMax(i, b);
+      if (s > best) best = s;
+      if (last[b]! >= hi - 1) break;
+    }
+    return best;
+  }
+
+  /** Starts a run of lookups (increasing documents) of clause i from block b. */
+  startLookups(i: number, b: number): void {
+    this.lkBlk[i] = b;
+  }
+
+  /** Max score of the block of clause i that can hold d (lookup pointer; d increasing); 0 when none can. */
+  lookupMax(i: number, d: number): number {
+    const last = this.index.blockLastDoc;
+    let b = this.lkBlk[i]!;
+    const end = this.blkEnd[i]!;
+    while (b < end && last[b]! < d) b++;
+    this.lkBlk[i] = b;
+    return b < end ? this.blockMax(i, b) : 0;
+  }
+
+  /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
+  lookup(i: number, d: number): number {
+    const last = this.index.blockLastDoc;
+    let b = this.lkBlk[i]!;
+    const end = this.blkEnd[i]!;
+    while (b < end && last[b]! < d) b++;
+    this.lkBlk[i] = b;
+    if (b === end) return 0;
+    const postings = this.index.postings;
+    const r = this.lkReaders[i]!;
+    if (this.lkOpened[i] !== b) {
+      r.open(postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+      this.lkOpened[i] = b;
+    }
+    let lo = 0;
+    let hi = r.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r.doc(postings, mid) < d) lo = mid + 1;
+      else hi = mid;
+    }
+    return r.doc(postings, lo) === d ? r.tf(postings, lo) : 0;
+  }
+}

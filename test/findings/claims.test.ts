@@ -1,0 +1,95 @@
+/**
+ * The claims checker on hand-made evaluations: exact statistics per seed, mean, sample sd,
+ * and the verdict rule (mean - sd against the threshold; "at most" mirrored).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { checkClaim, findingsMarkdown, inputsOf, lookupIn, sampleSd, verdictOf, type ClaimSpec } from "../../steps/findings/claims.ts";
+import type { MetricsFile } from "../../steps/eval/steps.ts";
+
+function metrics(r10: number, bySwitch?: { switch: number; "no-switch": number }): MetricsFile {
+  const group = (g: string, v: number) => ({ group: g, n: 10, metrics: { "recall@10": v } });
+  return {
+    split: "test",
+    aggregate: { metrics: { "recall@10": r10 }, n: 100 } as unknown as MetricsFile["aggregate"],
+    byQuestionType: { groups: bySwitch === undefined ? [] : [group("switch", bySwitch.switch), group("no-switch", bySwitch["no-switch"])] } as unknown as MetricsFile["byQuestionType"],
+    byDomain: { groups: [] } as unknown as MetricsFile["byDomain"],
+  };
+}
+
+const files = new Map<string, MetricsFile>([
+  ["ibn_1", metrics(0.5, { switch: 0.4, "no-switch": 0.8 })], ["ibn_2", metrics(0.6, { switch: 0.5, "no-switch": 0.8 })], ["ibn_3", metrics(0.55, { switch: 0.45, "no-switch": 0.8 })],
+  ["ihn_1", metrics(0.6, { switch: 0.6, "no-switch": 0.85 })], ["ihn_2", metrics(0.62, { switch: 0.6, "no-switch": 0.82 })], ["ihn_3", metrics(0.64, { switch: 0.65, "no-switch": 0.85 })],
+  ["bm25", metrics(0.58)],
+]);
+const look = lookupIn(files);
+const seeds = (p: string) => [1, 2, 3].map((s) => `${p}_${s}`);
+const spec = (rule: ClaimSpec["rule"], threshold: number, direction: ClaimSpec["direction"] = "at-least", unit: ClaimSpec["unit"] = "points"): ClaimSpec =>
+  ({ id: "c", title: "t", paper: "p", measure: "m", rule, threshold, direction, unit });
+
+test("sample sd uses n - 1, and none for one value", () => {
+  assert.equal(sampleSd([1, 2, 3]), 1);
+  assert.equal(sampleSd([5]), null);
+});
+
+test("verdicts: mean - sd against the threshold, mirrored for 'at most'", () => {
+  assert.equal(verdictOf(5, 2, 0, "at-least"), "holds");
+  assert.equal(verdictOf(1, 2, 0, "at-least"), "inconclusive");
+  assert.equal(verdictOf(-3, 2, 0, "at-least"), "does-not-hold");
+  assert.equal(verdictOf(0.3, 0.1, 0.5, "at-most"), "holds");
+  assert.equal(verdictOf(0.45, 0.1, 0.5, "at-most"), "inconclusive");
+  assert.equal(verdictOf(0.7, 0.1, 0.5, "at-most"), "does-not-hold");
+  assert.equal(verdictOf(0.5, null, 0.5, "at-least"), "holds");
+});
+
+test("a gain paired by seed, in points: IHN - IBN = 10, 2, 9 -> 7 ± 4.36, holds", () => {
+  const f = checkClaim(spec({ kind: "gain", better: { inputs: seeds("ihn"), metric: "recall@10" }, worse: { inputs: seeds("ibn"), metric: "recall@10" } }, 0), look, []);
+  assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [10, 2, 9]);
+  assert.equal(Math.round(f.value! * 1e9) / 1e9, 7);
+  assert.equal(Math.round(f.sd! * 1e4) / 1e4, 4.3589);
+  assert.equal(f.verdict, "holds");
+  assert.equal(f.seeds, 3);
+});
+
+test("a single value is used for every seed of the other side (dense against BM25): 2, 4, 6 points over BM25", () => {
+  const f = checkClaim(spec({ kind: "gain", better: { inputs: seeds("ihn"), metric: "recall@10" }, worse: { inputs: ["bm25"], metric: "recall@10" } }, 0), look, []);
+  assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [2, 4, 6]);
+  assert.equal(f.verdict, "holds");
+  const g = checkClaim(spec({ kind: "gain", better: { inputs: seeds("ibn"), metric: "recall@10" }, worse: { inputs: ["bm25"], metric: "recall@10" } }, 0), look, []);
+  assert.equal(g.verdict, "inconclusive", "-8, 2, -3: the seeds disagree");
+});
+
+test("ratio in a breakdown group, at most: IBN switch / no-switch = 0.5, 0.625, 0.5625", () => {
+  const sw = (g: string) => ({ inputs: seeds("ibn"), metric: "recall@10", group: { by: "questionType" as const, value: g } });
+  const f = checkClaim(spec({ kind: "ratio", num: sw("switch"), den: sw("no-switch") }, 0.5, "at-most", "ratio"), look, []);
+  assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [0.5, 0.625, 0.5625]);
+  // mean 0.5625, sd 0.0625: mean - sd = 0.5 is not above 0.5, so the seeds straddle the threshold
+  assert.equal(f.verdict, "inconclusive");
+  assert.equal(checkClaim(spec({ kind: "ratio", num: sw("switch"), den: sw("no-switch") }, 0.4, "at-most", "ratio"), look, []).verdict, "does-not-hold");
+});
+
+test("gain difference: IHN's gain on switch turns minus its gain on no-switch turns", () => {
+  const g = (grp: string) => ({ better: { inputs: seeds("ihn"), metric: "recall@10", group: { by: "questionType" as const, value: grp } }, worse: { inputs: seeds("ibn"), metric: "recall@10", group: { by: "questionType" as const, value: grp } } });
+  const f = checkClaim(spec({ kind: "gain-difference", a: g("switch"), b: g("no-switch") }, 0), look, []);
+  // switch gains 20, 10, 20; no-switch gains 5, 2, 5
+  assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [15, 8, 15]);
+  assert.equal(f.verdict, "holds");
+});
+
+test("rise over iterations: last - first, and an intermediate fall makes it inconclusive", () => {
+  const steps = [{ inputs: seeds("ibn"), metric: "recall@10" }, { inputs: ["bm25"], metric: "recall@10" }, { inputs: seeds("ihn"), metric: "recall@10" }];
+  const f = checkClaim(spec({ kind: "rise", steps }, 0), look, []);
+  assert.equal(Math.round(f.value! * 1e9) / 1e9, 7);
+  assert.equal(f.verdict, "holds", "0.55 -> 0.58 -> 0.62: every step rises");
+  const falls = checkClaim(spec({ kind: "rise", steps: [steps[0]!, { inputs: ["ibn_1"], metric: "recall@10" }, steps[2]!] }, 0), look, []);
+  assert.equal(falls.verdict, "inconclusive");
+  assert.match(falls.note ?? "", /intermediate/);
+  assert.deepEqual(inputsOf({ kind: "rise", steps }), [...seeds("ibn"), "bm25", ...seeds("ihn")]);
+});
+
+test("a claim on a group without turns is not measured; the Markdown lists every claim", () => {
+  const empty = checkClaim(spec({ kind: "gain", better: { inputs: ["bm25"], metric: "recall@10", group: { by: "questionType", value: "first" } }, worse: { inputs: ["bm25"], metric: "recall@10" } }, 0), look, []);
+  assert.equal(empty.verdict, "not-measured");
+  const md = findingsMarkdown({ schema: "cspipe.findings/1", data: "mini", claims: [empty] });
+  assert.match(md, /\| t \| p \| -: m \| .* \| not-measured \(no turns/);
+});

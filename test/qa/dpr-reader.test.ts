@@ -1,0 +1,138 @@
+/**
+ * The DPR reader: span selection on hand-made logits, the losses on hand-computed cases, the
+ * Python and TypeScript span selection and normalisation giving the same answers, and end to end
+ * on a tiny learnable task: Node-side inputs -> train_reader.py -> reader.onnx answering in Node
+ * exactly as torch answered the dev questions (parity fixtures and dev_predictions.json).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as ort from "onnxruntime-node";
+import { basicWords, passageTokens, tokenSpan, type ReaderPassageTokens } from "../../steps/qa/dpr_reader/inputs.ts";
+import { bestPassage, bestSpan } from "../../steps/qa/dpr_reader/span-selection.ts";
+import { prepareReaderInputs } from "../../steps/qa/dpr_reader/prepare.ts";
+import { openReader, predictOne } from "../../steps/qa/dpr_reader/predict.ts";
+import { normalizeAnswer } from "../../steps/qa/scoring.ts";
+import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenizer.ts";
+import { readNpy } from "../../steps/lib/npy.ts";
+import { mulberry32 } from "../../steps/lib/prng.ts";
+import { tempDir } from "../tmp.ts";
+import { fixtureExamples, fixtureVocab } from "./reader-fixture.ts";
+
+const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
+const SCRIPT = new URL("../../steps/qa/dpr_reader/train_reader.py", import.meta.url).pathname;
+
+function selftest<T>(name: string, arg: unknown): T {
+  const r = spawnSync(PYTHON, [SCRIPT, "--selftest", name], { input: JSON.stringify(arg), encoding: "utf8", timeout: 120_000 });
+  const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  if (r.status !== 0 || line === undefined) throw new Error(`selftest ${name} failed (exit ${r.status}): ${r.stderr}`);
+  return JSON.parse(line.slice(7)) as T;
+}
+
+/** A passage row by hand: "Steve Job ##s founded Apple ." with title tokens and separators around. */
+const row: ReaderPassageTokens = {
+  // title [SEP] steve job ##s founded apple . [SEP]
+  ids: [50, 3, 10, 11, 12, 13, 14, 15, 3],
+  textStart: 2,
+  wordOfToken: [-1, -1, 0, 1, 1, 2, 3, 4, -1],
+  words: [[0, 5], [6, 10], [11, 18], [19, 24], [24, 25]],
+  text: "Steve Jobs founded Apple.",
+};
+
+test("span selection: text tokens only, the length limit, extension to whole words", () => {
+  const start = [9, 9, 1, 0, 5, 0, 2, 0, 9];
+  const end = [9, 9, 0, 0, 4, 0, 1, 0, 9];
+  // Title and separators carry the highest logits but are never chosen; the best text span is
+  // start 4 ("##s") + end 4 = 9, extended to the whole word "Jobs".
+  assert.deepEqual(bestSpan(start, end, row, 3), { start: 3, end: 4, score: 9, text: "Jobs" });
+  // With end logits favouring token 6 ("apple"): 5 + 6 = 11 for the span 4..6 (3 tokens) ...
+  const end2 = [0, 0, 0, 0, 0, 0, 6, 0, 0];
+  assert.equal(bestSpan(start, end2, row, 3)!.text, "Jobs founded Apple");
+  // ... but at most 2 tokens it must be 6..6 (2 + 6 = 8) over 4..5 (5 + 0).
+  assert.deepEqual(bestSpan(start, end2, row, 2), { start: 6, end: 6, score: 8, text: "Apple" });
+  // Ties go to the earlier start, then the shorter span.
+  assert.deepEqual(bestSpan([0, 0, 1, 1, 1, 1, 1, 1, 0], [0, 0, 1, 1, 1, 1, 1, 1, 0], row, 1), { start: 2, end: 2, score: 2, text: "Steve" });
+  assert.equal(bestPassage([0.5, 2, 2, -1]), 1);
+});
+
+test("reader inputs: BERT basic words with offsets, word-aligned token spans", () => {
+  assert.deepEqual(basicWords("Jobs' Apple,  Inc."), [[0, 4], [4, 5], [6, 11], [11, 12], [14, 17], [17, 18]]);
+  const enc = createBertTokenizer(fixtureVocab());
+  const p = passageTokens(enc, "acme", "Acme was founded by John Smith.", 64);
+  assert.equal(p.wordOfToken.filter((w) => w === -1).length, 3);
+  assert.deepEqual(tokenSpan(p, [20, 30]), [6, 7]);
+  // Cut off: a 6-token row keeps "acme [SEP] acme was founded [SEP]"; the answer is gone.
+  assert.equal(tokenSpan(passageTokens(enc, "acme", "Acme was founded by John Smith.", 6), [20, 30]), null);
+});
+
+test("losses on hand-computed cases (span marginal likelihood over two occurrences, selection CE)", () => {
+  // eligible positions 1..3; start logits 1, 2, 0; end logits 0, 3, 1; spans (1,2) and (2,2):
+  // -ln((e^1 e^3 + e^2 e^3) / ((e^1 + e^2 + e^0)(e^0 + e^3 + e^1))).
+  const want = -Math.log((Math.exp(4) + Math.exp(5)) / ((Math.E + Math.exp(2) + 1) * (1 + Math.exp(3) + Math.E)));
+  const got = selftest<number>("span_loss", { start: [50, 1, 2, 0], end: [50, 0, 3, 1], eligible: [false, true, true, true], spans: [[1, 2], [2, 2]] });
+  assert.ok(Math.abs(got - want) < 1e-9, `${got} vs ${want}`);
+  const sel = selftest<number>("selection_loss", { relevance: [2, 0, 1] });
+  assert.ok(Math.abs(sel - -Math.log(Math.exp(2) / (Math.exp(2) + 1 + Math.E))) < 1e-9);
+});
+
+test("Python and TypeScript pick the same spans and normalise alike", () => {
+  const r = mulberry32(7);
+  for (let k = 0; k < 20; k++) {
+    const n = 12;
+    const start = Array.from({ length: n }, () => Math.round(r() * 8) / 2);
+    const end = Array.from({ length: n }, () => Math.round(r() * 8) / 2);
+    const words = [-1, -1, 0, 1, 1, 2, 3, 3, 3, 4, 5, -1];
+    const p: ReaderPassageTokens = { ...row, wordOfToken: words, ids: words.map(() => 1), words: [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], [10, 11]], text: "a b c d e f" };
+    const ts = bestSpan(start, end, p, 3);
+    const py = selftest<[number, number, number] | null>("best_span", { start, end, words, max: 3 });
+    assert.ok(ts !== null && py !== null);
+    // Python returns the span before extension: extending it must give TypeScript's answer.
+    assert.equal(py[2], ts.score);
+    assert.ok(py[0] >= ts.start && py[1] <= ts.end);
+  }
+  const texts = ["The  Quick, Brown fox!", "an apple a day", "x_the_y", "Café « déjà »\tvu", "the, end"];
+  assert.deepEqual(selftest<string[]>("normalize", { texts }), texts.map(normalizeAnswer));
+});
+
+test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node as torch did", async () => {
+  const dir = tempDir("cspipe-reader-");
+  const enc = createBertTokenizer(fixtureVocab());
+  const inputs = join(dir, "inputs");
+  const dev = fixtureExamples(12, 2, "d");
+  const o = { maxLength: 48, maxQuestionLength: 20, trainPassages: 3, devPassages: 3, maxSpans: 4 };
+  const counts = await prepareReaderInputs(enc, fixtureExamples(60, 1, "t"), dev, o, inputs);
+  assert.equal(counts["trainWithPositive"], 60);
+  writeFileSync(join(inputs, "meta.json"), JSON.stringify({ vocabDigest: enc.vocabDigest, vocabSize: enc.vocabSize, sepId: enc.special.sep, clsId: enc.special.cls, maxLength: o.maxLength, maxQuestionLength: o.maxQuestionLength }));
+  const bert = { hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 64, max_position_embeddings: 64, hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 };
+  const cfg = join(dir, "cfg.json");
+  writeFileSync(cfg, JSON.stringify({ epochs: 3, lr: 1e-3, batch_size: 8, passages_per_question: 3, max_answer_length: 4, eval_top_docs: 3, init: { kind: "random", bert_config: bert } }));
+  const out = join(dir, "reader");
+  const r = spawnSync(PYTHON, [SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as { best_epoch: number; dev_em_per_epoch: Record<string, number> };
+  const ems = Object.values(result.dev_em_per_epoch);
+  assert.equal(result.best_epoch, ems.indexOf(Math.max(...ems)) + 1, "the kept epoch is the first with the best dev EM");
+  // ONNX parity: onnxruntime-node on the fixture torch wrote.
+  const session = await ort.InferenceSession.create(join(out, "reader.onnx"));
+  const fx = (n: string) => readNpy(join(out, "parity", "reader", `${n}.npy`));
+  const ids = fx("input_ids");
+  const feeds = { input_ids: new ort.Tensor("int64", ids.data as BigInt64Array, ids.shape), attention_mask: new ort.Tensor("int64", fx("attention_mask").data as BigInt64Array, ids.shape) };
+  const got = await session.run(feeds);
+  for (const name of ["start_logits", "end_logits", "relevance_logits"]) {
+    const want = fx(name).data as Float32Array;
+    const have = got[name]!.data as Float32Array;
+    let diff = 0;
+    for (let i = 0; i < want.length; i++) diff = Math.max(diff, Math.abs(want[i]! - have[i]!));
+    assert.ok(diff < 1e-4, `${name}: max abs diff ${diff}`);
+  }
+  await session.release();
+  // Node's answers (onnxruntime + span-selection.ts) are torch's (train_reader.py + spans.py).
+  const torchAnswers = JSON.parse(readFileSync(join(out, "dev_predictions.json"), "utf8")) as string[];
+  const reader = await openReader(join(out, "reader.onnx"));
+  const nodeAnswers: string[] = [];
+  for (const ex of dev) nodeAnswers.push((await predictOne(reader, enc, ex, { maxLength: o.maxLength, maxQuestionLength: o.maxQuestionLength, maxAnswerLength: 4, topDocs: 3 })).prediction);
+  await reader.release();
+  assert.deepEqual(nodeAnswers, torchAnswers);
+});
