@@ -2,8 +2,9 @@
  * DCSR's graph builds and analyzes (nothing runs): DCSR x IHN is wired as IHN is (every
  * iteration trains from θ0, iteration i's negative sentences are mined by iteration i-1 of
  * the same seed on the training turns), DCSR reads the very queries, BM25 negatives and dev
- * collection DPR reads (the graph merges them: one step per name), the report and report-smoke
- * carry table-dcsr, and the real-data graph asks for a GPU and BERT's [unused0] marker.
+ * collection DPR reads (the graph merges them: one step per name), table-dcsr is a target of
+ * its own (not in the reports) wired to the report's DPR evaluations, and the real-data graph
+ * asks for a GPU and BERT's [unused0] marker.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -73,22 +74,38 @@ test("DCSR and DPR train on the same tokenized queries, BM25 negatives and dev c
   assert.equal(g.order.filter((s) => s.name === "mine-negatives.mini-qrecc.bm25").length, 1);
 });
 
-test("report and report-smoke carry table-dcsr; smoke trains DCSR on QReCC only, one epoch; ablations are a target of their own", () => {
+test("table-dcsr is its own target, not in report or report-smoke; table-dcsr-smoke trains DCSR on QReCC only, one epoch; ablations are a target of their own", () => {
   const targets = buildTargets();
   const trainings = (name: string) => graphOf(targets.get(name)!.steps({ data: "mini" })).order.filter((s) => s.def.id === "train-dcsr" || s.def.id === "pretrain-dcsr");
-  const paper = trainings("report");
+  // The default report is over its time budget already: no DCSR training there, nor in CI's smoke report.
+  assert.deepEqual(trainings("report"), []);
+  assert.deepEqual(trainings("report-smoke"), []);
   // DCSR on QReCC, TopiOCQA, OR-QuAC + DCSR x IHN iterations 2 (QReCC, OR-QuAC) and 2, 3 (TopiOCQA)
-  assert.deepEqual(paper.map((s) => s.name).sort(), [
+  assert.deepEqual(trainings("table-dcsr").map((s) => s.name).sort(), [
     "train-dcsr.mini-orquac.dcsr-ihn-2.s1", "train-dcsr.mini-orquac.dcsr.s1", "train-dcsr.mini-qrecc.dcsr-ihn-2.s1", "train-dcsr.mini-qrecc.dcsr.s1",
     "train-dcsr.mini-topiocqa.dcsr-ihn-2.s1", "train-dcsr.mini-topiocqa.dcsr-ihn-3.s1", "train-dcsr.mini-topiocqa.dcsr.s1",
   ]);
-  const smoke = trainings("report-smoke");
+  const smoke = trainings("table-dcsr-smoke");
   assert.deepEqual(smoke.map((s) => s.name).sort(), ["train-dcsr.mini-smoke-qrecc.dcsr-ihn-2.s1", "train-dcsr.mini-smoke-qrecc.dcsr.s1"]);
   for (const s of smoke) assert.equal((s.params as { epochs: number }).epochs, 1);
   const ablation = trainings("ablation-dcsr").map((s) => s.name);
   assert.equal(ablation.length, 12);
   assert.equal(ablation.filter((n) => n.startsWith("pretrain-dcsr.mini-nq")).length, 3);
   assert.ok(ablation.includes("train-dcsr.mini-qrecc.dcsr-bm25-2.s1") && ablation.includes("train-dcsr.mini-qrecc.dcsr.s1"));
+});
+
+test("table-dcsr: four rows per dataset; the DPR rows are the report's own evaluations; TopiOCQA's topic-switch / topic-continues fill the switch / no-switch columns", () => {
+  const render = buildTargets().get("table-dcsr")!.steps({ data: "mini" })[0]!;
+  assert.equal(render.name, "render-table-dcsr");
+  const p = render.params as { spec: { rows: { id: string; paperRow?: string }[] }; cells: Record<string, { row: string; columns: string[]; group?: { value: string } }[]> };
+  assert.deepEqual(p.spec.rows.map((r) => r.id), ["qrecc", "topiocqa", "orquac"].flatMap((d) => ["dpr-ibn", "dpr-ihn", "dcsr", "dcsr-ihn"].map((m) => `${d}/${m}`)));
+  assert.deepEqual(p.spec.rows.filter((r) => r.paperRow !== undefined).map((r) => [r.id, r.paperRow]), [["qrecc/dpr-ibn", "dpr"], ["qrecc/dpr-ihn", "dpr-model-negs"]]);
+  assert.deepEqual(Object.keys(render.inputs).sort().slice(0, 4), ["orquac_dcsr_ihn_s1", "orquac_dcsr_s1", "orquac_dpr_ibn_s1", "orquac_dpr_ihn_s1"]);
+  assert.equal(producer(render, "qrecc_dpr_ibn_s1").name, "evaluate.dense.mini-qrecc.ibn.s1.history");
+  assert.equal(producer(render, "topiocqa_dpr_ihn_s1").name, "evaluate.dense.mini-topiocqa.ihn-3.s1.history");
+  assert.equal(producer(render, "qrecc_dcsr_ihn_s1").name, "evaluate.dcsr.mini-qrecc.dcsr-ihn-2.s1.history");
+  assert.deepEqual(p.cells.topiocqa_dcsr_s1!.map((m) => [m.columns[0], m.group?.value ?? "all"]), [["all-mrr", "all"], ["first-mrr", "first"], ["switch-mrr", "topic-switch"], ["no-switch-mrr", "topic-continues"]]);
+  assert.deepEqual(p.cells.qrecc_dpr_ibn_s1!.map((m) => m.group?.value ?? "all"), ["all", "first", "switch", "no-switch"]);
 });
 
 test("on real data table-dcsr analyzes: trainings require a GPU, the marker is BERT's [unused0], TopiOCQA reads its raw turns for Rationale", () => {

@@ -8,21 +8,20 @@
  * The DCSR paper's text prints no number these rows could sit beside (its tables hold the
  * absolute ones, on OpenQA), so only the conversational paper's appear.
  */
-import { use, type OutputRef } from "../../engine/step.ts";
+import type { OutputRef } from "../../engine/step.ts";
 import type { DataSource, TargetContext } from "../../engine/targets.ts";
-import { renderTableDef } from "../../../steps/report/steps.ts";
 import type { TableColumnSpec, TableSpec } from "../../../steps/report/table.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { DATA_LABEL, table1Bm25Spec } from "../lexical.ts";
+import { renderTableStep, type CellSource, type MetricsOrSeeds } from "../render.ts";
 import { evaluation, setupOf } from "../dense/models.ts";
 import { theta0VsBm25, type DenseContext } from "../dense/base.ts";
 import { ihn } from "../dense/variants.ts";
 import type { Profile } from "../dense/setup.ts";
 import { dcsrEvaluation } from "./graph.ts";
 import { dcsrSetupOf } from "./inputs.ts";
-import { ablation, ABLATIONS, dcsr, dcsrIhn, type Ablation, type DcsrDataset } from "./variants.ts";
+import { ablation, ABLATIONS, dcsr, dcsrIhn, type Ablation, type DcsrDataset, type DcsrVariant } from "./variants.ts";
 
-type Metrics = OutputRef<"json:metrics">;
 type Group = "first" | "switch" | "no-switch";
 
 export interface DcsrTargetContext extends TargetContext {
@@ -30,7 +29,7 @@ export interface DcsrTargetContext extends TargetContext {
 }
 
 const GROUPS: readonly Group[] = ["first", "switch", "no-switch"];
-/** Each dataset's question-type labels for the table's three groups. */
+/** Each dataset's question-type labels for the table's three groups (the evaluation's breakdown values). */
 const GROUP_LABELS: Readonly<Record<DcsrDataset, Readonly<Record<Group, string>>>> = {
   qrecc: { first: "first", switch: "switch", "no-switch": "no-switch" },
   orquac: { first: "first", switch: "switch", "no-switch": "no-switch" },
@@ -39,43 +38,39 @@ const GROUP_LABELS: Readonly<Record<DcsrDataset, Readonly<Record<Group, string>>
 };
 const NAMES: Readonly<Record<DcsrDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA", orquac: "OR-QuAC", nq: "mini-nq" };
 
-/** One evaluation filling one row: the aggregate into `all-*` columns, each question-type group into its columns. */
+/** The evaluations filling one row (one per seed: mean ± sd): the aggregate into `all-*` columns, each question-type group into its columns. */
 interface RowSource {
   readonly row: string;
   readonly label: string;
   readonly paperRow?: string;
   readonly dataset: DcsrDataset;
-  readonly metrics: Metrics;
+  readonly metrics: MetricsOrSeeds;
 }
 
+const suffix = (ctx: DcsrTargetContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
+
 /**
- * The render step of a table whose rows each come from one evaluation (cells by column-id
- * prefix: `all-` = aggregate, `<group>-` = that question-type group of the row's dataset).
- * Kept to this one function so the report's table renderer can replace it in one place.
+ * The render step of a table whose rows each come from one model (over seeds), cells by
+ * column-id prefix: `all-` = aggregate, `<group>-` = that question-type group of the row's
+ * dataset (a mapping's group overrides the column's, so TopiOCQA's topic-switch fills the
+ * switch columns).
  */
 function renderRows(ctx: DcsrTargetContext, spec: TableSpec, paperTable: string | null, rows: readonly RowSource[]): OutputRef<"table"> {
-  const suffix = ctx.profile === "paper" ? "" : `-${ctx.profile}`;
-  const inputs: Record<string, Metrics> = {};
-  const cells: Record<string, { row: string; columns: string[]; group?: { by: "questionType"; value: string } }[]> = {};
-  for (const r of rows) {
-    const input = r.row.replace(/[^A-Za-z0-9]/g, "_");
-    inputs[input] = r.metrics;
-    const columnsOf = (prefix: string) => spec.columns.filter((c) => c.id.startsWith(`${prefix}-`)).map((c) => c.id);
-    cells[input] = [
+  const columnsOf = (prefix: string) => spec.columns.filter((c) => c.id.startsWith(`${prefix}-`)).map((c) => c.id);
+  const sources: CellSource[] = rows.map((r) => ({
+    input: r.row.replace(/[^A-Za-z0-9]/g, "_"),
+    metrics: r.metrics,
+    map: [
       { row: r.row, columns: columnsOf("all") },
       ...GROUPS.map((g) => ({ row: r.row, columns: columnsOf(g), group: { by: "questionType" as const, value: GROUP_LABELS[r.dataset][g] } })).filter((m) => m.columns.length > 0),
-    ];
-  }
-  const params = {
-    spec: { id: `${spec.id}${suffix}`, title: spec.title, caption: spec.caption, columns: spec.columns.map((c) => ({ ...c, format: { ...c.format }, ...(c.group ? { group: { ...c.group } } : {}) })), rows: spec.rows.map((r) => ({ ...r })) },
-    paperTable,
-    cells,
-  };
-  return use(renderTableDef(Object.keys(inputs)), { name: `render-${spec.id}${suffix}`, params, inputs }).out.table;
+    ],
+  }));
+  return renderTableStep(`render-${spec.id}${suffix(ctx)}`, { ...spec, id: `${spec.id}${suffix(ctx)}` }, paperTable, sources);
 }
 
 const titleTail = (ctx: DcsrTargetContext): string => `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
 const denseCtx = (ctx: DcsrTargetContext): DenseContext => ({ data: ctx.data, profile: ctx.profile });
+const seedNote = (seeds: readonly number[]): string => (seeds.length === 1 ? `one seed (${seeds[0]})` : `seeds ${seeds.join(", ")} (mean ± sd)`);
 
 /** early Table 1's columns (all / first / switch / no-switch x MRR, R@10, R@100), its paper ids kept. */
 function breakdownColumns(data: DataSource): TableColumnSpec[] {
@@ -84,24 +79,33 @@ function breakdownColumns(data: DataSource): TableColumnSpec[] {
 
 // ---- table-dcsr ----------------------------------------------------------------------------
 
+/** The four models of one dataset's block in table-dcsr, each over the DCSR setup's seeds. */
+export function tableDcsrModels(ctx: DenseContext, d: DatasetName) {
+  const seeds = dcsrSetupOf(ctx).seeds;
+  const I = setupOf(ctx).schedule[d].iterations;
+  const dpr = (i: number) => seeds.map((s) => evaluation(ctx, d, ihn(d, i, s)));
+  const dcsrOver = (make: (s: number) => DcsrVariant) => seeds.map((s) => dcsrEvaluation(ctx, make(s)));
+  return { iterations: I, dprIbn: dpr(1), dprIhn: dpr(I), dcsr: dcsrOver((s) => dcsr(d, s)), dcsrIhn: dcsrOver((s) => dcsrIhn(d, I, s)) };
+}
+
 export function tableDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
   const dctx = denseCtx(ctx);
-  const seed = setupOf(dctx).seeds[0] ?? 1;
   const rows: RowSource[] = dcsrSetupOf(dctx).datasets.flatMap((d: DatasetName) => {
-    const I = setupOf(dctx).schedule[d].iterations;
+    const m = tableDcsrModels(dctx, d);
+    const I = m.iterations;
     const name = NAMES[d];
     return [
-      { row: `${d}/dpr-ibn`, label: `${name}: DPR (IBN)`, dataset: d, metrics: evaluation(dctx, d, ihn(d, 1, seed)), ...(d === "qrecc" ? { paperRow: "dpr" } : {}) },
-      { row: `${d}/dpr-ihn`, label: `${name}: DPR (IHN, I=${I})`, dataset: d, metrics: evaluation(dctx, d, ihn(d, I, seed)), ...(d === "qrecc" && I === 2 ? { paperRow: "dpr-model-negs" } : {}) },
-      { row: `${d}/dcsr`, label: `${name}: DCSR`, dataset: d, metrics: dcsrEvaluation(dctx, dcsr(d, seed)) },
-      { row: `${d}/dcsr-ihn`, label: `${name}: DCSR x IHN (I=${I})`, dataset: d, metrics: dcsrEvaluation(dctx, dcsrIhn(d, I, seed)) },
+      { row: `${d}/dpr-ibn`, label: `${name}: DPR (IBN)`, dataset: d, metrics: m.dprIbn, ...(d === "qrecc" ? { paperRow: "dpr" } : {}) },
+      { row: `${d}/dpr-ihn`, label: `${name}: DPR (IHN, I=${I})`, dataset: d, metrics: m.dprIhn, ...(d === "qrecc" && I === 2 ? { paperRow: "dpr-model-negs" } : {}) },
+      { row: `${d}/dcsr`, label: `${name}: DCSR`, dataset: d, metrics: m.dcsr },
+      { row: `${d}/dcsr-ihn`, label: `${name}: DCSR x IHN (I=${I})`, dataset: d, metrics: m.dcsrIhn },
     ];
   });
   const spec: TableSpec = {
     id: "table-dcsr",
     title: `DCSR beside DPR by question type, ${titleTail(ctx)}`,
     caption:
-      "DPR with in-batch negatives (IBN) and with iterative model-based hard negatives (IHN), DCSR (one vector per sentence at its marker token; a positive sentence, an in-passage negative and a random sentence of a BM25 negative passage; passages ranked by HasAns over the top 3000 sentences) and DCSR x IHN (iteration i > 1 retrained from θ0 with negative sentences mined by DCSR iteration i-1), all from θ0, one seed. Groups: first / switch / no-switch turns (TopiOCQA: topic-switch / topic-continues; OR-QuAC turns never switch). Paper: the early version's Table 1 for QReCC's DPR rows (IHN = its model negatives); the DCSR paper reports OpenQA only.",
+      `DPR with in-batch negatives (IBN) and with iterative model-based hard negatives (IHN), DCSR (one vector per sentence at its marker token; a positive sentence, an in-passage negative and a random sentence of a BM25 negative passage; passages ranked by HasAns over the top ${dcsrSetupOf(dctx).topM} sentences) and DCSR x IHN (iteration i > 1 retrained from θ0 with negative sentences mined by DCSR iteration i-1), all from θ0, ${seedNote(dcsrSetupOf(dctx).seeds)}. Groups: first / switch / no-switch turns (TopiOCQA: topic-switch / topic-continues; OR-QuAC: by whether consecutive turns share a gold passage). Paper: the early version's Table 1 for QReCC's DPR rows (IHN = its model negatives); the DCSR paper reports OpenQA only.`,
     columns: breakdownColumns(ctx.data),
     rows: rows.map((r) => ({ id: r.row, label: r.label, ...(r.paperRow ? { paperRow: r.paperRow } : {}) })),
   };
@@ -118,7 +122,7 @@ const NQ_SEED = 42;
 
 export function ablationDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
   const dctx = denseCtx(ctx);
-  const seed = setupOf(dctx).seeds[0] ?? 1;
+  const seeds = dcsrSetupOf(dctx).seeds;
   const rows: RowSource[] = [];
   if (ctx.data === "mini") {
     const nq = theta0VsBm25(dctx);
@@ -127,7 +131,7 @@ export function ablationDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
     for (const a of ABLATIONS) rows.push({ row: `nq/${a}`, label: `mini-nq: DCSR ${ABLATION_LABELS[a]}`, dataset: "nq", metrics: dcsrEvaluation(dctx, ablation("nq", a, NQ_SEED)) });
   }
   for (const d of dcsrSetupOf(dctx).datasets) {
-    for (const a of ABLATIONS) rows.push({ row: `${d}/${a}`, label: `${NAMES[d]}: DCSR ${ABLATION_LABELS[a]}`, dataset: d, metrics: dcsrEvaluation(dctx, ablation(d, a, seed)) });
+    for (const a of ABLATIONS) rows.push({ row: `${d}/${a}`, label: `${NAMES[d]}: DCSR ${ABLATION_LABELS[a]}`, dataset: d, metrics: seeds.map((s) => dcsrEvaluation(dctx, ablation(d, a, s))) });
   }
   const column = (group: Group | "all", metric: string, header: string): TableColumnSpec => ({ id: `${group}-${metric.replace("recall@", "r")}`, header: `${group} ${header}`, metric, format: metric === "mrr" ? { kind: "fixed", digits: 3 } : pct });
   const spec: TableSpec = {
