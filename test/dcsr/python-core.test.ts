@@ -46,6 +46,15 @@ const BATCH = dcsrSelftest<unknown[]>("batch", [
   } },
   { name: "loss", arg: { q: [[1, 0], [0, 1]], s: [[2, 0], [0, 1], [1, 1], [0, 0]], mask: [[false, false, false, false], [false, false, true, false]] } },
   { name: "export", arg: { out: DIR, seed: 5 } },
+  // Four dev passages ([CLS] <m> w w <m> w [SEP], the last with one marker), three queries, the third without gold.
+  { name: "dev", arg: {
+    passages: [[2, 1, 7, 8, 1, 9, 3], [2, 1, 10, 11, 1, 12, 3], [2, 1, 13, 14, 1, 15, 3], [2, 1, 16, 17, 3, 0, 0]],
+    markers: [[1, 4], [1, 4], [1, 4], [1, -1]],
+    queries: [[2, 20, 21, 3], [2, 22, 3, 0], [2, 23, 24, 3]],
+    gold: [[0], [2], [-1]],
+    k: 4, m: 100, seed: 3,
+  } },
+  { name: "dev", arg: { passages: [[2, 1, 7, 3], [2, 1, 8, 3]], markers: [[1], [1]], queries: [[2, 20, 3]], gold: [[0, 1]], k: 1, m: 100, seed: 3 } },
 ]);
 
 type Draws = { draws: [number, number][][][]; fallbacks: number; in_passage_fallbacks: number };
@@ -97,6 +106,11 @@ test("NLL over every sentence vector of the batch, masked columns out of the sof
   const e = Math.E;
   const expected = (Math.log(e * e + e + 2) - 2 + Math.log(2 + e) - 1) / 2;
   assert.ok(Math.abs(r.loss - expected) < 1e-6, `${r.loss} vs ${expected}`);
+});
+
+test("model selection's dev Recall@k (HasAns over the dev collection's sentences) runs on the DPR trainer's encoders: every passage ranked, so R@4 is 1; two gold passages at k = 1 give 1/2", () => {
+  assert.deepEqual(BATCH[7], { recall: 1, counted: 2 });
+  assert.deepEqual(BATCH[8], { recall: 0.5, counted: 1 });
 });
 
 test("ONNX sentence encoder: onnxruntime-node gives torch's marker vectors, which are the hidden states at the markers", async () => {

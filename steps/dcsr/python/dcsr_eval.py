@@ -50,7 +50,8 @@ def hasans_order(scores, rows, m):
 def dev_recall(q_model, p_model, inputs, cfg, device):
     """(mean Recall@k over dev queries with gold, queries counted)."""
     sv, srows = encode_sentences(p_model, inputs.dev_passage_ids, inputs.dev_passage_types, inputs.dev_markers, cfg["eval_batch_size"], device)
-    qv = encode(q_model, inputs.dev_query_ids, None, cfg["eval_batch_size"], device)
+    # The DPR trainer's encode returns a tensor on the training device.
+    qv = encode(q_model, inputs.dev_query_ids, None, cfg["eval_batch_size"], device).cpu().numpy()
     scores = qv.astype(np.float64) @ sv.astype(np.float64).T
     k, m = cfg["recall_k"], min(cfg["dev_top_m"], len(srows))
     total, counted = 0.0, 0

@@ -5,6 +5,8 @@
     loss    {q, s, mask?}                              -> {loss, scores}
     export  {out, seed, vocab_size?, hidden?, layers?} -> {fixture, hidden}: a random tiny encoder's
             sentence_encoder.onnx with its parity fixture, and the full hidden states of the fixture
+    dev     {passages, types?, markers, queries, gold, k, m, seed} -> {recall, counted}: dev_recall
+            (model selection's HasAns Recall@k) of a random tiny encoder on that dev collection
     batch   [{name, arg}, ...]                        -> [result, ...] (one process for several)
 """
 import json
@@ -15,6 +17,7 @@ import torch
 
 from bert_model import BertConfig, build_random
 from dcsr_batch import Sampler, column_mask
+from dcsr_eval import dev_recall
 from dcsr_model import SENTENCE_INPUTS, export_sentence_encoder, sentence_nll
 
 
@@ -46,11 +49,15 @@ def _loss(a):
     return {"loss": float(loss), "scores": [[x if np.isfinite(x) else None for x in r] for r in scores.tolist()]}
 
 
-def _export(a):
+def _tiny(a):
     c = BertConfig.from_dict({"vocab_size": a.get("vocab_size", 60), "hidden_size": a.get("hidden", 16), "num_hidden_layers": a.get("layers", 2),
                               "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 32,
                               "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0})
-    model = build_random(c, a["seed"]).eval()
+    return build_random(c, a["seed"]).eval()
+
+
+def _export(a):
+    model = _tiny(a)
     os.makedirs(a["out"], exist_ok=True)
     fdir = export_sentence_encoder(model, os.path.join(a["out"], "sentence_encoder.onnx"), seed=a["seed"])
     fx = {n: torch.as_tensor(np.load(os.path.join(fdir, f"{n}.npy"))) for n in SENTENCE_INPUTS}
@@ -60,7 +67,22 @@ def _export(a):
     return {"fixture": fdir, "hidden": os.path.join(a["out"], "hidden.npy")}
 
 
-TESTS = {"sample": _sample, "mask": _mask, "loss": _loss, "export": _export}
+class _DevInputs:
+    def __init__(self, a):
+        self.dev_passage_ids = np.asarray(a["passages"], dtype=np.int32)
+        self.dev_passage_types = np.asarray(a["types"], dtype=np.int32) if "types" in a else None
+        self.dev_markers = np.asarray(a["markers"], dtype=np.int64)
+        self.dev_query_ids = np.asarray(a["queries"], dtype=np.int32)
+        self.dev_gold = np.asarray(a["gold"], dtype=np.int64)
+
+
+def _dev(a):
+    cfg = {"eval_batch_size": 2, "recall_k": a["k"], "dev_top_m": a["m"]}
+    recall, counted = dev_recall(_tiny(a), _tiny({**a, "seed": a["seed"] + 1}), _DevInputs(a), cfg, torch.device("cpu"))
+    return {"recall": float(recall), "counted": int(counted)}
+
+
+TESTS = {"sample": _sample, "mask": _mask, "loss": _loss, "export": _export, "dev": _dev}
 
 
 def _batch(a):
