@@ -7,7 +7,7 @@
  */
 import { use, type OutputRef } from "../engine/step.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
-import type { QueryFormName } from "../../steps/encoding/format/query-forms.ts";
+import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { checkFindingsDef } from "../../steps/findings/steps.ts";
 import type { ClaimSpec, Operand } from "../../steps/findings/claims.ts";
 import { bm25Metrics } from "./lexical.ts";
@@ -46,7 +46,7 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
     return { inputs: names, metric, ...(group === undefined ? {} : { group: qtype(group) }) };
   };
   const bm25 = (dataset: DatasetName, form: QueryFormName, metric: string, group?: string): Operand => ({
-    inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${form})`, bm25Metrics(dataset, form, ctx.data))],
+    inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${QUERY_FORMS[form].paper})`, bm25Metrics(dataset, form, ctx.data))],
     metric,
     ...(group === undefined ? {} : { group: qtype(group) }),
   });

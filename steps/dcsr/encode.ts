@@ -8,7 +8,7 @@
  * - `encode-dcsr-queries`: queries through the DCSR query encoder (the [CLS] vector, as θ0's),
  *   written like `encode-queries` writes DPR's (embeddings.npy, qids.txt, empty_qids.txt).
  */
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir } from "../../pipeline/engine/step.ts";
@@ -16,15 +16,13 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { writeNpy } from "../lib/npy.ts";
 import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
-import { encodeNpyFile } from "../encoding/onnx/encode.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { writeFlatIPFile } from "../dense/faiss-index.ts";
-import { emptyQueryRows } from "../dense/empty-queries.ts";
+import { encodeQueryTokens, readLines } from "../dense/query-encoding.ts";
 import { encodeSentences, openSentenceEncoder, SENTENCE_ENCODER_FILE } from "./onnx-sentences.ts";
 
 export const SENTENCE_INDEX_FILE = "index.faiss";
-export const EMPTY_QIDS = "empty_qids.txt";
 
 const encodeParams = {
   batchSize: z.number().int().positive().default(64),
@@ -32,11 +30,6 @@ const encodeParams = {
   threads: z.number().int().positive().default(1),
 };
 
-function readLines(path: string): string[] {
-  const lines = readFileSync(path, "utf8").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 
 /** The model's marker contract (config.json `cspipe.max_markers`) must match the tokens' (meta.json `dcsr.maxMarkers`). */
 function checkMarkers(tokensDir: string, modelDir: string): void {
@@ -99,14 +92,6 @@ export const encodeDcsrSentences = defineStep({
   },
 });
 
-/** The pad, [CLS] and [SEP] ids from a token directory's meta.json. */
-function specialTokenIds(tokensDir: string): Set<number> {
-  const file = join(tokensDir, "meta.json");
-  const meta = JSON.parse(readFileSync(file, "utf8")) as { specialIds?: Record<string, unknown> };
-  const ids = ["pad", "cls", "sep"].map((k) => meta.specialIds?.[k]);
-  if (!ids.every((v): v is number => Number.isInteger(v))) throw new InputError("specialIds.pad/cls/sep missing or not integers", { file, field: "specialIds", fix: "rerun tokenize-queries" });
-  return new Set(ids);
-}
 
 export const encodeDcsrQueries = defineStep({
   id: "encode-dcsr-queries",
@@ -120,16 +105,7 @@ export const encodeDcsrQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads } = ctx.params;
-      checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
-      const qidsFile = join(ctx.inputs.tokens, "qids.txt");
-      const qids = readLines(qidsFile);
-      const r = await encodeNpyFile({ model: join(ctx.inputs.model, "query_encoder.onnx"), ids: join(ctx.inputs.tokens, "ids.npy"), out: join(ctx.outputs.embeddings, "embeddings.npy"), batchSize, providers: provider, intraOpThreads: threads, onProgress: ctx.progress });
-      if (r.rows !== qids.length) throw new InputError(`${qids.length} qids for ${r.rows} token rows`, { file: qidsFile, fix: "rerun tokenize-queries" });
-      copyFileSync(qidsFile, join(ctx.outputs.embeddings, "qids.txt"));
-      const empty = emptyQueryRows(r.tokens, specialTokenIds(ctx.inputs.tokens)).map((i) => qids[i]!);
-      writeFileSync(join(ctx.outputs.embeddings, EMPTY_QIDS), empty.map((q) => `${q}\n`).join(""), "utf8");
-      writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim, empty: empty.length }, null, 2) + "\n", "utf8");
-      ctx.log(`${r.rows} queries (${empty.length} empty: no hits), dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);
+      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
     },
   },
 });

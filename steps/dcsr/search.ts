@@ -22,7 +22,8 @@ import { emptyTopK, validateMatrix, type TopK } from "../dense/topk.ts";
 import { denseBackendFromEnv, formatFloat32, rescoreDepth } from "../dense/steps.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 import { hasAnsRanking, softmaxLogs, type SentenceHit } from "./hasans.ts";
-import { EMPTY_QIDS, SENTENCE_INDEX_FILE } from "./encode.ts";
+import { SENTENCE_INDEX_FILE } from "./encode.ts";
+import { EMPTY_QIDS } from "../dense/query-encoding.ts";
 
 export const sentenceRunSchema = new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),

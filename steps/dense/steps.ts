@@ -17,7 +17,7 @@
  * the same bits and the hits the same unless more than `margin` passages sit within faiss's
  * rounding error of the k-th score in one shard. The backend and its reason go to the log.
  */
-import { closeSync, copyFileSync, createReadStream, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, createReadStream, openSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
@@ -26,7 +26,7 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
 import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
-import { encodeNpyFile, encodeRows } from "../encoding/onnx/encode.ts";
+import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
@@ -34,7 +34,7 @@ import { bruteForceSearch } from "./brute-force.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { mergeShardTopK, type ShardResult } from "./merge.ts";
-import { emptyQueryRows } from "./empty-queries.ts";
+import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
@@ -46,11 +46,6 @@ export const INDEX_FILE = "index.faiss";
 /** Candidates asked from each shard beyond k before the exact rescoring. */
 export const rescoreDepth = (k: number): number => k + Math.max(16, Math.ceil(k / 10));
 
-function readLines(path: string): string[] {
-  const lines = readFileSync(path, "utf8").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
 
 /** Lines [start, end) of a text file, streamed (a collection's pids need not fit in memory); also counts all lines. */
 async function readLineRange(path: string, start: number, end: number): Promise<{ lines: string[]; total: number }> {
@@ -124,39 +119,12 @@ export const encodeQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads } = ctx.params;
-      checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
-      const qidsFile = join(ctx.inputs.tokens, "qids.txt");
-      const qids = readLines(qidsFile);
-      const r = await encodeNpyFile({
-        model: join(ctx.inputs.model, "query_encoder.onnx"),
-        ids: join(ctx.inputs.tokens, "ids.npy"),
-        out: join(ctx.outputs.embeddings, "embeddings.npy"),
-        batchSize,
-        providers: provider,
-        intraOpThreads: threads,
-        onProgress: ctx.progress,
-      });
-      if (r.rows !== qids.length) throw new InputError(`${qids.length} qids for ${r.rows} token rows`, { file: qidsFile, fix: "rerun tokenize-queries" });
-      copyFileSync(qidsFile, join(ctx.outputs.embeddings, "qids.txt"));
-      const empty = emptyQueryRows(r.tokens, specialTokenIds(ctx.inputs.tokens)).map((i) => qids[i]!);
-      writeFileSync(join(ctx.outputs.embeddings, EMPTY_QIDS), empty.map((q) => `${q}\n`).join(""), "utf8");
-      writeFileSync(join(ctx.outputs.embeddings, "meta.json"), JSON.stringify({ format: "cspipe/embeddings@1", kind: "queries", rows: r.rows, dim: r.dim, empty: empty.length }, null, 2) + "\n", "utf8");
-      ctx.log(`${r.rows} queries (${empty.length} empty: no hits), dim ${r.dim}; providers ${r.providers.join(",")} (${r.reason})`);
+      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
     },
   },
 });
 
-/** Query ids whose token rows hold only special tokens (encode-queries writes it; search-dense gives them no hits). */
-const EMPTY_QIDS = "empty_qids.txt";
 
-/** The pad, [CLS] and [SEP] ids from a token directory's meta.json. */
-function specialTokenIds(tokensDir: string): Set<number> {
-  const file = join(tokensDir, "meta.json");
-  const meta = JSON.parse(readFileSync(file, "utf8")) as { specialIds?: Record<string, unknown> };
-  const ids = ["pad", "cls", "sep"].map((k) => meta.specialIds?.[k]);
-  if (!ids.every((v): v is number => Number.isInteger(v))) throw new InputError("specialIds.pad/cls/sep missing or not integers", { file, field: "specialIds", fix: "rerun tokenize-queries" });
-  return new Set(ids);
-}
 
 /** float32 [N, D] embeddings.npy with its row ids; checks shape, finiteness and the id count. */
 function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {

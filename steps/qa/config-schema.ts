@@ -6,8 +6,8 @@
  * `npx tsx scripts/gen-qa-schemas.ts`; test/qa/config-schema.test.ts fails while one is stale.
  * Defaults are the upstream readers' (facebookresearch/DPR's reader, FiD) where the paper is silent.
  */
-import { z } from "zod";
-import type { TrainerField } from "../training/config-schema.ts";
+import type { z } from "zod";
+import { zodOf, type TrainerField } from "../training/config-schema.ts";
 
 const common = {
   weight_decay: { kind: "number", default: 0, min: 0, doc: "AdamW weight decay, on weights only (not biases, not norm weights)" },
@@ -58,25 +58,6 @@ export const QA_INIT_KINDS = {
 
 type ValueOf<F> = F extends { kind: "enum"; values: readonly (infer V)[] } ? V : F extends { kind: "bool" } ? boolean : F extends { kind: "int?" } ? number | null : number;
 export type FieldsValues<T> = { -readonly [K in keyof T]: ValueOf<T[K]> };
-
-function zodOf(f: TrainerField): z.ZodType {
-  switch (f.kind) {
-    case "bool":
-      return z.boolean().default(f.default);
-    case "enum":
-      return z.enum(f.values).default(f.default);
-    case "int?":
-      return z.number().int().min(f.min ?? Number.MIN_SAFE_INTEGER).nullable().default(null);
-    case "int":
-      return (f.min === undefined ? z.number().int() : z.number().int().min(f.min)).default(f.default);
-    case "number": {
-      let n = z.number();
-      if (f.min !== undefined) n = f.minExclusive === true ? n.gt(f.min) : n.min(f.min);
-      if (f.max !== undefined) n = f.maxExclusive === true ? n.lt(f.max) : n.max(f.max);
-      return n.default(f.default);
-    }
-  }
-}
 
 /** zod params for a field set (defaults filled in), typed by the fields. */
 export function paramsShape<T extends Record<string, TrainerField>>(fields: T): { [K in keyof T]: z.ZodDefault<z.ZodType<ValueOf<T[K]>, ValueOf<T[K]>>> } {

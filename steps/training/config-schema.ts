@@ -65,7 +65,8 @@ export const TRAINER_DEFAULTS: Readonly<TrainerSettings> = Object.freeze(
   Object.fromEntries(Object.entries(TRAINER_FIELDS).map(([k, f]) => [k, f.default])) as unknown as TrainerSettings,
 );
 
-function zodOf(f: TrainerField): z.ZodType {
+/** The zod schema (with its default) of one field; the QA readers' schemas use it too. */
+export function zodOf(f: TrainerField): z.ZodType {
   switch (f.kind) {
     case "bool":
       return z.boolean().default(f.default);

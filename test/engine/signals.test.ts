@@ -3,7 +3,7 @@
  * group), release leases, clean staging, record the run as interrupted and exit 130/143;
  * a second Ctrl-C kills at once. A lease holder paused by SIGSTOP keeps its leases.
  */
-import { test } from "node:test";
+import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, utimesSync } from "node:fs";
@@ -14,6 +14,30 @@ import { ROOT, tempDir } from "./helpers.ts";
 const MAIN = join(ROOT, "pipeline", "main.ts");
 const DEFS = join(ROOT, "test", "fixtures", "engine", "store-targets.ts");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// A failed or timed-out test must not leave its CLI or the trainer it started (in a process
+// group of its own; the stubborn one runs until killed) behind: the test process would wait
+// for them forever and hang the suite.
+const spawned: ChildProcess[] = [];
+const pidfiles: string[] = [];
+afterEach(() => {
+  for (const c of spawned.splice(0)) {
+    if (c.exitCode !== null || c.signalCode !== null) continue;
+    c.kill("SIGCONT");
+    c.kill("SIGKILL");
+  }
+  for (const f of pidfiles.splice(0)) {
+    const pid = existsSync(f) ? Number(readFileSync(f, "utf8")) : 0;
+    if (!(pid > 0)) continue;
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, "SIGKILL");
+      } catch {
+        /* gone already */
+      }
+    }
+  }
+});
 
 interface Cli {
   readonly child: ChildProcess;
@@ -26,6 +50,7 @@ interface Cli {
 
 function cli(args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: ROOT, env: { ...process.env, CSPIPE_DEFINITIONS: DEFS, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  spawned.push(child);
   const events: Cli["events"] = [];
   const waiters: { pred: (e: { type: string }) => boolean; resolve: () => void }[] = [];
   let text = "";
@@ -64,9 +89,12 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The trainer's pid once it has written it (the file exists before its content does; a loaded machine starts node slowly). */
 async function trainerPid(pidfile: string): Promise<number> {
-  for (let i = 0; i < 200 && !existsSync(pidfile); i++) await sleep(25);
-  const pid = Number(readFileSync(pidfile, "utf8"));
+  pidfiles.push(pidfile);
+  const read = () => (existsSync(pidfile) ? Number(readFileSync(pidfile, "utf8")) : 0);
+  for (let i = 0; i < 1200 && !(read() > 0); i++) await sleep(25);
+  const pid = read();
   assert.ok(pid > 0 && alive(pid), "the trainer runs");
   return pid;
 }
