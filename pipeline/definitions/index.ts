@@ -8,6 +8,7 @@ import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
 import { table5Target } from "./qa/table5.ts";
+import { dcsrTargets } from "./dcsr/targets.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
@@ -18,6 +19,7 @@ export function buildTargets(): TargetRegistry {
   for (const t of denseTargets()) targets.register(t);
   // End-to-end QA: a target of its own, outside the default report (whose run already fills its time budget).
   targets.register(table5Target);
+  for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
   const findings = (profile: "paper" | "smoke") => ({ findings: (ctx: TargetContext) => findingsStep({ data: ctx.data, profile }) });
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")], "report", "linking every table and figure", findings("paper")), { default: true });

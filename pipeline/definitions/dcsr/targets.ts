@@ -1,0 +1,27 @@
+/**
+ * DCSR's tables as named targets (and as report sections for whoever lists them). Neither is
+ * in the default `report`: that run already takes longer than its 15-minute budget on two
+ * cores, and table-dcsr adds seven DCSR trainings with their sentence indexes (more with
+ * seeds); ablation-dcsr adds eleven more (three per conversational dataset, three on mini-nq
+ * from a random BERT). `table-dcsr-smoke` is the one-epoch, QReCC-only wiring check.
+ */
+import type { Target, TargetContext } from "../../engine/targets.ts";
+import type { AnyStep } from "../../engine/step.ts";
+import type { ReportSection } from "../report.ts";
+import type { Profile } from "../dense/setup.ts";
+import { ablationDcsr, tableDcsr, type DcsrTargetContext } from "./tables.ts";
+
+const withProfile = (ctx: TargetContext, profile: Profile): DcsrTargetContext => ({ ...ctx, profile });
+
+/** table-dcsr as a report section (profile "paper": the mini reproduction; "smoke": one epoch). */
+export function dcsrSections(profile: Profile): ReportSection[] {
+  return [{ kind: "table", id: profile === "paper" ? "table-dcsr" : `table-dcsr-${profile}`, build: (ctx) => tableDcsr(withProfile(ctx, profile)) }];
+}
+
+export function dcsrTargets(): Target[] {
+  return [
+    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step] },
+    { name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "smoke")).step] },
+    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step] },
+  ];
+}
