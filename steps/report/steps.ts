@@ -62,6 +62,7 @@ export const tableSpecSchema = z
       )
       .readonly(),
     rows: z.array(z.object({ id: z.string(), label: z.string(), paperRow: z.string().optional() }).strict()).readonly(),
+    counted: z.string().min(1).optional(),
   })
   .strict();
 

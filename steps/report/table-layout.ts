@@ -71,7 +71,8 @@ export function tableLayout(t: RenderedTableJson, maxColumns = MAX_PANEL_COLUMNS
 
 /** The sentence every table carries about N and, when cells average seeds, about ±. */
 export function tableLegend(t: RenderedTableJson): string[] {
-  const out = ["N: the number of turns each number averages over (turns of the evaluated split with a gold passage; under a question type, the labelled turns of that type)."];
+  const counted = t.counted ?? "turns of the evaluated split with a gold passage; under a question type, the labelled turns of that type";
+  const out = [`N: the number of turns each number averages over (${counted}).`];
   if (t.maxSeeds > 1) out.push("a ± b: mean and sample standard deviation over training seeds (the cell's page lists each seed's evaluation).");
   return out;
 }

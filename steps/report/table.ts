@@ -48,6 +48,8 @@ export interface TableSpec {
   readonly caption: string;
   readonly columns: readonly TableColumnSpec[];
   readonly rows: readonly TableRowSpec[];
+  /** What N counts, when not retrieval turns (the default legend: turns with a gold passage). */
+  readonly counted?: string | undefined;
 }
 
 /** One evaluation's number for a cell. */
@@ -118,6 +120,8 @@ export interface RenderedTableJson {
   readonly notes: readonly { readonly mark: string; readonly text: string }[];
   /** Largest number of seeds behind any cell (1 when every cell is a single evaluation). */
   readonly maxSeeds: number;
+  /** What N counts; null: the evaluated split's turns with a gold passage. */
+  readonly counted: string | null;
 }
 
 export interface RenderedTable {
@@ -241,6 +245,7 @@ export function renderTable(spec: TableSpec, cells: Cells, paper?: PaperTable): 
     rows,
     notes,
     maxSeeds: Math.max(1, ...rows.flatMap((r) => Object.values(r.cells).map((c) => c.seeds))),
+    counted: spec.counted ?? null,
   };
 
   // CSV (long form: one line per cell; every evaluation key, space-separated)

@@ -47,6 +47,7 @@ export function table5Spec(ctx: DenseTargetContext): TableSpec {
       ];
     }),
     rows: TABLE5_ROWS.map((r) => ({ id: rowId(r), label: `${RETRIEVER_LABEL[r.retriever]} / ${READER_LABEL[r.reader]}`, ...(r.retriever === "bm25" ? {} : { paperRow: rowId(r) }) })),
+    counted: "the evaluated split's questions that the dataset's rule scores: QReCC every turn with a non-empty truth answer, TopiOCQA every dev turn; whether or not a gold passage was retrieved",
   };
 }
 
