@@ -52,8 +52,6 @@ export interface PruningStats {
   blocksDecoded: number;
   /** Blocks of essential clauses not decoded: no new candidate could reach θ there. */
   blocksSkipped: number;
-  /** Blocks of essential clauses where some posting could not start a competitive candidate. */
-  postingsLeftOut: number;
   /** Outer windows skipped whole (every clause non-essential there). */
   windowsSkipped: number;
   /** Outer windows scored. */
@@ -62,7 +60,7 @@ export interface PruningStats {
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, postingsLeftOut: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly counters = { candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -85,8 +83,6 @@ export class BlockMaxScorer {
   private readonly windowBits = new Int32Array(WORDS);
   private nextTheta = Infinity;
   private ne = 0;
-  /** Sum of the non-essential clauses' window maxima. */
-  private nonEssentialSum = 0;
 
   constructor(index: Bm25Index, normCache: Float32Array) {
     this.c = new Cursors(index, normCache);
@@ -180,7 +176,6 @@ export class BlockMaxScorer {
       }
     }
     this.ne = ne;
-    this.nonEssentialSum = sum;
     const ess = m - ne;
     for (let q = 0; q < ess; q++) eOrd[q] = ord[ne + q]!;
     for (let a = 1; a < ess; a++) {
@@ -345,32 +340,15 @@ export class BlockMaxScorer {
         const n = c.cnt[i]!;
         let p = c.pos[i]!;
         let d = cur[i]!;
-        const from = d;
-        // A posting that no rarer clause matched starts a candidate only if its score plus the
-        // maxima of the clauses still to come can reach θ; the others are left out (the range
-        // becomes a gap: a candidate found there later looks this clause up).
-        const theta = heap.threshold;
-        const restQ = rest[q]!;
-        let skipped = false;
         while (p < n) {
           d = docs[p]!;
           if (d >= hi) break;
           const s = f(w - f(w / f(1 + f(tfs[p]! * cache[norms[d]!]!))));
           const o = d - lo;
-          const word = o >>> 5;
-          const bit = 1 << (o & 31);
-          if ((windowBits[word]! & bit) !== 0 || f((s + restQ) * INFLATE) >= theta) {
-            windowScores[base + o] = s;
-            windowAcc[o]! += s;
-            windowBits[word]! |= bit;
-          } else {
-            skipped = true;
-          }
+          windowScores[base + o] = s;
+          windowAcc[o]! += s;
+          windowBits[o >>> 5]! |= 1 << (o & 31);
           p++;
-        }
-        if (skipped) {
-          this.counters.postingsLeftOut++;
-          this.addGap(i, from, Math.min(hi - 1, last[b]!));
         }
         if (p < n) {
           c.pos[i] = p;
@@ -395,18 +373,12 @@ export class BlockMaxScorer {
   private completeCandidates(lo: number, m: number, heap: TopK): number {
     const c = this.c;
     const { cur } = c;
-    const { essential, windowScores, windowAcc, windowBits, ord, eOrd, gaps, gapCount, gapPtr, known, unknown, unknownMax, blockAtStart } = this;
+    const { essential, windowScores, windowAcc, windowBits, ord, gaps, gapCount, gapPtr, known, unknown, unknownMax, blockAtStart } = this;
     const ne = this.ne;
-    const ess = m - ne;
-    let anyGaps = false;
     for (let i = 0; i < m; i++) {
       gapPtr[i] = 0;
-      if (essential[i] === 1 && gapCount[i]! > 0) {
-        c.startLookups(i, blockAtStart[i]!);
-        anyGaps = true;
-      }
+      if (essential[i] === 1 && gapCount[i]! > 0) c.startLookups(i, blockAtStart[i]!);
     }
-    const nonEssentialSum = this.nonEssentialSum;
     let theta = heap.threshold;
     let found = 0;
     for (let wd = 0; wd < WORDS; wd++) {
@@ -421,11 +393,6 @@ export class BlockMaxScorer {
         found++;
         const partial0 = windowAcc[o]!;
         windowAcc[o] = 0;
-        if (!anyGaps && f((partial0 + nonEssentialSum) * INFLATE) < theta) {
-          // cannot reach θ even with every non-essential clause at its window maximum
-          for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
-          continue;
-        }
         // unknown clauses: every non-essential one, and essential ones whose gap holds d with no score yet
         let nu = 0;
         let bound = partial0;
@@ -433,7 +400,7 @@ export class BlockMaxScorer {
           const i = ord[j]!;
           known[i] = 0;
           // a cursor already past d: the clause does not hold d
-          const ub = cur[i]! > d ? 0 : c.shallow(i, d) < c.blkEnd[i]! ? c.currentBlockMax(i) : 0;
+          const ub = cur[i]! > d ? 0 : c.shallow(i, d) < c.blkEnd[i]! ? c.blockMax(i, c.blk[i]!) : 0;
           if (ub > 0) {
             unknown[nu] = i;
             unknownMax[nu++] = ub;
@@ -502,7 +469,7 @@ export class BlockMaxScorer {
           heap.offer(d, f(total));
           theta = heap.threshold;
         }
-        for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
+        for (let i = 0; i < m; i++) windowScores[i * WINDOW + o] = 0;
       }
     }
     this.counters.candidates += found;

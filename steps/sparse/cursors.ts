@@ -14,28 +14,6 @@ import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
 const f = Math.fround;
 export const END = 0x7fffffff;
 
-/**
- * The first position j >= from of an open block whose doc is >= target (the block's last doc is):
- * exponential steps from `from`, then a binary search (successive targets are usually close).
- */
-function gallop(r: BlockReader, postings: Uint8Array, from: number, target: number): number {
-  let lo = from;
-  let step = 1;
-  let hi = from;
-  const last = r.n - 1;
-  while (hi < last && r.doc(postings, hi) < target) {
-    lo = hi + 1;
-    hi = Math.min(last, hi + step);
-    step *= 2;
-  }
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (r.doc(postings, mid) < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export class Cursors {
   /** Capacity (clauses). */
   private cap = 0;
@@ -50,8 +28,6 @@ export class Cursors {
   decoded = new Float64Array(0);
   pos = new Int32Array(0);
   cnt = new Int32Array(0);
-  /** Lookups in the open block since it was opened (a block looked up often is decoded). */
-  private probes = new Int32Array(0);
   /** Current document (END when exhausted, -1 before the first advance). */
   cur = new Int32Array(0);
   docs: Int32Array[] = [];
@@ -60,11 +36,7 @@ export class Cursors {
   /** Random-access lookups: their own block pointer and header. */
   private lkBlk = new Float64Array(0);
   private lkOpened = new Float64Array(0);
-  private lkPos = new Int32Array(0);
   private lkReaders: BlockReader[] = [];
-  /** The block whose max `currentBlockMax` last computed per clause, and that max. */
-  private bmBlk = new Float64Array(0);
-  private bmVal = new Float64Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
@@ -87,18 +59,16 @@ export class Cursors {
       this.df[i] = x.df[c.term]!;
       this.firstBlk[i] = this.blk[i] = this.lkBlk[i] = x.termBlockOffsets[c.term]!;
       this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
-      this.opened[i] = this.decoded[i] = this.lkOpened[i] = this.bmBlk[i] = -1;
+      this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
       this.cur[i] = -1;
     }
   }
 
   private grow(m: number): void {
     const n = Math.max(m, this.cap * 2, 8);
-    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "bmBlk", "bmVal"] as const) this[k] = new Float64Array(n);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
-    this.probes = new Int32Array(n);
-    this.lkPos = new Int32Array(n);
     this.cur = new Int32Array(n);
     for (let i = this.docs.length; i < n; i++) {
       this.docs.push(new Int32Array(MAX_BLOCK_SIZE));
@@ -119,7 +89,6 @@ export class Cursors {
     this.cnt[i] = r.n;
     this.opened[i] = b;
     this.pos[i] = 0;
-    this.probes[i] = 0;
   }
 
   /** Decodes clause i's open block into its buffers (to scan it posting by posting). */
@@ -135,16 +104,6 @@ export class Cursors {
     if (y === 0) y = this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache);
     const w = this.weight[i]!;
     return f(w - f(w / y));
-  }
-
-  /** Max score of clause i's current block (cached while the block stays the same). */
-  currentBlockMax(i: number): number {
-    const b = this.blk[i]!;
-    if (this.bmBlk[i] !== b) {
-      this.bmBlk[i] = b;
-      this.bmVal[i] = this.blockMax(i, b);
-    }
-    return this.bmVal[i]!;
   }
 
   /** Moves clause i's block pointer to the first block that can hold target (without decoding); returns it. */
@@ -166,8 +125,6 @@ export class Cursors {
       return;
     }
     if (this.opened[i] !== b) this.open(i, b);
-    // A block looked up more than twice is decoded: then each lookup is a short scan.
-    if (this.decoded[i] !== b && ++this.probes[i]! > 2) this.decode(i);
     if (this.decoded[i] === b) {
       const docs = this.docs[i]!;
       let p = this.pos[i]!;
@@ -176,9 +133,17 @@ export class Cursors {
       this.cur[i] = docs[p]!;
       return;
     }
-    const p = gallop(this.readers[i]!, this.index.postings, this.pos[i]!, target);
-    this.pos[i] = p;
-    this.cur[i] = this.readers[i]!.doc(this.index.postings, p);
+    const postings = this.index.postings;
+    const r = this.readers[i]!;
+    let lo = this.pos[i]!;
+    let hi = r.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r.doc(postings, mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    this.pos[i] = lo;
+    this.cur[i] = r.doc(postings, lo);
   }
 
   /** The tf of clause i's current posting. */
@@ -210,7 +175,6 @@ export class Cursors {
   /** Starts a run of lookups (increasing documents) of clause i from block b. */
   startLookups(i: number, b: number): void {
     this.lkBlk[i] = b;
-    this.lkOpened[i] = -1;
   }
 
   /** Max score of the block of clause i that can hold d (lookup pointer; d increasing); 0 when none can. */
@@ -236,10 +200,14 @@ export class Cursors {
     if (this.lkOpened[i] !== b) {
       r.open(postings, this.index.blockStart[b]!, this.prevDoc(i, b));
       this.lkOpened[i] = b;
-      this.lkPos[i] = 0;
     }
-    const lo = gallop(r, postings, this.lkPos[i]!, d);
-    this.lkPos[i] = lo;
+    let lo = 0;
+    let hi = r.n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r.doc(postings, mid) < d) lo = mid + 1;
+      else hi = mid;
+    }
     return r.doc(postings, lo) === d ? r.tf(postings, lo) : 0;
   }
 }
