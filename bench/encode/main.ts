@@ -7,15 +7,16 @@
  *   npx tsx bench/encode/main.ts [--rows 2048] [--batch 32] [--seq 128] [--repeats 3] [--quick]
  *   (--quick: 512 rows, 2 repeats)
  *
- * Configurations: onnxruntime-node at 1 and 2 intra-op threads (graph optimisation "all", as
- * steps/encoding/onnx/session.ts opens it); torch at 1 and 2 threads (OMP_NUM_THREADS and
- * OPENBLAS_NUM_THREADS set to match, each in its own process) in three modes: eager under
+ * Configurations, threads swept over 1 .. the cores available: onnxruntime-node at each intra-op
+ * thread count (graph optimisation "all", as steps/encoding/onnx/session.ts opens it); torch at
+ * each thread count (OMP_NUM_THREADS and OPENBLAS_NUM_THREADS set to match, each in its own
+ * process) in three modes: eager under
  * no_grad, inference_mode, and TorchScript (trace + freeze). Each configuration runs `--repeats`
  * times, alternating engines; its median is compared, and the best of each engine.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -38,7 +39,8 @@ const rows = Number(values.rows ?? (values.quick ? 512 : 2048));
 const batch = Number(values.batch);
 const seq = Number(values.seq);
 const repeats = Number(values.repeats ?? (values.quick ? 2 : 3));
-const THREADS = [1, 2].filter((t) => t <= Math.max(2, cpus().length));
+/** The thread sweep: 1 .. every core the process may use. */
+const THREADS = Array.from({ length: availableParallelism() }, (_, i) => i + 1);
 const PY = "/usr/bin/python3";
 const EXPORTER = fileURLToPath(new URL("../../test/encoding/onnx/tiny_encoder.py", import.meta.url));
 const TORCH = fileURLToPath(new URL("./torch_encode.py", import.meta.url));
@@ -52,7 +54,7 @@ try {
   writeNpy(idsFile, { dtype: "int32", shape: [rows, seq], data: ids });
   const model = join(dir, "m.onnx");
   execFileSync(PY, [EXPORTER, "export", "--out", model, "--kind", "bert", ...MODEL], { stdio: ["ignore", "ignore", "ignore"] });
-  console.log(`encode bench: ${rows} rows x ${seq} tokens, batch ${batch}, ${repeats} repeats; 2-layer hidden-128 BERT-like encoder; ${cpus().length} cores`);
+  console.log(`encode bench: ${rows} rows x ${seq} tokens, batch ${batch}, ${repeats} repeats; 2-layer hidden-128 BERT-like encoder; ${availableParallelism()} cores`);
 
   const tokens = tokenMatrixFromNpy({ dtype: "int32", shape: [rows, seq], data: ids });
   const results = new Map<string, number[]>();
