@@ -60,4 +60,11 @@ function run(argv: readonly string[]): number {
   return code;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = run(process.argv.slice(2));
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    process.exitCode = run(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+  }
+}

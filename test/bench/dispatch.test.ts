@@ -36,3 +36,10 @@ test("--list names every benchmark with its entry", () => {
   assert.equal(r.status, 0, r.stderr);
   for (const [name, b] of Object.entries(BENCHMARKS)) assert.match(r.stdout, new RegExp(`^${name} +bench/${b.entry}`, "m"));
 });
+
+test("an unknown benchmark name is a one-line error and exit code 2, before anything runs", () => {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(BENCH, "main.ts"), "engine", "nope", "--quick"], { encoding: "utf8" });
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /^bench: unknown benchmark\(s\) nope; known: engine, /);
+});
