@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "artifacts/", "report/", "report-smoke/", "bench/out/", "vendor/", "dist/"] },
+  { ignores: ["node_modules/", "artifacts/", "report/", "report-smoke/", "bench/out/", "vendor/", "dist/", ".cspipe/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

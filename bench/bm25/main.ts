@@ -4,18 +4,19 @@
  * queries, same run: index build (passages/s, peak memory, index size) and top-k query throughput.
  *
  *   npx tsx bench/bm25/main.ts [--passages 1000000] [--queries 1000] [--repeats 3] [--quick]
- *       [--k 100] [--segment-postings 100000000] [--ram-mb 256] [--threads 0] [--exhaustive]
- *       [--no-lucene] [--data-dir bench/out/bm25] [--keep-index]
+ *       [--k 100] [--warmup 1] [--segment-postings 100000000] [--ram-mb 256] [--threads 0] [--exhaustive]
+ *       [--no-lucene] [--data-dir bench/out/bm25] [--keep-index] [--search-only]
  *
  * --quick: 100k passages, 300 queries, 2 repeats. The collection (collection.ts) is generated
  * once per size into --data-dir and reused. Each measurement runs in a fresh child process (a
- * JVM for Lucene), alternating cspipe and Lucene `--repeats` times; both first make one untimed
- * pass over the queries (JIT warm-up), then one timed pass. Wall and CPU seconds are both
+ * JVM for Lucene), alternating cspipe and Lucene `--repeats` times; both first make `--warmup`
+ * untimed passes over the queries (JIT warm-up), then one timed pass. Wall and CPU seconds are both
  * reported (on a loaded machine CPU seconds are the steadier figure). The first 20 queries' hits
  * are compared (hits scoring above the k-th score must be identical; at the k-th score Lucene
  * breaks ties by its internal doc number, cspipe by passage id).
  * --threads N adds cspipe's worker-thread search over N threads; --exhaustive adds cspipe's
- * exhaustive scorer (the pre-pruning search) for comparison.
+ * exhaustive scorer (the pre-pruning search) for comparison. --keep-index keeps both indexes in
+ * --data-dir; --search-only reuses them (no build measurement; for work on the search side).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     repeats: { type: "string" },
     quick: { type: "boolean", default: false },
     k: { type: "string", default: "100" },
+    warmup: { type: "string", default: "1" },
     "segment-postings": { type: "string", default: "100000000" },
     "ram-mb": { type: "string", default: "256" },
     threads: { type: "string", default: "0" },
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     "no-lucene": { type: "boolean", default: false },
     "data-dir": { type: "string", default: join(ROOT, "bench", "out", "bm25") },
     "keep-index": { type: "boolean", default: false },
+    "search-only": { type: "boolean", default: false },
   },
 });
 const N = Number(values.passages ?? (values.quick ? 100_000 : 1_000_000));
@@ -88,19 +91,27 @@ async function main(): Promise<void> {
   await writeTsv(queryFile, queries(NQ).map((q) => ({ id: q.qid, text: q.text })));
   console.log(`collection ${collection} (${(pathBytes(collection) / 2 ** 20).toFixed(0)} MiB, ready in ${((performance.now() - t) / 1000).toFixed(1)} s, untimed)`);
 
-  const work = mkdtempSync(join(tmpdir(), "cspipe-bench-bm25-"));
+  const keep = values["keep-index"] || values["search-only"];
+  const work = keep ? join(dataDir, `indexes-${N}`) : mkdtempSync(join(tmpdir(), "cspipe-bench-bm25-"));
   const ours = join(work, "cspipe.bm25");
   const theirs = join(work, "lucene");
   try {
-    // --- build, alternating: cspipe then Lucene
-    mkdirSync(join(work, "seg"), { recursive: true });
-    const b = tsx("cspipe-run.ts", ["build", collection, ours, values["segment-postings"], join(work, "seg")])[0]!;
-    console.log(`cspipe build: ${JSON.stringify(b)}`);
+    // --- build: cspipe then Lucene
+    let b: Json = { seconds: NaN, cpuSeconds: NaN, peakRssKiB: NaN };
     let lb: Json | undefined;
-    if (lucene) {
-      mkdirSync(theirs, { recursive: true });
-      lb = java(lucene, ["build", collection, theirs, values["ram-mb"]], "3g")[0]!;
-      console.log(`lucene build: ${JSON.stringify(lb)}`);
+    if (values["search-only"]) {
+      if (!existsSync(ours) || (lucene && !existsSync(theirs))) throw new Error(`--search-only: no indexes in ${work}; run once with --keep-index`);
+      console.log(`reusing the indexes in ${work} (no build measured)`);
+    } else {
+      rmSync(work, { recursive: true, force: true });
+      mkdirSync(join(work, "seg"), { recursive: true });
+      b = tsx("cspipe-run.ts", ["build", collection, ours, values["segment-postings"], join(work, "seg")])[0]!;
+      console.log(`cspipe build: ${JSON.stringify(b)}`);
+      if (lucene) {
+        mkdirSync(theirs, { recursive: true });
+        lb = java(lucene, ["build", collection, theirs, values["ram-mb"]], "3g")[0]!;
+        console.log(`lucene build: ${JSON.stringify(lb)}`);
+      }
     }
 
     // --- search, alternating
@@ -108,7 +119,7 @@ async function main(): Promise<void> {
     let ourHits: HitList[] = [];
     let theirHits: HitList[] = [];
     let stats: unknown;
-    const args = [queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), "1", "1"];
+    const args = [queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), values.warmup, "1"];
     for (let r = 0; r < REPEATS; r++) {
       const o = tsx("cspipe-run.ts", ["search", ours, ...args, "0"]);
       qps.ours.push(NQ / (o[0]!.seconds as number));
@@ -155,7 +166,7 @@ async function main(): Promise<void> {
     }
     writeFileSync(join(dataDir, `last-run-${N}.json`), JSON.stringify({ date: new Date().toISOString(), N, NQ, K, build: { cspipe: b, lucene: lb }, qps, parallel }, null, 1));
   } finally {
-    if (!values["keep-index"]) rmSync(work, { recursive: true, force: true });
+    if (!keep) rmSync(work, { recursive: true, force: true });
     else console.log(`indexes kept in ${work}`);
   }
   if (!existsSync(collection)) throw new Error("collection vanished");

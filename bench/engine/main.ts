@@ -3,7 +3,8 @@
  * see shape.ts), cold run and no-op rerun, side by side with the same DAG as a Snakemake
  * workflow (snakemake/Snakefile) when `snakemake` is installed.
  *
- *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep]
+ *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep] [--quick]
+ *   (the 1,000-step DAG of issue 19: --layers 100 --width 10; --quick: 2 repeats)
  *
  * First (untimed) `node scripts/build.mjs`: the compiled CLI in dist/. Per repeat, in fresh
  * temp dirs:
@@ -11,6 +12,9 @@
  *                    (CSPIPE_DEFINITIONS=bench/engine/dag.ts, mapped to dist/bench/engine/dag.js),
  *                    wall time of the whole command, plus the engine's own seconds from its
  *                    `finished` event
+ *   cspipe ./cspipe  the documented command (`node cspipe run ...`: the launcher, which compiles
+ *                    the sources into .cspipe/builds/ when they changed; its first, untimed warm-up
+ *                    run compiles), wall time plus the engine's seconds
  *   cspipe tsx       the same through `node --import tsx pipeline/main.ts`; its store then gets
  *                    a compiled no-op rerun, which must find all steps cached (one key for both)
  *   cspipe session   inprocess.ts in a child: Project + runTargets timed in-process
@@ -38,6 +42,7 @@ const ROOT = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 const HERE = join(ROOT, "bench", "engine");
 const CLI = join(ROOT, "pipeline", "main.ts");
 const COMPILED_CLI = join(ROOT, "dist", "pipeline", "main.js");
+const LAUNCHER = join(ROOT, "cspipe");
 const BUILD = join(ROOT, "scripts", "build.mjs");
 const DAG = join(HERE, "dag.ts");
 const INPROCESS = join(HERE, "inprocess.ts");
@@ -48,6 +53,9 @@ const TIMEOUT_MS = 10 * 60 * 1000;
 
 const GOAL_RATIO = 2;
 const GOAL_NOOP_SECONDS = 0.5;
+/** Issue 19, for the 1,000-step DAG: the documented command's no-op rerun, whole command and engine. */
+const GOAL_COMMAND_SECONDS = 0.6;
+const GOAL_ENGINE_SECONDS = 0.3;
 
 interface Timed {
   readonly seconds: number;
@@ -82,8 +90,8 @@ function finishedEvent(stdout: string): Finished {
   throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
 }
 
-type Cli = "compiled" | "tsx";
-const CLI_ARGV: Record<Cli, readonly string[]> = { compiled: [COMPILED_CLI], tsx: ["--import", "tsx", CLI] };
+type Cli = "compiled" | "tsx" | "command";
+const CLI_ARGV: Record<Cli, readonly string[]> = { compiled: [COMPILED_CLI], tsx: ["--import", "tsx", CLI], command: [LAUNCHER] };
 
 function cspipeCommand(cli: Cli, shape: DagShape, store: string, expect: "cold" | "noop"): { wall: number; engine: number } {
   const env = { ...process.env, CSPIPE_DEFINITIONS: DAG, CSPIPE_BENCH_LAYERS: String(shape.layers), CSPIPE_BENCH_WIDTH: String(shape.width) };
@@ -131,6 +139,9 @@ interface Samples {
   tsxNoop: number[];
   sessionCold: number[];
   sessionNoop: number[];
+  cmdCold: number[];
+  cmdNoop: number[];
+  cmdEngineNoop: number[];
   smCold: number[];
   smNoop: number[];
   nodeFloor: number[];
@@ -139,7 +150,7 @@ interface Samples {
 }
 
 function emptySamples(): Samples {
-  return { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], tsxCold: [], tsxNoop: [], sessionCold: [], sessionNoop: [], smCold: [], smNoop: [], nodeFloor: [], compiledFloor: [], tsxFloor: [] };
+  return { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], tsxCold: [], tsxNoop: [], sessionCold: [], sessionNoop: [], cmdCold: [], cmdNoop: [], cmdEngineNoop: [], smCold: [], smNoop: [], nodeFloor: [], compiledFloor: [], tsxFloor: [] };
 }
 
 function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Samples, errors: Map<string, string>): void {
@@ -172,6 +183,14 @@ function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Sam
     s.tsxCold.push(cold.wall);
     s.tsxNoop.push(noop.wall);
   });
+  attempt("cspipe ./cspipe", () => {
+    const store = join(base, "cspipe-command");
+    const cold = cspipeCommand("command", shape, store, "cold");
+    const noop = cspipeCommand("command", shape, store, "noop");
+    s.cmdCold.push(cold.wall);
+    s.cmdNoop.push(noop.wall);
+    s.cmdEngineNoop.push(noop.engine);
+  });
   attempt("cspipe session", () => {
     const r = cspipeSession(shape, join(base, "cspipe-session"));
     s.sessionCold.push(r.cold.seconds);
@@ -195,13 +214,14 @@ function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Sam
 function main(): void {
   const { values } = parseArgs({
     options: {
-      repeats: { type: "string", default: "5" },
+      repeats: { type: "string" },
+      quick: { type: "boolean", default: false },
       layers: { type: "string", default: "20" },
       width: { type: "string", default: "10" },
       keep: { type: "boolean", default: false },
     },
   });
-  const repeats = Number(values.repeats);
+  const repeats = Number(values.repeats ?? (values.quick ? 2 : 5));
   if (!Number.isInteger(repeats) || repeats < 1) throw new Error(`--repeats must be a positive integer, got ${values.repeats}`);
   const shape = checkShape({ layers: Number(values.layers), width: Number(values.width) }, "args");
   const smVersion = snakemakeVersion();
@@ -229,7 +249,10 @@ function main(): void {
     { label: "cspipe cold, tsx command", seconds: s.tsxCold, ...note("cspipe tsx") },
     { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe compiled") },
     { label: "cspipe cold, session API in-process", seconds: s.sessionCold, ...note("cspipe session") },
+    { label: "cspipe cold, ./cspipe (documented command)", seconds: s.cmdCold, ...note("cspipe ./cspipe") },
     { label: "cspipe no-op, compiled command", seconds: s.cliNoop, ...note("cspipe compiled") },
+    { label: "cspipe no-op, ./cspipe (documented command)", seconds: s.cmdNoop, ...note("cspipe ./cspipe") },
+    { label: "cspipe no-op, ./cspipe, engine (finished event)", seconds: s.cmdEngineNoop, ...note("cspipe ./cspipe") },
     { label: "cspipe no-op, tsx command", seconds: s.tsxNoop, ...note("cspipe tsx") },
     { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe compiled") },
     { label: "cspipe no-op, session API in-process", seconds: s.sessionNoop, ...note("cspipe session") },
@@ -253,6 +276,7 @@ function main(): void {
     const r = ratio({ label: "", seconds: s.smNoop }, cliNoop);
     process.stdout.write(`snakemake/cspipe compiled, no-op (whole command, medians): ${x(r)}\n`);
     process.stdout.write(`snakemake/cspipe tsx,      no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.tsxNoop }))}\n`);
+    process.stdout.write(`snakemake/./cspipe,        no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.cmdNoop }))}\n`);
     process.stdout.write(`snakemake/cspipe compiled, cold  (whole command, medians): ${x(ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold }))}\n`);
     process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake (compiled command): ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
   } else {
@@ -260,6 +284,11 @@ function main(): void {
   }
   const m = median(s.cliNoop);
   process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (compiled command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
+  const cm = median(s.cmdNoop);
+  const ce = median(s.cmdEngineNoop);
+  const verdict = (v: number, goal: number) => (Number.isNaN(v) ? "unknown" : v < goal ? "MET" : "NOT MET");
+  process.stdout.write(`goal: ./cspipe no-op under ${GOAL_COMMAND_SECONDS} s as a whole command (median, ${n} steps; issue 19 asks it at 1,000): ${verdict(cm, GOAL_COMMAND_SECONDS)} (${Number.isNaN(cm) ? "-" : cm.toFixed(3)} s)\n`);
+  process.stdout.write(`goal: ./cspipe no-op engine time under ${GOAL_ENGINE_SECONDS} s (median, ${n} steps): ${verdict(ce, GOAL_ENGINE_SECONDS)} (${Number.isNaN(ce) ? "-" : ce.toFixed(3)} s)\n`);
   if (errors.size > 0) process.exitCode = 1;
 }
 

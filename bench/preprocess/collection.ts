@@ -9,7 +9,8 @@
  *   peer-inmemory-jsonl     read the whole file, parse all rows, one writeParquet call
  *                           (the non-streaming way; memory grows with the input)
  *
- * Usage: npx tsx bench/preprocess/collection.ts [--n 1000000] [--only ours-jsonl,peer-parse-jsonl]
+ * Usage: npx tsx bench/preprocess/collection.ts [--n 1000000] [--quick] [--only ours-jsonl,peer-parse-jsonl]
+ * (--quick: 100,000 passages)
  * (generated files are cached in bench/out/preprocess/).
  */
 import { spawnSync } from "node:child_process";
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     return;
   }
   const nIdx = args.indexOf("--n");
-  const n = nIdx >= 0 ? Number(args[nIdx + 1]) : 1_000_000;
+  const n = nIdx >= 0 ? Number(args[nIdx + 1]) : args.includes("--quick") ? 100_000 : 1_000_000;
   const onlyIdx = args.indexOf("--only");
   const only = onlyIdx >= 0 ? new Set(args[onlyIdx + 1]!.split(",")) : undefined;
   const files = await generate(n, only === undefined || [...only].some((v) => v.endsWith("tsv")));

@@ -2,7 +2,7 @@
  * Tokenizer throughput: @huggingface/tokenizers (the pipeline's tokenizer, via
  * createBertTokenizer) vs our pure-TS reference WordPiece, same vocab, same texts, same run.
  * Also times the WordPiece trainer. Synthetic deterministic corpus (no data needed):
- *   npx tsx bench/tokenize/tokenize.ts [passages=3000]
+ *   npx tsx bench/tokenize/tokenize.ts [passages=3000] [--quick]   (--quick: 500 passages)
  */
 import { performance } from "node:perf_hooks";
 import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenizer.ts";
@@ -12,7 +12,8 @@ import { vocabFromTokens } from "../../steps/encoding/tokenize/vocab.ts";
 import { trainWordPieceVocab } from "../../steps/encoding/tokenize/wordpiece-trainer.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 
-const n = Number(process.argv[2] ?? 3000);
+const positional = process.argv.slice(2).find((a) => !a.startsWith("-"));
+const n = Number(positional ?? (process.argv.includes("--quick") ? 500 : 3000));
 const next = mulberry32(42);
 const rnd = (k: number): number => Math.floor(next() * k);
 const syl = ["ka", "ri", "to", "men", "sa", "lo", "ve", "qu", "an", "der", "ing", "tion", "pre", "ex", "ou", "th", "é", "ß"];

@@ -3,7 +3,8 @@
  * 512, vocab 30522) at batch 32 with 1 hard negative (32 queries x 64 tokens, 64 passages x
  * 128 tokens per step), torch at 1 thread vs 2 threads, measured in the same run.
  *
- *   npx tsx bench/training/train-steps.ts [epochs=3]
+ *   npx tsx bench/training/train-steps.ts [epochs=3] [--quick]   (--quick: 2 epochs, the least that
+ *   leaves one measured epoch after the warm-up epoch)
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -13,7 +14,8 @@ import { writeNpy } from "../../steps/lib/npy.ts";
 import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
 
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
-const epochs = Number(process.argv[2] ?? 3);
+const positional = process.argv.slice(2).find((a) => !a.startsWith("-"));
+const epochs = Number(positional ?? (process.argv.includes("--quick") ? 2 : 3));
 const NQ = 256, NP = 512, LQ = 64, LP = 128, K = 10;
 const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-train-"));
 const inputs = join(dir, "in");

@@ -30,9 +30,20 @@ export type FaissAvailability = { readonly available: true; readonly faiss: Fais
 
 let cached: FaissAvailability | undefined;
 
+/**
+ * OpenMP threads for faiss when the user has not chosen (OMP_NUM_THREADS unset): 1. faiss's flat
+ * search multiplies with OpenBLAS, which already uses every core, and runs its own top-k loops in
+ * OpenMP threads; with both pools on every core they spin against each other (on 2 cores the
+ * default used about 3x the CPU time of OMP_NUM_THREADS=1 for the same search; bench/dense).
+ * libgomp reads the variable once, when faiss-node loads, so it is set only around the load.
+ */
+export const FAISS_DEFAULT_OMP_THREADS = "1";
+
 /** Loads faiss-node once; never throws (the reason says why it is unavailable). */
 export function faissAvailability(): FaissAvailability {
   if (cached !== undefined) return cached;
+  const setOmp = process.env.OMP_NUM_THREADS === undefined;
+  if (setOmp) process.env.OMP_NUM_THREADS = FAISS_DEFAULT_OMP_THREADS;
   try {
     const faiss = createRequire(import.meta.url)("faiss-node") as FaissModule;
     if (typeof faiss.IndexFlatIP?.read !== "function") throw new Error("faiss-node has no IndexFlatIP.read");
@@ -40,6 +51,8 @@ export function faissAvailability(): FaissAvailability {
   } catch (err) {
     const msg = err instanceof Error ? err.message.split("\n")[0] : String(err);
     cached = { available: false, reason: `faiss-node is not usable (${msg}); build it with: bash scripts/setup-faiss.sh` };
+  } finally {
+    if (setOmp) delete process.env.OMP_NUM_THREADS;
   }
   return cached;
 }

@@ -17,7 +17,7 @@
  * the same bits and the hits the same unless more than `margin` passages sit within faiss's
  * rounding error of the k-th score in one shard. The backend and its reason go to the log.
  */
-import { closeSync, copyFileSync, createReadStream, openSync, readSync, writeFileSync } from "node:fs";
+import { copyFileSync, createReadStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
@@ -30,13 +30,12 @@ import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
-import { bruteForceSearch } from "./brute-force.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
-import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { mergeShardTopK, type ShardResult } from "./merge.ts";
+import { rescoreFromIndexFile } from "./rescore.ts";
 import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
-import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
+import { validateMatrix, type TopK } from "./topk.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 
 const PROVIDERS = ["auto", "cpu", "cuda"] as const;
@@ -169,41 +168,12 @@ export function denseBackendFromEnv(env: Readonly<Record<string, string | undefi
 }
 
 /**
- * Exact rescoring of one shard's candidates (see the file comment): each query's valid rows,
- * in ascending row order, are read from the index file and scored with the brute force.
+ * Exact rescoring of one shard's candidates (see the file comment and rescore.ts): the
+ * candidates' rows are read from the index file and scored with the brute force's dot product.
  * Returns a TopK of the same depth ordered by (-score, row).
  */
 export function rescoreShard(topk: TopK, queries: Float32Array, dim: number, indexFile: string): TopK {
-  const out = emptyTopK(topk.nq, topk.k);
-  const fd = openSync(indexFile, "r");
-  try {
-    const head = Buffer.alloc(FLAT_IP_HEADER_BYTES);
-    readSync(fd, head, 0, FLAT_IP_HEADER_BYTES, 0);
-    const h = parseFlatIPHeader(head, indexFile);
-    const rowBytes = dim * 4;
-    for (let q = 0; q < topk.nq; q++) {
-      const rows: number[] = [];
-      for (let j = 0; j < topk.k; j++) {
-        const r = topk.rows[q * topk.k + j]!;
-        if (r >= 0) rows.push(r);
-      }
-      if (rows.length === 0) continue;
-      rows.sort((a, b) => a - b);
-      const cand = new Float32Array(rows.length * dim);
-      const bytes = new Uint8Array(cand.buffer);
-      rows.forEach((r, i) => {
-        if (readSync(fd, bytes, i * rowBytes, rowBytes, h.dataOffset + r * rowBytes) !== rowBytes) throw new InputError(`row ${r} is past the end of the index`, { file: indexFile });
-      });
-      const exact = bruteForceSearch(cand, queries.subarray(q * dim, (q + 1) * dim), dim, rows.length, { trusted: true });
-      for (let j = 0; j < rows.length; j++) {
-        out.rows[q * topk.k + j] = rows[exact.rows[j]!]!;
-        out.scores[q * topk.k + j] = exact.scores[j]!;
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
+  return rescoreFromIndexFile(topk, queries, dim, indexFile);
 }
 
 /** Shortest decimal that reads back as the same float32 (so trec_eval sees our ties, no more). */

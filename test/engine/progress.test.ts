@@ -98,3 +98,15 @@ test("TTY lines: the overall bar counts the ETA down between events; a training 
   assert.equal(renderOverall(o, 1000, 100, 11_000), "[====      ] 2/5 steps done (1 cached, 1 run), 1 running, 0:22 elapsed, eta 0:20");
   assert.equal(renderBar("train", { started: 0, done: 5, total: 10, metrics: "epoch 1: train loss 2.5000" }, 60, 5000), "  train [########-------] 5/10 50% eta 0:05 · epoch 1: train loss 2.5000");
 });
+
+test("throttled cache hits cost no time estimate (a 1,000-step no-op rerun stays linear)", (t) => {
+  const eta = t.mock.method(RunProgress.prototype, "eta");
+  const seen: EngineEvent[] = [];
+  const sink = withRunProgress((e) => seen.push(e), { now: () => 0, cacheHitIntervalMs: 500 });
+  const steps = Array.from({ length: 1000 }, (_, i) => ({ step: `s${i}`, status: "cached" as const, expectedSeconds: 1, after: i > 0 ? [`s${i - 1}`] : [] }));
+  sink({ type: "plan", concurrency: 2, steps });
+  for (const s of steps) sink({ type: "cache-hit", step: s.step, key: K });
+  const overall = seen.filter((e) => e.type === "overall").map((e) => (e.type === "overall" ? `${e.trigger}:${e.done}/${e.total}` : ""));
+  assert.deepEqual(overall, ["plan:0/1000", "cache-hit:1/1000", "cache-hit:1000/1000"]);
+  assert.equal(eta.mock.callCount(), overall.length, "one estimate per overall event, none for the hits in between");
+});

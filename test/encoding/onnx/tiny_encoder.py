@@ -1,5 +1,5 @@
 """Tiny BERT-like encoders exported to ONNX with the project's encoder contract, for tests and
-bench/dense/encode-throughput.ts. Needs /usr/bin/python3 with torch (Debian python3-torch).
+bench/encode/. Needs /usr/bin/python3 with torch (Debian python3-torch).
 
 Contract: inputs input_ids, attention_mask, token_type_ids (int64 [batch, seq], dynamic axes),
 output embedding (float32 [batch, hidden]).
