@@ -119,17 +119,22 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The valid paths nearest to an unknown one (at most `n`, ties by path): by edit distance over
- * the whole path and, so that `lr` finds `schedule.qrecc.lr`, over its last segment.
+ * the whole path and, so that `lr` finds `schedule.qrecc.lr`, over its last segment. When none
+ * is close but the path's parent is a group (`schedule.qrecc.learning_rate`), that group's paths.
  */
 export function nearestPaths(path: string, known: readonly string[], n = 3): string[] {
   const last = (p: string) => p.slice(p.lastIndexOf(".") + 1);
-  const score = (k: string) => Math.min(editDistance(path, k), editDistance(last(path), last(k)) + (path.includes(".") ? 1 : 0));
-  return [...known]
-    .map((k) => ({ k, d: score(k) }))
-    .filter((x) => x.d <= Math.max(2, Math.floor(last(path).length / 2)))
-    .sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
-    .slice(0, n)
-    .map((x) => x.k);
+  // Initials of a segment's words (learning_rate, learningRate -> lr), so an abbreviation finds its long form and back.
+  const initials = (s: string) => s.split(/_|(?=[A-Z])/).map((w) => w.charAt(0).toLowerCase()).join("");
+  const abbreviates = (a: string, b: string) => a.length > 1 && (initials(a) === b.toLowerCase() || initials(b) === a.toLowerCase());
+  const score = (k: string) => Math.min(editDistance(path, k), editDistance(last(path), last(k)) + (path.includes(".") ? 1 : 0), abbreviates(last(path), last(k)) ? 1 : Infinity);
+  const parent = path.includes(".") ? path.slice(0, path.lastIndexOf(".") + 1) : undefined;
+  // Siblings first: schedule.qrecc.learning_rate -> schedule.qrecc.lr before schedule.orquac.lr.
+  const sibling = (k: string) => (parent !== undefined && k.startsWith(parent) ? 0.5 : 0);
+  const ranked = [...known].map((k) => ({ k, d: score(k) - sibling(k) })).sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const close = ranked.filter((x) => x.d <= Math.max(2, Math.floor(last(path).length / 2)));
+  const pick = close.length > 0 || parent === undefined ? close : ranked.filter((x) => x.k.startsWith(parent) && !x.k.slice(parent.length).includes("."));
+  return pick.slice(0, n).map((x) => x.k);
 }
 
 /** Does a pattern (segments, `*` = any one segment) match a path? */
@@ -190,7 +195,7 @@ export function parseSets(sets: readonly string[], defs: readonly ParamDef[], op
     for (const d of usable) {
       const v = parseValue(d.field, raw);
       if (!v.ok) {
-        fail(arg, `${d.path} ${v.problem}.`, `give ${d.path} ${expected(d.field)} (${d.field.doc}; now ${formatValue(d.value)}).`);
+        fail(arg, `${d.path} ${v.problem}.`, `give ${d.path} ${expected(d.field)} (now ${formatValue(d.value)}): ${d.field.doc}.`);
         bad = true;
         break;
       }
