@@ -26,6 +26,7 @@ import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts"
 import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 import { registerParamsCommand } from "./commands/params.ts";
+import { registerCompareCommand } from "./commands/compare.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -225,6 +226,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 
   registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
   registerParamsCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
+  registerCompareCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
   registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
   registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });

@@ -1,0 +1,113 @@
+/**
+ * `compare [<target or run record> ...]`: params against metrics for the runs the store
+ * remembers, like `dvc exp show`. A run record (`<store>/runs/*.json`) names the run's targets,
+ * data source, `--set` overrides and start time, and the key every step resolved to; the metrics
+ * are read from the cached outputs of its evaluations (steps with a `json:metrics` output), by key.
+ * Only evaluations still in the store are shown; runs that lost some to gc are named below the table.
+ *
+ *   compare                                  every run the store remembers
+ *   compare table2 2026-11-24T06-01-02...    runs of a target, or one record (file name, a prefix, or a path)
+ *   --metric mrr,recall@10 (repeatable)      the metrics' columns (default: mrr, recall@10, recall@100)
+ *   --eval <pattern> (repeatable)            evaluations whose step name contains it (`*` = anything)
+ *   --all                                    also the rows a newer run repeats (same entry, same overrides)
+ *   --csv <file>                             write the table as CSV too; --json prints it as JSON
+ */
+import type { Command } from "commander";
+import { readFile, writeFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { Store } from "../engine/store.ts";
+import type { Project } from "../session.ts";
+import { buildComparison, comparisonCsv, comparisonText, type RunEvaluation, type RunInput } from "./compare-core.ts";
+
+export const DEFAULT_COMPARE_METRICS: readonly string[] = ["mrr", "recall@10", "recall@100"];
+
+/** Step ids whose outputs hold metrics even when none of their entries is left to say so. */
+const EVALUATION_STEPS = new Set(["evaluate-run"]);
+
+interface MetricsJson {
+  readonly aggregate?: { readonly n?: number; readonly metrics?: Readonly<Record<string, number>> };
+}
+
+/** The evaluations of one run: each step whose entry has a `json:metrics` output, with its aggregate metrics (null when gone). */
+async function evaluationsOf(store: Store, steps: RunInput["record"]["steps"]): Promise<RunEvaluation[]> {
+  const out: RunEvaluation[] = [];
+  for (const name of Object.keys(steps).sort()) {
+    const { stepId, key } = steps[name]!;
+    const entry = await store.lookup(stepId, key);
+    if (entry === undefined) {
+      if (EVALUATION_STEPS.has(stepId)) out.push({ step: name, key, metrics: null });
+      continue;
+    }
+    const output = Object.keys(entry.manifest.outputs).find((o) => entry.manifest.outputs[o]!.kind === "json:metrics");
+    if (output === undefined) continue;
+    EVALUATION_STEPS.add(stepId);
+    let parsed: MetricsJson | undefined;
+    try {
+      parsed = JSON.parse(await readFile(store.outputPath(entry, output), "utf8")) as MetricsJson;
+    } catch {
+      parsed = undefined; // unreadable: reported as gone ('doctor' names the damage)
+    }
+    const agg = parsed?.aggregate;
+    out.push({ step: name, key, metrics: agg?.metrics !== undefined ? { n: agg.n ?? 0, values: agg.metrics } : null });
+  }
+  return out;
+}
+
+/** The run records a selection names: targets (runs that built them) or records (file name, prefix or path); none: every run. */
+export function selectRuns<R extends { file: string; record: { targets: readonly string[] } }>(records: readonly R[], selectors: readonly string[]): { runs: R[]; unmatched: string[] } {
+  if (selectors.length === 0) return { runs: [...records], unmatched: [] };
+  const unmatched: string[] = [];
+  const picked = new Set<R>();
+  for (const sel of selectors) {
+    const name = basename(sel);
+    const hits = records.filter((r) => r.record.targets.includes(sel) || basename(r.file) === name || basename(r.file).startsWith(name));
+    if (hits.length === 0) unmatched.push(sel);
+    for (const h of hits) picked.add(h);
+  }
+  return { runs: records.filter((r) => picked.has(r)), unmatched };
+}
+
+export interface CompareCommandIO {
+  readonly project: () => Promise<Project>;
+  readonly out: (text: string) => void;
+  readonly err: (line: string) => void;
+  readonly setExitCode: (code: number) => void;
+}
+
+interface CompareFlags {
+  metric: string[];
+  eval: string[];
+  all: boolean;
+  csv?: string;
+  json: boolean;
+}
+
+export function registerCompareCommand(program: Command, io: CompareCommandIO): void {
+  const list = (v: string, prev: string[]) => [...prev, ...v.split(",").map((s) => s.trim()).filter((s) => s !== "")];
+  program
+    .command("compare")
+    .description("params (--set overrides) against metrics for the runs the store remembers, like 'dvc exp show'")
+    .argument("[runs...]", "targets (runs that built them) or run records (file name or prefix in <store>/runs/); default: every run")
+    .option("--metric <names>", `metric columns, comma-separated or repeated (default: ${DEFAULT_COMPARE_METRICS.join(",")})`, list, [] as string[])
+    .option("--eval <pattern>", "only evaluations whose step name contains this ('*' = anything; repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--all", "also rows a newer run repeats (the same evaluation entry with the same overrides)", false)
+    .option("--csv <file>", "also write the table as CSV")
+    .option("--json", "print the comparison as JSON", false)
+    .action(async (selectors: string[], flags: CompareFlags) => {
+      const p = await io.project();
+      const records = (await p.store.runRecords()).map((r) => ({ file: basename(r.file), record: r.record }));
+      const { runs, unmatched } = selectRuns(records, selectors);
+      if (unmatched.length > 0) {
+        const targets = [...new Set(records.flatMap((r) => r.record.targets))].sort();
+        io.err(`error: no run record matches ${unmatched.map((u) => `'${u}'`).join(", ")} in ${p.store.root}/runs. Fix: name a target a run built (${targets.join(", ") || "none yet"}) or a record file`);
+        io.setExitCode(2);
+        return;
+      }
+      const inputs: RunInput[] = [];
+      for (const r of runs) inputs.push({ ...r, evaluations: await evaluationsOf(p.store, r.record.steps) });
+      const metrics = flags.metric.length > 0 ? flags.metric : DEFAULT_COMPARE_METRICS;
+      const c = buildComparison(inputs.filter((r) => r.evaluations.length > 0), { metrics, evals: flags.eval, all: flags.all });
+      if (flags.csv !== undefined) await writeFile(flags.csv, comparisonCsv(c));
+      io.out(flags.json ? JSON.stringify({ schema: "cspipe.compare/1", ...c }) + "\n" : comparisonText(c));
+    });
+}
