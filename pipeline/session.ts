@@ -269,6 +269,16 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
   return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides };
 }
 
+/**
+ * Where a run's exports go: the explicit `--export-dir`, else the project root for the code's
+ * setup (`./report/`), else `experiments/<id>/` for a run with overrides, so an overridden run
+ * never replaces the plain run's export (the same overrides always land in the same place).
+ */
+export function exportRootOf(root: string, explicit: string | undefined, overrides: Overrides): string {
+  if (explicit !== undefined) return explicit;
+  return Object.keys(overrides).length > 0 ? join(root, EXPERIMENTS_DIR, experimentId(overrides)) : root;
+}
+
 export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
   const pf = await preflight(project, req);
   if (!pf.ok) {
@@ -300,7 +310,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       gpus: pf.gpus,
       about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
-    const exportRoot = req.exportRoot ?? (overridden ? join(project.root, EXPERIMENTS_DIR, experimentId(pf.overrides)) : project.root);
+    const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
     return { ok: result.ok, analysis: [], result, exported };
   } finally {

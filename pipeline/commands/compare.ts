@@ -15,40 +15,57 @@
 import type { Command } from "commander";
 import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
-import type { Store } from "../engine/store.ts";
+import type { Entry, RunRecord, Store } from "../engine/store.ts";
 import type { Project } from "../session.ts";
 import { buildComparison, comparisonCsv, comparisonText, type RunEvaluation, type RunInput } from "./compare-core.ts";
 
 export const DEFAULT_COMPARE_METRICS: readonly string[] = ["mrr", "recall@10", "recall@100"];
 
-/** Step ids whose outputs hold metrics even when none of their entries is left to say so. */
-const EVALUATION_STEPS = new Set(["evaluate-run"]);
-
 interface MetricsJson {
   readonly aggregate?: { readonly n?: number; readonly metrics?: Readonly<Record<string, number>> };
 }
 
-/** The evaluations of one run: each step whose entry has a `json:metrics` output, with its aggregate metrics (null when gone). */
-async function evaluationsOf(store: Store, steps: RunInput["record"]["steps"]): Promise<RunEvaluation[]> {
-  const out: RunEvaluation[] = [];
-  for (const name of Object.keys(steps).sort()) {
-    const { stepId, key } = steps[name]!;
-    const entry = await store.lookup(stepId, key);
-    if (entry === undefined) {
-      if (EVALUATION_STEPS.has(stepId)) out.push({ step: name, key, metrics: null });
-      continue;
+/**
+ * The evaluations of each run: the steps whose entries have a `json:metrics` output, with their
+ * aggregate metrics, and the steps of those ids whose entries are gone (null metrics). Which step
+ * ids evaluate is learnt from the entries still there (any run's), plus `evaluate-run`.
+ */
+async function evaluationsOf(store: Store, runs: readonly { record: RunRecord }[]): Promise<RunEvaluation[][]> {
+  const evaluating = new Set(["evaluate-run"]);
+  const found = new Map<string, { output: string; entry: Entry } | null>(); // key -> its metrics output, null: none or no entry
+  for (const r of runs) {
+    for (const { stepId, key } of Object.values(r.record.steps)) {
+      if (found.has(key)) continue;
+      const entry = await store.lookup(stepId, key);
+      const output = entry === undefined ? undefined : Object.keys(entry.manifest.outputs).find((o) => entry.manifest.outputs[o]!.kind === "json:metrics");
+      if (output !== undefined) evaluating.add(stepId);
+      found.set(key, entry !== undefined && output !== undefined ? { output, entry } : null);
     }
-    const output = Object.keys(entry.manifest.outputs).find((o) => entry.manifest.outputs[o]!.kind === "json:metrics");
-    if (output === undefined) continue;
-    EVALUATION_STEPS.add(stepId);
-    let parsed: MetricsJson | undefined;
-    try {
-      parsed = JSON.parse(await readFile(store.outputPath(entry, output), "utf8")) as MetricsJson;
-    } catch {
-      parsed = undefined; // unreadable: reported as gone ('doctor' names the damage)
+  }
+  const metrics = new Map<string, RunEvaluation["metrics"]>();
+  const read = async (key: string): Promise<RunEvaluation["metrics"]> => {
+    if (metrics.has(key)) return metrics.get(key)!;
+    const at = found.get(key);
+    let value: RunEvaluation["metrics"] = null;
+    if (at) {
+      try {
+        const agg = (JSON.parse(await readFile(store.outputPath(at.entry, at.output), "utf8")) as MetricsJson).aggregate;
+        if (agg?.metrics !== undefined) value = { n: agg.n ?? 0, values: agg.metrics };
+      } catch {
+        value = null; // unreadable: shown as gone ('doctor' names the damage)
+      }
     }
-    const agg = parsed?.aggregate;
-    out.push({ step: name, key, metrics: agg?.metrics !== undefined ? { n: agg.n ?? 0, values: agg.metrics } : null });
+    metrics.set(key, value);
+    return value;
+  };
+  const out: RunEvaluation[][] = [];
+  for (const r of runs) {
+    const evals: RunEvaluation[] = [];
+    for (const name of Object.keys(r.record.steps).sort()) {
+      const { stepId, key } = r.record.steps[name]!;
+      if (evaluating.has(stepId)) evals.push({ step: name, key, metrics: await read(key) });
+    }
+    out.push(evals);
   }
   return out;
 }
@@ -103,8 +120,8 @@ export function registerCompareCommand(program: Command, io: CompareCommandIO): 
         io.setExitCode(2);
         return;
       }
-      const inputs: RunInput[] = [];
-      for (const r of runs) inputs.push({ ...r, evaluations: await evaluationsOf(p.store, r.record.steps) });
+      const evaluations = await evaluationsOf(p.store, runs);
+      const inputs: RunInput[] = runs.map((r, i) => ({ ...r, evaluations: evaluations[i]! }));
       const metrics = flags.metric.length > 0 ? flags.metric : DEFAULT_COMPARE_METRICS;
       const c = buildComparison(inputs.filter((r) => r.evaluations.length > 0), { metrics, evals: flags.eval, all: flags.all });
       if (flags.csv !== undefined) await writeFile(flags.csv, comparisonCsv(c));
