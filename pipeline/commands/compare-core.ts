@@ -50,6 +50,42 @@ export interface CompareOptions {
   readonly evals?: readonly string[];
   /** Every run's rows; by default a row whose evaluation, key and overrides a newer run repeats is shown once (the newest). */
   readonly all?: boolean;
+  /**
+   * One row per model over its seeds: evaluations whose step names differ only in a `.s<seed>.`
+   * segment become `...s*...` with each metric's mean over the seeds (N: the summed query count;
+   * a metric missing from one seed is missing from the mean).
+   */
+  readonly meanSeeds?: boolean;
+}
+
+const SEED = /\.s\d+(?=\.|$)/;
+
+/** A run's evaluations with seeds merged into their mean (see `meanSeeds`), in name order. */
+export function meanOverSeeds(evals: readonly RunEvaluation[]): RunEvaluation[] {
+  const groups = new Map<string, RunEvaluation[]>();
+  for (const e of evals) {
+    const name = e.step.replace(SEED, ".s*");
+    groups.set(name, [...(groups.get(name) ?? []), e]);
+  }
+  const out: RunEvaluation[] = [];
+  for (const [step, members] of [...groups].sort(([a], [b]) => cmp(a, b))) {
+    if (members.length === 1 && step === members[0]!.step) {
+      out.push(members[0]!);
+      continue;
+    }
+    const key = members.map((m) => m.key).sort().join("+");
+    const present = members.filter((m) => m.metrics !== null);
+    // A seed that gc removed makes the mean incomplete: the group counts as gone.
+    if (present.length < members.length) {
+      out.push({ step: `${step} (${members.length} seeds)`, key, metrics: null });
+      continue;
+    }
+    const names = Object.keys(present[0]!.metrics!.values).filter((m) => present.every((p) => typeof p.metrics!.values[m] === "number"));
+    const values: Record<string, number> = {};
+    for (const m of names) values[m] = present.reduce((a, p) => a + p.metrics!.values[m]!, 0) / present.length;
+    out.push({ step: `${step} (${members.length} seeds)`, key, metrics: { n: present.reduce((a, p) => a + p.metrics!.n, 0), values } });
+  }
+  return out;
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -67,7 +103,8 @@ export function buildComparison(runs: readonly RunInput[], options: CompareOptio
   const gone: Comparison["gone"][number][] = [];
   const wanted = (step: string) => (options.evals ?? []).length === 0 || options.evals!.some((p) => matchesPattern(step, p));
   for (const r of runs) {
-    const evals = r.evaluations.filter((e) => wanted(e.step));
+    const selected = r.evaluations.filter((e) => wanted(e.step));
+    const evals = options.meanSeeds ? meanOverSeeds(selected) : selected;
     const time = r.record.started ?? r.record.time;
     const targets = r.record.targets.join(",");
     const missing = evals.filter((e) => e.metrics === null).length;

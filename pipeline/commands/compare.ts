@@ -10,6 +10,7 @@
  *   --metric mrr,recall@10 (repeatable)      the metrics' columns (default: mrr, recall@10, recall@100)
  *   --eval <pattern> (repeatable)            evaluations whose step name contains it (`*` = anything)
  *   --all                                    also the rows a newer run repeats (same entry, same overrides)
+ *   --mean-seeds                             one row per model: the mean over its seeds' evaluations
  *   --csv <file>                             write the table as CSV too; --json prints it as JSON
  */
 import type { Command } from "commander";
@@ -95,6 +96,7 @@ interface CompareFlags {
   metric: string[];
   eval: string[];
   all: boolean;
+  meanSeeds: boolean;
   csv?: string;
   json: boolean;
 }
@@ -108,6 +110,7 @@ export function registerCompareCommand(program: Command, io: CompareCommandIO): 
     .option("--metric <names>", `metric columns, comma-separated or repeated (default: ${DEFAULT_COMPARE_METRICS.join(",")})`, list, [] as string[])
     .option("--eval <pattern>", "only evaluations whose step name contains this ('*' = anything; repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--all", "also rows a newer run repeats (the same evaluation entry with the same overrides)", false)
+    .option("--mean-seeds", "one row per model: the mean of its seeds' evaluations (step names differing only in .s<seed>.)", false)
     .option("--csv <file>", "also write the table as CSV")
     .option("--json", "print the comparison as JSON", false)
     .action(async (selectors: string[], flags: CompareFlags) => {
@@ -123,7 +126,12 @@ export function registerCompareCommand(program: Command, io: CompareCommandIO): 
       const evaluations = await evaluationsOf(p.store, runs);
       const inputs: RunInput[] = runs.map((r, i) => ({ ...r, evaluations: evaluations[i]! }));
       const metrics = flags.metric.length > 0 ? flags.metric : DEFAULT_COMPARE_METRICS;
-      const c = buildComparison(inputs.filter((r) => r.evaluations.length > 0), { metrics, evals: flags.eval, all: flags.all });
+      const c = buildComparison(inputs.filter((r) => r.evaluations.length > 0), { metrics, evals: flags.eval, all: flags.all, meanSeeds: flags.meanSeeds });
+      // A metric no evaluation computed is most likely a typo: say which names there are.
+      const known = [...new Set(inputs.flatMap((r) => r.evaluations.flatMap((e) => Object.keys(e.metrics?.values ?? {}))))].sort();
+      metrics.forEach((m, i) => {
+        if (c.rows.length > 0 && c.rows.every((r) => r.metrics[i] === null)) io.err(`warning: no selected evaluation has the metric '${m}'; they have: ${known.join(", ")}`);
+      });
       if (flags.csv !== undefined) await writeFile(flags.csv, comparisonCsv(c));
       io.out(flags.json ? JSON.stringify({ schema: "cspipe.compare/1", ...c }) + "\n" : comparisonText(c));
     });

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { exportRootOf } from "../../pipeline/session.ts";
 import type { RunRecord } from "../../pipeline/engine/store.ts";
-import { buildComparison, comparisonCsv, comparisonText, matchesPattern, type RunInput } from "../../pipeline/commands/compare-core.ts";
+import { buildComparison, comparisonCsv, comparisonText, matchesPattern, meanOverSeeds, type RunEvaluation, type RunInput } from "../../pipeline/commands/compare-core.ts";
 import { selectRuns } from "../../pipeline/commands/compare.ts";
 import { paramsText } from "../../pipeline/commands/params.ts";
 import { buildTargets, TINY_PARAMETERS } from "../fixtures/engine/override-targets.ts";
@@ -94,6 +94,25 @@ test("compare's core: rows by evaluation then start time, overrides as path=valu
   const sel = selectRuns(runs, ["table4", "2026-11-23T10"]);
   assert.deepEqual(sel.runs.map((r) => r.file), ["2026-11-23T10-00-00-000Z-7.json", "2026-11-24T07-00-00-000Z-2.json"]);
   assert.deepEqual(selectRuns(runs, ["nope"]).unmatched, ["nope"]);
+});
+
+test("--mean-seeds: one row per model, each metric's mean over its seeds; a seed gc removed makes the group gone", () => {
+  const e = (step: string, key: string, mrr: number | null, r10?: number): RunEvaluation => ({ step, key: K(key), metrics: mrr === null ? null : { n: 100, values: { mrr, ...(r10 === undefined ? {} : { "recall@10": r10 }) } } });
+  const merged = meanOverSeeds([
+    e("evaluate.dense.mini-qrecc.ibn.s1.history", "a", 0.2, 0.5),
+    e("evaluate.dense.mini-qrecc.ibn.s2.history", "b", 0.3, 0.6),
+    e("evaluate.dense.mini-qrecc.ibn.s3.history", "c", 0.4),
+    e("evaluate.dense.mini-qrecc.shortcut.s1.history_without_q", "d", 0.1),
+    e("evaluate.dense.mini-qrecc.shortcut.s2.history_without_q", "e", null),
+    e("evaluate.bm25.mini-qrecc.q_t", "f", 0.15),
+  ]);
+  assert.deepEqual(merged, [
+    e("evaluate.bm25.mini-qrecc.q_t", "f", 0.15),
+    { step: "evaluate.dense.mini-qrecc.ibn.s*.history (3 seeds)", key: `${K("a")}+${K("b")}+${K("c")}`, metrics: { n: 300, values: { mrr: (0.2 + 0.3 + 0.4) / 3 } } },
+    { step: "evaluate.dense.mini-qrecc.shortcut.s*.history_without_q (2 seeds)", key: `${K("d")}+${K("e")}`, metrics: null },
+  ]);
+  const c = buildComparison([{ file: "r.json", record: record({ time: "2026-11-24T09:00:00.000Z" }), evaluations: [e("evaluate.x.s1.y", "a", 0.2), e("evaluate.x.s2.y", "b", 0.4)] }], { metrics: ["mrr"], meanSeeds: true });
+  assert.deepEqual(c.rows.map((r) => [r.evaluation, r.n, r.metrics]), [["evaluate.x.s*.y (2 seeds)", 200, [0.30000000000000004]]]);
 });
 
 test("an overridden run computes only what the override reaches, records what it was built with, and exports elsewhere", async () => {
