@@ -39,7 +39,7 @@ export interface TargetContext {
 /** One overridable hyperparameter as `params <target>` lists it. */
 export interface ParameterInfo {
   readonly path: string;
-  /** Its type and range in words, e.g. "number > 0", "integer >= 1", "list of distinct integers". */
+  /** Its type and range in words, e.g. "number in (0, 1]", "integer >= 1", "comma-separated distinct integers >= 0". */
   readonly type: string;
   /** The value the target's graph uses now (for this data source and the target's profile). */
   readonly value: OverrideValue;
