@@ -25,6 +25,8 @@ import { registerDoctorCommand } from "./commands/doctor.ts";
 import { installInterruptHandlers, signalExitCode } from "./engine/interrupt.ts";
 import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
+import { registerParamsCommand } from "./commands/params.ts";
+import { registerCompareCommand } from "./commands/compare.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -132,6 +134,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     offline: boolean;
     allowUnpinned: boolean;
     gpus?: number;
+    set: string[];
+    exportDir?: string;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const p = await project();
@@ -145,6 +149,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const stop = installInterruptHandlers({ onFirst: (sig) => err(`${sig}: stopping (leases released, run recorded as interrupted); send it again to kill at once`) });
     const r = await runTargets(p, {
       targets,
+      sets: flags.set,
+      ...(flags.exportDir !== undefined ? { exportRoot: resolve(flags.exportDir) } : {}),
       signal: stop.signal,
       force: flags.force,
       ...(flags.only !== undefined ? { only: flags.only } : {}),
@@ -167,6 +173,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   const addRunOptions = (c: Command) =>
     c
       .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option("--set <path=value>", "override a hyperparameter of the targets' setup (repeatable; 'params <target>' lists them): a new cached variant", (v: string, prev: string[]) => [...prev, v], [] as string[])
+      .option("--export-dir <dir>", "where exports (e.g. report/) go (default: ./, or experiments/<id>/ for a run with --set)")
       .option("--only <step>", "run just this step from cached inputs (error if an input is not cached)")
       .option("--concurrency <n>", "steps executed at once", positiveInt, 2)
       .option(...GPUS_OPTION, gpuCount)
@@ -217,6 +225,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     });
 
   registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
+  registerParamsCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
+  registerCompareCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
   registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
   registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });

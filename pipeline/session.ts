@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostname } from "node:os";
 import type { AnyStep, OutputRef, RunSettings } from "./engine/step.ts";
-import { checkExportName, publishExport, type DataSource, type TargetRegistry } from "./engine/targets.ts";
+import { EXPERIMENTS_DIR, checkExportName, experimentId, publishExport, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
@@ -71,17 +71,29 @@ export class Project {
     return { node: process.version, cspipe: version };
   }
 
-  /** Resolve target names to their sink steps (unknown names are failures); exported outputs' steps are sinks too. */
-  sinks(targetNames: readonly string[]): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[] } {
+  /**
+   * Resolve target names to their sink steps (unknown names are failures); exported outputs' steps
+   * are sinks too. `sets` (`--set <path>=<value>`) are parsed by each target's parameter space and
+   * enter its context as overrides; a bad argument, or a target that takes none, is a failure.
+   */
+  sinks(targetNames: readonly string[], sets: readonly string[] = []): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[]; overrides: Overrides } {
     const names = targetNames.length > 0 ? [...targetNames] : this.targets.default ? [this.targets.default] : [];
     const failures: AnalysisFailure[] = [];
     const steps: AnyStep[] = [];
     const exports: TargetExport[] = [];
+    const overrides: Record<string, OverrideValue> = {};
+    const refused = new Map<string, string[]>(); // message -> targets, so targets sharing a space report an argument once
     for (const n of names) {
       const t = this.targets.get(n);
       if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
       else {
-        const ctx = { data: this.data };
+        const parsed = sets.length === 0 ? { ok: true as const, overrides: {} } : this.parseSets(t, sets);
+        if (!parsed.ok) {
+          for (const m of parsed.messages) refused.set(m, [...(refused.get(m) ?? []), n]);
+          continue;
+        }
+        Object.assign(overrides, parsed.overrides);
+        const ctx: TargetContext = Object.keys(parsed.overrides).length > 0 ? { data: this.data, overrides: parsed.overrides } : { data: this.data };
         steps.push(...t.steps(ctx));
         for (const [name, ref] of Object.entries(t.exports?.(ctx) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           checkExportName(t.name, name);
@@ -92,15 +104,26 @@ export class Project {
       }
     }
     if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
-    return { steps, failures, names, exports };
+    for (const [message, targets] of refused) failures.push({ reason: "invalid-override", targets, message });
+    return { steps, failures, names, exports, overrides };
   }
 
-  graph(targetNames: readonly string[]): { ok: true; graph: Graph; names: string[]; exports: TargetExport[] } | { ok: false; failures: AnalysisFailure[] } {
-    const s = this.sinks(targetNames);
+  /** A target's `--set` arguments as overrides, or every message about them. */
+  private parseSets(t: Target, sets: readonly string[]): { ok: true; overrides: Overrides } | { ok: false; messages: string[] } {
+    if (t.parameters === undefined) {
+      const takers = this.targets.list().filter((x) => x.parameters !== undefined).map((x) => x.name);
+      return { ok: false, messages: [`target '${t.name}' takes no --set overrides (its steps read no typed setup). Fix: drop --set, or use a target that takes them (${takers.join(", ") || "none"}); 'params <target>' lists them`] };
+    }
+    const r = t.parameters.parse(sets, { data: this.data });
+    return r.ok ? r : { ok: false, messages: r.errors.map((e) => e.message) };
+  }
+
+  graph(targetNames: readonly string[], sets: readonly string[] = []): { ok: true; graph: Graph; names: string[]; exports: TargetExport[]; overrides: Overrides } | { ok: false; failures: AnalysisFailure[] } {
+    const s = this.sinks(targetNames, sets);
     if (s.failures.length > 0) return { ok: false, failures: s.failures };
     const a = analyze(s.steps, this.lock);
     if (!a.ok) return a;
-    return { ok: true, graph: a.graph, names: s.names, exports: s.exports };
+    return { ok: true, graph: a.graph, names: s.names, exports: s.exports, overrides: s.overrides };
   }
 }
 
@@ -125,7 +148,12 @@ export interface ExportedOutput {
 
 export interface RunRequest {
   readonly targets: readonly string[];
-  /** Directory that receives the targets' exports (default: the project root, so `report` lands in `./report/`). */
+  /** `--set <path>=<value>` arguments: hyperparameter overrides of the targets' setup (parsed by each target's parameter space). */
+  readonly sets?: readonly string[];
+  /**
+   * Directory that receives the targets' exports (default: the project root, so `report` lands in
+   * `./report/`; with overrides `experiments/<experiment id>/`, so a plain run's export is never replaced).
+   */
   readonly exportRoot?: string;
   readonly force?: readonly string[];
   readonly only?: string;
@@ -191,6 +219,8 @@ export interface Preflight {
   readonly keys: KeyContext;
   /** GPU slots of the run (`--gpus`, else what the executor's probe finds). */
   readonly gpus: number;
+  /** The `--set` overrides the targets took (empty: none). */
+  readonly overrides: Overrides;
 }
 
 /**
@@ -200,7 +230,7 @@ export interface Preflight {
  * On failure the executor (if any) is closed.
  */
 export async function preflight(project: Project, req: Omit<RunRequest, "emit">): Promise<({ ok: true } & Preflight) | { ok: false; failures: AnalysisFailure[] }> {
-  const g = project.graph(req.targets);
+  const g = project.graph(req.targets, req.sets ?? []);
   if (!g.ok) return { ok: false, failures: g.failures };
   let graph = g.graph;
   const failures: AnalysisFailure[] = [];
@@ -236,7 +266,17 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
   }
-  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0 };
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides };
+}
+
+/**
+ * Where a run's exports go: the explicit `--export-dir`, else the project root for the code's
+ * setup (`./report/`), else `experiments/<id>/` for a run with overrides, so an overridden run
+ * never replaces the plain run's export (the same overrides always land in the same place).
+ */
+export function exportRootOf(root: string, explicit: string | undefined, overrides: Overrides): string {
+  if (explicit !== undefined) return explicit;
+  return Object.keys(overrides).length > 0 ? join(root, EXPERIMENTS_DIR, experimentId(overrides)) : root;
 }
 
 export async function runTargets(project: Project, req: RunRequest): Promise<RunOutcome> {
@@ -247,6 +287,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   }
   const { graph, exec, only, settings, keys } = pf;
   const g = pf;
+  const overridden = Object.keys(pf.overrides).length > 0;
   const measured = await project.store.measuredSeconds();
   req.emit(await runPlanEvent(graph, { store: project.store, keys, force: new Set(req.force ?? []), measured, concurrency: req.concurrency ?? 2 }));
   try {
@@ -267,8 +308,10 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       measured,
       ...(req.signal ? { signal: req.signal } : {}),
       gpus: pf.gpus,
+      about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
-    const exported = result.ok ? await publishExports(project, g.exports, result, req.exportRoot ?? project.root) : [];
+    const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
+    const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
     return { ok: result.ok, analysis: [], result, exported };
   } finally {
     await exec.close?.();

@@ -115,6 +115,7 @@ export function planText(doc: PlanDocument): string {
 
 interface PlanFlags {
   force: string[];
+  set: string[];
   only?: string;
   json: boolean;
   format: PlanFormat;
@@ -141,6 +142,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .description("what a run would do (cached, run, or pending on a step that runs) and how long it should take; refuses what run refuses (nothing executes)")
     .argument("[targets...]")
     .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--set <path=value>", "as run: override a hyperparameter of the targets' setup (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--only <step>", "plan just this step from cached inputs (error if an input is not cached)")
     .option("--json", "same as --format json", false)
     .addOption(new Option("--format <format>", "text, json (nodes and edges), dot (Graphviz) or mermaid").choices(PLAN_FORMATS).default("text"))
@@ -155,7 +157,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .action(async (targets: string[], flags: PlanFlags) => {
       const p = await io.project();
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
-      const r = await planRun(p, { targets, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
+      const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
         for (const f of r.failures) io.err(`error: ${describeFailure(f)}`);
         io.setExitCode(2);

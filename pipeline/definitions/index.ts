@@ -9,6 +9,8 @@ import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
 import { table5Target } from "./qa/table5.ts";
 import { dcsrTargets } from "./dcsr/targets.ts";
+import { denseContext } from "./dense/base.ts";
+import { denseParameters } from "./dense/parameters.ts";
 
 export function buildTargets(): TargetRegistry {
   const targets = new TargetRegistry();
@@ -21,10 +23,10 @@ export function buildTargets(): TargetRegistry {
   targets.register(table5Target);
   for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
-  const findings = (profile: "paper" | "smoke") => ({ findings: (ctx: TargetContext) => findingsStep({ data: ctx.data, profile }) });
+  const findings = (profile: "paper" | "smoke") => ({ findings: (ctx: TargetContext) => findingsStep(denseContext(ctx, profile)), parameters: denseParameters(profile) });
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")], "report", "linking every table and figure", findings("paper")), { default: true });
   // The same graph with one training epoch everywhere: CI's end-to-end check of the wiring.
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke")], "report-smoke", "of the one-epoch smoke run", findings("smoke")));
-  targets.register({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", steps: (ctx) => [findingsStep({ data: ctx.data, profile: "paper" }).step] });
+  targets.register({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", steps: (ctx) => [findingsStep(denseContext(ctx, "paper")).step], parameters: denseParameters("paper") });
   return targets;
 }

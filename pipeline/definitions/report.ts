@@ -4,7 +4,8 @@
  * Sections are a plain array: later stages append their own (`[...LEXICAL_SECTIONS, ...]`).
  */
 import { use, type AnyStep, type OutputRef } from "../engine/step.ts";
-import type { DataSource, Target, TargetContext } from "../engine/targets.ts";
+import type { DataSource, ParameterSpace, Target, TargetContext } from "../engine/targets.ts";
+import { overridesText } from "./overrides.ts";
 import { renderProvenanceDef, writeReportDef } from "../../steps/report/steps.ts";
 import { OUTPUT_VIEWS } from "../../steps/report/provenance-kinds.ts";
 import type { ProvenanceNodeSpec } from "../../steps/report/provenance.ts";
@@ -41,6 +42,14 @@ const NOTES: readonly string[] = [
 export interface ReportOptions {
   /** The findings artifact (`json:findings`, findings.json), rendered at the top of the report. */
   readonly findings?: (ctx: TargetContext) => OutputRef<"json:findings">;
+  /** The hyperparameters `run <report> --set` may override (the dense setup of the report's profile). */
+  readonly parameters?: ParameterSpace;
+}
+
+/** A note naming the `--set` overrides the report was built with (none for the plain setup). */
+function overridesNote(ctx: TargetContext): string[] {
+  const sets = overridesText(ctx.overrides);
+  return sets.length === 0 ? [] : [`Built with hyperparameters overridden on the command line: ${sets.map((s) => `--set ${s}`).join(" ")} (the other values are the code's).`];
 }
 
 /**
@@ -99,7 +108,7 @@ export function reportStep(allSections: readonly ReportSection[], ctx: TargetCon
   );
   return use(def, {
     name,
-    params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES] },
+    params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES, ...overridesNote(ctx)] },
     inputs,
   });
 }
@@ -112,5 +121,6 @@ export function reportTarget(sections: readonly ReportSection[], name = "report"
     description: `${name}/index.md and ${name}/index.html ${about} (${sections.map((s) => s.id).join(", ")})`,
     steps: (ctx) => [step(ctx)],
     exports: (ctx) => ({ [name]: step(ctx).out.report }),
+    ...(options.parameters !== undefined ? { parameters: options.parameters } : {}),
   };
 }

@@ -18,7 +18,7 @@
 import type { AnyStep, RunSettings } from "./step.ts";
 import type { Graph } from "./graph.ts";
 import { producerOf } from "./graph.ts";
-import type { Entry, Store } from "./store.ts";
+import type { Entry, RunAbout, Store } from "./store.ts";
 import type { Executor } from "./executor.ts";
 import type { EventSink } from "./events.ts";
 import type { AnalysisFailure, RunFailure } from "./failures.ts";
@@ -63,6 +63,8 @@ export interface RunOptions {
   readonly stopGraceMs?: number;
   /** GPU slots (devices.ts): steps that ask for GPUs take devices instead of a --concurrency slot. Default 0. */
   readonly gpus?: number;
+  /** What the targets were built with (data source, overrides), kept in the run record for `compare`. */
+  readonly about?: RunAbout;
 }
 
 export interface StepResult {
@@ -94,6 +96,7 @@ interface Resolved {
 
 export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResult> {
   const t0 = performance.now();
+  const started = new Date().toISOString();
   const sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
   const gpuPool = new DevicePool(opts.gpus ?? 0);
   const priority = bottomLevels(graph, opts.measured);
@@ -369,6 +372,8 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     results,
     seconds,
     targets: opts.targets,
+    started,
+    ...(opts.about !== undefined ? { about: opts.about } : {}),
     status: interrupted !== undefined ? "interrupted" : failures.length === 0 && analysisFailures.length === 0 ? "ok" : "failed",
     ...(interrupted !== undefined ? { signal: interrupted } : {}),
   });

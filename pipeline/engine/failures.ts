@@ -19,7 +19,9 @@ export type AnalysisFailure =
   | { readonly reason: "digest-mismatch"; readonly step: string; readonly outputs: readonly string[]; readonly key: string }
   | { readonly reason: "gpu-unavailable"; readonly step: string; readonly detail: string }
   | { readonly reason: "executor-unavailable"; readonly executor: string; readonly detail: string }
-  | { readonly reason: "invalid-source"; readonly step: string; readonly detail: string };
+  | { readonly reason: "invalid-source"; readonly step: string; readonly detail: string }
+  /** A `--set` argument the target's parameter space refused (the message names the argument, path, type and fix), or a target that takes none. */
+  | { readonly reason: "invalid-override"; readonly targets: readonly string[]; readonly message: string };
 
 export type RunFailure =
   | { readonly reason: "step-threw"; readonly step: string; readonly message: string; readonly log: string }
@@ -70,6 +72,8 @@ export function describeFailure(f: Failure): string {
   switch (f.reason) {
     case "unknown-target":
       return `unknown target '${f.target}'. Known targets: ${f.known.join(", ")}`;
+    case "invalid-override":
+      return `${f.message} [target${f.targets.length > 1 ? "s" : ""} ${f.targets.join(", ")}]`;
     case "unknown-step":
       return `unknown step '${f.step}'. Steps in this graph: ${f.known.slice(0, 30).join(", ")}${f.known.length > 30 ? ", ..." : ""}`;
     case "cycle":

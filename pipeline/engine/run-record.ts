@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import type { Graph } from "./graph.ts";
 import type { EventSink } from "./events.ts";
 import type { RunFailure } from "./failures.ts";
-import type { Entry, RunRecord, Store } from "./store.ts";
+import type { Entry, RunAbout, RunRecord, Store } from "./store.ts";
 import { LiveRun, gcLockPath } from "./live-runs.ts";
 import { leaseState, readLeaseHolder } from "./lease.ts";
 import { storeIoProblem } from "./store-errors.ts";
@@ -59,6 +59,8 @@ export interface RunOutcomeRecord {
   /** Execution seconds by key. */
   readonly seconds: ReadonlyMap<string, number>;
   readonly targets: readonly string[];
+  readonly started: string;
+  readonly about?: RunAbout;
   readonly status: NonNullable<RunRecord["status"]>;
   readonly signal?: string;
 }
@@ -79,7 +81,16 @@ export async function recordRunOutcome(store: Store, claim: Claimer, r: RunOutco
       steps[s.name] = took === undefined ? { stepId: s.def.id, key: res.key } : { stepId: s.def.id, key: res.key, seconds: Math.round(took * 1000) / 1000 };
     }
     const keys = [...new Set(Object.values(steps).map((s) => s.key))].sort();
-    const rec: RunRecord = { time: new Date().toISOString(), targets: r.targets, keys, steps, status: r.status, ...(r.signal !== undefined ? { signal: r.signal } : {}) };
+    const rec: RunRecord = {
+      time: new Date().toISOString(),
+      started: r.started,
+      targets: r.targets,
+      ...(r.about !== undefined ? { about: r.about } : {}),
+      keys,
+      steps,
+      status: r.status,
+      ...(r.signal !== undefined ? { signal: r.signal } : {}),
+    };
     try {
       await store.recordRun(rec);
     } catch (e) {

@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { canonicalJson } from "./canonical.ts";
 import type { Fingerprint } from "./fingerprint.ts";
+import type { Overrides } from "./targets.ts";
 import { acquireLease, liveLeaseHolders, type Lease, type LeaseHolder, type LeaseOptions } from "./lease.ts";
 import { ContentChecker } from "./stamps.ts";
 import { StoreFileError, keysShape, manifestShape, readStoreJson, writeStoreJson } from "./store-files.ts";
@@ -69,6 +70,7 @@ export interface DamagedEntry {
 }
 
 export interface RunRecord {
+  /** When the run ended. */
   readonly time: string;
   readonly targets: readonly string[];
   /** Every key the run resolved (hit or computed): what `gc` keeps for recent runs. */
@@ -80,6 +82,16 @@ export interface RunRecord {
   readonly status?: "ok" | "failed" | "interrupted";
   /** The signal that interrupted it. */
   readonly signal?: string;
+  /** When the run started (`time` is when it ended); absent in records of older versions. */
+  readonly started?: string;
+  /** What its targets were built with (absent in records of older versions; `compare` reads it). */
+  readonly about?: RunAbout;
+}
+
+/** The context a run's targets were built in: the data source and the `--set` overrides (by path). */
+export interface RunAbout {
+  readonly data?: string;
+  readonly overrides?: Overrides;
 }
 
 export interface Pin {

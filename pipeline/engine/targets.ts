@@ -8,14 +8,54 @@ import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { AnyStep, OutputRef } from "./step.ts";
+import type { InputError } from "./errors.ts";
+import { canonicalHash } from "./canonical.ts";
 
 /** Which data a target's graph is built on: the seeded mini benchmark or the real releases in datasets.lock. */
 export type DataSource = "mini" | "real";
 export const DATA_SOURCES: readonly DataSource[] = ["mini", "real"];
 
+/** A hyperparameter's value as `run --set <path>=<value>` gives it, after parsing and validation. */
+export type OverrideValue = number | boolean | readonly number[];
+
+/** Validated overrides by dotted path (`schedule.qrecc.lr`): plain data, so memoisation and keys see them by structure. */
+export type Overrides = Readonly<Record<string, OverrideValue>>;
+
+/** Where an overridden run's exports go by default, under the project root: `experiments/<id>/report/`. */
+export const EXPERIMENTS_DIR = "experiments";
+
+/** A stable name for a set of overrides (the same overrides, the same directory): `exp-` and 10 hex digits of their canonical hash. */
+export function experimentId(overrides: Overrides): string {
+  return `exp-${canonicalHash(overrides).slice(0, 10)}`;
+}
+
 /** What a target may depend on when it builds its graph (never part of a key by itself: it changes the steps). */
 export interface TargetContext {
   readonly data: DataSource;
+  /** Hyperparameters overridden with `--set` (absent or empty: the code's values). */
+  readonly overrides?: Overrides;
+}
+
+/** One overridable hyperparameter as `params <target>` lists it. */
+export interface ParameterInfo {
+  readonly path: string;
+  /** Its type and range in words, e.g. "number in (0, 1]", "integer >= 1", "comma-separated distinct integers >= 0". */
+  readonly type: string;
+  /** The value the target's graph uses now (for this data source and the target's profile). */
+  readonly value: OverrideValue;
+  readonly description: string;
+}
+
+/**
+ * The typed hyperparameters a target's graph reads, overridable from the command line. A
+ * space describes itself (`params`) and turns `--set` arguments into overrides, reporting
+ * every bad argument (an InputError each: the argument, the path, the expected type and the fix).
+ */
+export interface ParameterSpace {
+  /** What the parameters are, e.g. "the dense setup (mini, paper profile)". */
+  readonly name: string;
+  describe(ctx: TargetContext): readonly ParameterInfo[];
+  parse(sets: readonly string[], ctx: TargetContext): { readonly ok: true; readonly overrides: Overrides } | { readonly ok: false; readonly errors: readonly InputError[] };
 }
 
 export interface Target {
@@ -28,6 +68,8 @@ export interface Target {
    * or directory name under the export root, e.g. `report`). Their steps join the graph.
    */
   exports?(ctx: TargetContext): Readonly<Record<string, OutputRef>>;
+  /** The hyperparameters `run <target> --set` may override (absent: the target takes no overrides). */
+  readonly parameters?: ParameterSpace;
 }
 
 /** An export name is one path segment: letters, digits, '.', '_', '-', not starting with '.'. */

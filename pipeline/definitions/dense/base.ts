@@ -7,7 +7,7 @@
  *   DPR checkpoint and exported by the trainer with zero epochs.
  */
 import { use, type OutputRef } from "../../engine/step.ts";
-import type { DataSource } from "../../engine/targets.ts";
+import type { DataSource, Overrides, TargetContext } from "../../engine/targets.ts";
 import { generateMini } from "../../../steps/data/steps.ts";
 import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { buildDevCollectionStep, listPassageIds } from "../../../steps/data/dev-collection.ts";
@@ -21,12 +21,27 @@ import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import { lockedFiles } from "../datasets.ts";
 import { memo } from "../memo.ts";
-import { DENSE_METRICS, DENSE_SETUPS, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
+import { DENSE_METRICS, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
+import { denseSetup } from "./parameters.ts";
 
 export interface DenseContext {
   readonly data: DataSource;
   readonly profile: Profile;
+  /**
+   * `--set` overrides of the setup (parameters.ts). Part of every memo key through the context,
+   * so an overridden graph never shares step objects with the plain one; absent when there are none.
+   */
+  readonly overrides?: Overrides;
 }
+
+/** The dense context of a target's context for a profile (empty overrides dropped, so both spell the plain setup alike). */
+export function denseContext(t: TargetContext, profile: Profile): DenseContext {
+  const o = t.overrides;
+  return o !== undefined && Object.keys(o).length > 0 ? { data: t.data, profile, overrides: o } : { data: t.data, profile };
+}
+
+/** The setup of a context: the code's values for its data source and profile, with its overrides applied. */
+export const setupOf = (ctx: DenseContext): DenseSetup => denseSetup(ctx.data, ctx.profile, ctx.overrides);
 
 type Model = OutputRef<"dpr:model">;
 type Metrics = OutputRef<"json:metrics">;
@@ -120,7 +135,7 @@ function realBase(): Base {
 const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
 
 export function baseOf(ctx: DenseContext): Base {
-  return memo(["base", ctx], () => BASES[ctx.data](ctx, DENSE_SETUPS[ctx.data][ctx.profile]));
+  return memo(["base", ctx], () => BASES[ctx.data](ctx, setupOf(ctx)));
 }
 
 /**
@@ -131,7 +146,7 @@ export function baseOf(ctx: DenseContext): Base {
 export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metrics } {
   if (ctx.data !== "mini") throw new Error("θ0 vs BM25 is measured on mini-nq only (the real θ0 is the released DPR-NQ)");
   return memo(["theta0-vs-bm25", ctx], () => {
-    const setup = DENSE_SETUPS[ctx.data][ctx.profile];
+    const setup = setupOf(ctx);
     const tag = tagOf(ctx);
     const nq = miniNq(setup);
     const theta0 = baseOf(ctx).theta0;

@@ -19,12 +19,13 @@ import type { QueryFormName } from "../../../steps/encoding/format/query-forms.t
 import { datasetTables, type DatasetTables } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
-import { baseOf, releasedDevIds, tagOf, type DenseContext } from "./base.ts";
-import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, type DenseSetup } from "./setup.ts";
+import { baseOf, releasedDevIds, setupOf, tagOf, type DenseContext } from "./base.ts";
+import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
 
 export type { DenseContext } from "./base.ts";
+export { setupOf } from "./base.ts";
 
 type Model = OutputRef<"dpr:model">;
 type Run = OutputRef<"parquet:run">;
@@ -33,7 +34,6 @@ type Metrics = OutputRef<"json:metrics">;
 /** A model of the study: θ0 (what every training starts from) or a trained variant. */
 export type ModelId = "theta0" | DprVariant;
 
-export const setupOf = (ctx: DenseContext): DenseSetup => DENSE_SETUPS[ctx.data][ctx.profile];
 const datasetTag = (ctx: DenseContext, dataset: DatasetName): string => `${tagOf(ctx)}-${dataset}`;
 const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : `${variantLabel(id)}.s${id.seed}`);
 

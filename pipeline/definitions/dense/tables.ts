@@ -12,7 +12,7 @@ import type { QueryFormName } from "../../../steps/encoding/format/query-forms.t
 import { bm25Metrics, DATA_LABEL, table1Bm25Spec, table2Bm25Spec, table3Bm25Spec } from "../lexical.ts";
 import { noInputOnFirstTurns, renderFigureStep, renderTableStep, type CellSource, type Metrics, type MetricsOrSeeds } from "../render.ts";
 import { evaluation, setupOf, type DenseContext } from "./models.ts";
-import { theta0VsBm25 } from "./base.ts";
+import { denseContext, theta0VsBm25 } from "./base.ts";
 import { asReleased, ihn, mined, shortcut, type DprVariant, type MinedSource } from "./variants.ts";
 import { INPUT_FORM, type Profile } from "./setup.ts";
 
@@ -39,7 +39,7 @@ interface DenseWorld {
 }
 
 function world(dataset: DatasetName, tctx: DenseTargetContext): DenseWorld {
-  const ctx: DenseContext = { data: tctx.data, profile: tctx.profile };
+  const ctx: DenseContext = denseContext(tctx, tctx.profile);
   const setup = setupOf(ctx);
   const over = (seeds: readonly number[], make: (seed: number) => DprVariant): MetricsOrSeeds => seeds.map((s) => evaluation(ctx, dataset, make(s)));
   const iterations = setup.schedule[dataset].iterations;
@@ -364,7 +364,7 @@ export function figure4(ctx: DenseTargetContext): OutputRef<"figure"> {
 // ---- θ0 against BM25 on mini-nq (the counterpart of DPR-NQ against BM25 on NQ) ------------------
 
 export function theta0Table(ctx: DenseTargetContext): OutputRef<"table"> {
-  const nq = theta0VsBm25({ data: ctx.data, profile: ctx.profile });
+  const nq = theta0VsBm25(denseContext(ctx, ctx.profile));
   const pct = { kind: "percent", digits: 1 } as const;
   const spec: TableSpec = {
     id: "theta0-nq",

@@ -6,6 +6,7 @@ import type { DataSource, Target, TargetContext } from "../../engine/targets.ts"
 import type { AnyStep, OutputRef } from "../../engine/step.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "./setup.ts";
+import { denseParameters } from "./parameters.ts";
 import { figure2b, figure2c, figure3, figure4, goldNegativesAblation, table1, table2, table3, table4, table6, theta0Table, type DenseTargetContext } from "./tables.ts";
 
 interface DenseArtifact {
@@ -40,5 +41,6 @@ export function denseSections(profile: Profile): ReportSection[] {
 
 /** One target per dense artifact (paper profile). */
 export function denseTargets(): Target[] {
-  return DENSE_ARTIFACTS.map((a) => ({ name: a.id, description: a.description, steps: (ctx): readonly AnyStep[] => [a.build(withProfile(ctx, "paper")).step] }));
+  const parameters = denseParameters("paper");
+  return DENSE_ARTIFACTS.map((a) => ({ name: a.id, description: a.description, steps: (ctx): readonly AnyStep[] => [a.build(withProfile(ctx, "paper")).step], parameters }));
 }

@@ -1,0 +1,120 @@
+/**
+ * The overridable hyperparameters of the dense setup (setup.ts), described once: kind, range
+ * and meaning per field. The tables below are typed against `DenseSetup` (every field of each
+ * group must be described, with a field kind that fits its type), so a field added to the setup
+ * does not compile until it is described here, and `params`, `--set` validation and the
+ * application of overrides all read this one description.
+ */
+import type { DataSource, OverrideValue, ParameterSpace, TargetContext } from "../../engine/targets.ts";
+import { applyOverrides, getPath, parseSets, typeText, type Field, type FieldFor, type ParamDef, type Violation } from "../overrides.ts";
+import { DENSE_SETUPS, type DenseSetup, type DevCollection, type MiniBert, type Profile, type TrainSchedule } from "./setup.ts";
+
+type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
+
+/** Per dataset: `schedule.<dataset>.<field>`. */
+export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
+  iterations: { kind: "int", min: 2, max: 10, doc: "IHN iterations I (iteration 1 = in-batch negatives only; the tables compare iteration 2 and I with it)" },
+  epochs: { kind: "int", min: 1, doc: "most epochs of a training (patience may stop it earlier)" },
+  lastEpochs: { kind: "int", min: 1, doc: "most epochs of the last IHN iteration I" },
+  patience: { kind: "int", min: 0, doc: "stop after this many epochs without a dev Recall@5 gain of minDelta (0 = train every epoch)" },
+  minDelta: { kind: "number", min: 0, max: 1, doc: "smallest dev Recall@5 gain (a fraction) that counts as progress for patience" },
+  batch: { kind: "int", min: 2, doc: "queries per step in iteration 1 (in-batch negatives); halved with hard negatives" },
+  lr: { kind: "number", min: 0, minExclusive: true, max: 1, doc: "AdamW learning rate of every training on the dataset" },
+  n: { kind: "int", min: 1, doc: "hard negatives sampled per example per step (variants with mined negatives)" },
+  k: { kind: "int", min: 1, doc: "depth of the negative miner and of every dense and BM25 search on the dataset" },
+};
+
+type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0">;
+
+export const TOP_FIELDS: Described<TopLevel> = {
+  seeds: { kind: "ints", min: 0, doc: "seeds of the models behind the paper's claims (mean ± sd over them)" },
+  secondarySeeds: { kind: "ints", min: 0, doc: "seeds of the other variants (negative sources, released-code ablation)" },
+  maxQueryLength: { kind: "int", min: 8, max: 512, doc: "token budget of a conversational input (first question pinned, the rest truncated from the left)" },
+  maxPassageLength: { kind: "int", min: 8, max: 512, doc: "token budget of a passage (title and text)" },
+  evalBeforeTraining: { kind: "bool", doc: "log dev Recall@5 of the initial model before epoch 1 (never selected)" },
+  shards: { kind: "int", min: 1, max: 256, doc: "index shards (separately cached encode and index steps); results do not depend on it" },
+  vocabSize: { kind: "int", min: 200, max: 100_000, doc: "size of the WordPiece vocabulary trained on mini-nq (mini only)" },
+};
+
+export const MODEL_FIELDS: Described<MiniBert> = {
+  hidden_size: { kind: "int", min: 8, max: 1024, doc: "θ0's hidden width (a multiple of num_attention_heads)" },
+  num_hidden_layers: { kind: "int", min: 1, max: 24, doc: "θ0's transformer layers" },
+  num_attention_heads: { kind: "int", min: 1, max: 64, doc: "θ0's attention heads" },
+  intermediate_size: { kind: "int", min: 8, max: 8192, doc: "θ0's feed-forward width" },
+  hidden_dropout_prob: { kind: "number", min: 0, max: 1, maxExclusive: true, doc: "θ0's dropout after attention and feed-forward" },
+  attention_probs_dropout_prob: { kind: "number", min: 0, max: 1, maxExclusive: true, doc: "θ0's dropout on attention weights" },
+};
+
+export const THETA0_FIELDS: Described<DenseSetup["theta0"]> = {
+  epochs: { kind: "int", min: 1, doc: "most epochs of θ0's pre-training on mini-nq" },
+  patience: { kind: "int", min: 0, doc: "θ0: stop after this many epochs without a dev Recall@5 gain of minDelta (0 = every epoch)" },
+  minDelta: { kind: "number", min: 0, max: 1, doc: "θ0: smallest dev Recall@5 gain that counts as progress" },
+  batch: { kind: "int", min: 2, doc: "θ0: queries per step (in-batch negatives)" },
+  lr: { kind: "number", min: 0, minExclusive: true, max: 1, doc: "θ0: AdamW learning rate" },
+};
+
+type DevFields = { readonly [K in keyof Extract<DevCollection, { bm25: number }>]: FieldFor<number> } & { readonly sample: FieldFor<number> };
+
+export const DEV_FIELDS: DevFields = {
+  bm25: { kind: "int", min: 0, doc: "dev collection: each dev query's top BM25 passages (hard negatives)" },
+  size: { kind: "int", min: 1, doc: "dev collection: passages in all (gold, BM25 negatives, then a seeded sample)" },
+  sample: { kind: "int", min: 0, doc: "dev collection: gold plus a seeded sample up to this many passages (0 = the whole collection)" },
+};
+
+const MINI_ONLY = "applies to the mini benchmark only (on real data θ0 is the released DPR-NQ with its BERT vocabulary)";
+
+/** What needs the mini θ0 (its architecture, pre-training, vocabulary and mini-nq dev collection). */
+const miniOnly = (path: string): boolean => path === "vocabSize" || path.startsWith("model.") || path.startsWith("theta0.") || path.startsWith("devPassages.nq.");
+
+/** Every parameter of a setup with its field and value, in listing order. */
+export function denseParamDefs(setup: DenseSetup, data: DataSource): ParamDef[] {
+  const out: ParamDef[] = [];
+  const add = (path: string, field: Field) => {
+    const value = getPath(setup, path);
+    if (value === undefined || value === null) return;
+    const v = value as OverrideValue;
+    out.push(data !== "mini" && miniOnly(path) ? { path, field, value: v, unavailable: MINI_ONLY } : { path, field, value: v });
+  };
+  for (const [k, f] of Object.entries(TOP_FIELDS)) add(k, f);
+  for (const ds of Object.keys(setup.schedule).sort()) for (const [k, f] of Object.entries(SCHEDULE_FIELDS)) add(`schedule.${ds}.${k}`, f);
+  for (const ds of Object.keys(setup.devPassages).sort()) for (const [k, f] of Object.entries(DEV_FIELDS)) add(`devPassages.${ds}.${k}`, f);
+  // On real data `model` is null: its paths are listed as unavailable, from the mini setup's shape.
+  for (const [k, f] of Object.entries(MODEL_FIELDS)) {
+    if (setup.model !== null) add(`model.${k}`, f);
+    else out.push({ path: `model.${k}`, field: f, value: getPath(DENSE_SETUPS.mini.paper, `model.${k}`) as OverrideValue, unavailable: MINI_ONLY });
+  }
+  for (const [k, f] of Object.entries(THETA0_FIELDS)) add(`theta0.${k}`, f);
+  return out;
+}
+
+/** Rules across fields. */
+function denseChecks(value: (path: string) => OverrideValue | undefined): Violation[] {
+  const out: Violation[] = [];
+  const h = value("model.hidden_size");
+  const a = value("model.num_attention_heads");
+  if (typeof h === "number" && typeof a === "number" && h % a !== 0) out.push({ message: "θ0's hidden size must be a multiple of its attention heads", paths: ["model.hidden_size", "model.num_attention_heads"] });
+  for (const ds of ["qrecc", "topiocqa", "orquac", "nq"]) {
+    const bm25 = value(`devPassages.${ds}.bm25`);
+    const size = value(`devPassages.${ds}.size`);
+    if (typeof bm25 === "number" && typeof size === "number" && bm25 > size) out.push({ message: "a dev collection cannot hold more BM25 negatives per query than passages in all", paths: [`devPassages.${ds}.bm25`, `devPassages.${ds}.size`] });
+  }
+  return out;
+}
+
+/** The setup a dense target sees: the code's values for the data source and profile, with the overrides applied. */
+export function denseSetup(data: DataSource, profile: Profile, overrides: TargetContext["overrides"]): DenseSetup {
+  return applyOverrides(DENSE_SETUPS[data][profile], overrides);
+}
+
+/** The parameter space of the dense targets of one profile. */
+export function denseParameters(profile: Profile): ParameterSpace {
+  const space = (ctx: TargetContext) => `the dense setup (${ctx.data}, ${profile} profile)`;
+  return {
+    name: `the dense setup (${profile} profile)`,
+    describe: (ctx) =>
+      denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data)
+        .filter((d) => d.unavailable === undefined)
+        .map((d) => ({ path: d.path, type: typeText(d.field), value: d.value, description: d.field.doc })),
+    parse: (sets, ctx) => parseSets(sets, denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data), { space: space(ctx), check: denseChecks }),
+  };
+}
