@@ -28,6 +28,7 @@ import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
 import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
+import { verifyOnnxParity, verifyOnnxParityOfModel } from "../encoding/onnx/parity.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { bruteForceSearch } from "./brute-force.ts";
@@ -95,6 +96,7 @@ export const encodePassages = defineStep({
       const enc = await openEncoder(modelFile, { providers: provider, intraOpThreads: threads });
       ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {
+        ctx.log((await verifyOnnxParity(enc.session, ctx.inputs.model, "passage_encoder")).note);
         const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
         writeNpy(join(ctx.outputs.embeddings, "embeddings.npy"), { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
         writeFileSync(join(ctx.outputs.embeddings, "pids.txt"), pids.lines.map((p) => `${p}\n`).join(""), "utf8");
@@ -119,6 +121,7 @@ export const encodeQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads } = ctx.params;
+      ctx.log((await verifyOnnxParityOfModel(ctx.inputs.model, "query_encoder", { providers: provider, intraOpThreads: threads })).note);
       await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
     },
   },
