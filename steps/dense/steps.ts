@@ -7,6 +7,10 @@
  * a target makes one cached step per shard (parallel, resumable); each shard gets its own
  * `build-flat-ip-index`, and `search-dense` takes every shard as an input.
  *
+ * Parity: before encoding, each encode step runs the model's ONNX parity fixtures (written by
+ * the trainer's export: torch's float32 output on a few rows) through the same onnxruntime-node
+ * session and refuses the model above PARITY_ATOL or without fixtures (encoding/onnx/parity.ts).
+ *
  * Backend: the search backend (faiss-node or the TypeScript brute force) is a run-level
  * choice read from $CSPIPE_DENSE_BACKEND (auto | faiss | brute-force, default auto) and is
  * NOT part of the cache key, because the output does not depend on it: every shard is asked

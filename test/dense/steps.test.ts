@@ -6,7 +6,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +14,7 @@ import { z } from "zod";
 import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
 import { writeParquetFile, readParquetRows } from "../../steps/lib/parquet.ts";
 import { passagesSchema, turnsSchema, type PassageRow, type TurnRow } from "../../steps/data/schemas.ts";
-import { readNpy } from "../../steps/lib/npy.ts";
+import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { writeVocabFile } from "../../steps/encoding/tokenize/vocab.ts";
 import { tokenizePassages, tokenizeQueries } from "../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, denseBackendFromEnv, encodePassages, encodeQueries, formatFloat32, rescoreDepth, searchDenseDef } from "../../steps/dense/steps.ts";
@@ -35,6 +35,10 @@ const work = tempDir("cspipe-dense-steps-");
 const FIXTURE_SOURCE = join(work, "fixture.ts");
 writeFileSync(FIXTURE_SOURCE, "export const fixture = 1;\n");
 const MODEL = join(work, "tiny.onnx");
+// The parity fixture the encode steps check (as the trainer's export writes it): ids, mask,
+// types and torch's output on them (tiny_encoder.py writes the reference when exporting).
+const PARITY = join(work, "parity");
+const PARITY_IDS = BigInt64Array.from([2, 5, 6, 7, 3, 8, 9, 3, 0, 0, 2, 13, 3, 0, 0, 0, 0, 0, 0, 0].map(BigInt));
 
 const VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "dog", "##s", "on", "mat", "ran", "big", "red"];
 const words = ["the", "cat", "sat", "dog", "dogs", "on", "mat", "ran", "big", "red"];
@@ -92,6 +96,7 @@ const writeVocab = fixture("test-write-vocab", dir("wordpiece:vocab", "vocab"), 
 const writeModel = fixture("test-write-model", dir("dpr:model", "model"), async (o) => {
   copyFileSync(MODEL, join(o, "query_encoder.onnx"));
   copyFileSync(MODEL, join(o, "passage_encoder.onnx"));
+  for (const name of ["query_encoder", "passage_encoder"]) cpSync(PARITY, join(o, "parity", name), { recursive: true });
 });
 
 const ENC = { batchSize: 3, provider: "cpu", threads: 1 } as const;
@@ -127,7 +132,13 @@ let first: Awaited<ReturnType<typeof run>>;
 
 before(async () => {
   if (skip !== false) return;
-  execFileSync(PY, [SCRIPT, "export", "--out", MODEL, ...MODEL_ARGS], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OMP_NUM_THREADS: "1" } });
+  mkdirSync(PARITY, { recursive: true });
+  const shape = [2, 10];
+  writeNpy(join(PARITY, "input_ids.npy"), { dtype: "int64", shape, data: PARITY_IDS });
+  writeNpy(join(PARITY, "attention_mask.npy"), { dtype: "int64", shape, data: PARITY_IDS.map((v) => (v !== 0n ? 1n : 0n)) });
+  writeNpy(join(PARITY, "token_type_ids.npy"), { dtype: "int64", shape, data: PARITY_IDS.map((_, i) => (i % 10 >= 5 && PARITY_IDS[i] !== 0n ? 1n : 0n)) });
+  const ref = ["--ids", join(PARITY, "input_ids.npy"), "--types", join(PARITY, "token_type_ids.npy"), "--ref", join(PARITY, "embedding.npy")];
+  execFileSync(PY, [SCRIPT, "export", "--out", MODEL, ...MODEL_ARGS, ...ref], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OMP_NUM_THREADS: "1" } });
   first = await run(p, ["dense"]);
 });
 

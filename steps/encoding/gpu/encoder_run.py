@@ -75,15 +75,18 @@ def check_fixture(model, model_dir, encoder, device, dtype, params, log):
     output, and the encoding dtype's rows at cosine >= minCosine to float32. Returns the numbers."""
     d = os.path.join(model_dir, "parity", encoder)
     if not os.path.isdir(d):
-        log(f"note: no parity fixture in {d}; the loaded weights are not checked")
-        return None
-    ids, mask, types, want = (np.load(os.path.join(d, f"{n}.npy")) for n in ("input_ids", "attention_mask", "token_type_ids", "embedding"))
+        raise TrainingInputError(f"no parity fixture for {encoder}: the loaded weights cannot be checked against the export", file=d,
+                                 fix="export the model with cspipe's trainer (it writes parity/<encoder>/ beside every .onnx)")
+    ids, types, want = (np.load(os.path.join(d, f"{n}.npy")) for n in ("input_ids", "token_type_ids", "embedding"))
     got = forward(model, ids, types, device, None).cpu().numpy()
     diff = float(np.max(np.abs(got - want)))
     if not diff < params["fixtureTolerance"]:
         raise TrainingInputError(f"on this device ({device}) the loaded {encoder} differs from the exported model's fixture by "
                                  f"{diff:.3g} (tolerance {params['fixtureTolerance']})", file=os.path.join(model_dir, f"{encoder}.safetensors"),
                                  fix="re-export the model; check that the weights and parity/ come from the same training run")
+    if dtype is None:
+        log(f"{encoder} on {device}: float32 max abs diff {diff:.3g} to the export (tolerance {params['fixtureTolerance']})")
+        return {"float32_max_abs_diff": diff}
     half = forward(model, ids, types, device, dtype).cpu().numpy()
     cos = np.sum(half * got, axis=1) / (np.linalg.norm(half, axis=1) * np.linalg.norm(got, axis=1))
     if not np.all(cos >= params["minCosine"]):

@@ -4,8 +4,11 @@
  * (`parity/<encoder>/{input_ids,attention_mask,token_type_ids,embedding}.npy`: torch's
  * float32 output on a few rows of varied lengths and token types) go through the same
  * onnxruntime-node session, and a difference above the tolerance stops the step, naming the
- * model, the difference and the fix. A model without fixtures (an ONNX file brought by a
- * user, e.g. `diagnose --dense-model`) is encoded with a note in the log.
+ * model, the difference and the fix. Every model the pipeline encodes with comes from the
+ * trainer's export (training, or the export-only import of DPR-NQ), which always writes the
+ * fixtures, so a model without them is refused too: a damaged or hand-assembled model
+ * directory must not be encoded unchecked. (ONNX files a user brings to `diagnose
+ * --dense-model` have no fixtures and do not go through these steps.)
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -21,8 +24,7 @@ export type EncoderName = "query_encoder" | "passage_encoder";
 
 export interface ParityCheck {
   readonly encoder: EncoderName;
-  /** Undefined when the model has no fixtures. */
-  readonly maxAbsDiff?: number;
+  readonly maxAbsDiff: number;
   readonly rows: number;
   readonly note: string;
 }
@@ -65,7 +67,12 @@ export function readParityFixture(dir: string): { feeds: Record<string, ort.Tens
  */
 export async function verifyOnnxParity(session: ort.InferenceSession, modelDir: string, encoder: EncoderName, atol = PARITY_ATOL): Promise<ParityCheck> {
   const dir = parityDir(modelDir, encoder);
-  if (!existsSync(dir)) return { encoder, rows: 0, note: `${encoder}: no parity fixtures in ${dir}; the ONNX encoder is used unverified` };
+  if (!existsSync(dir)) {
+    throw new InputError(`the model has no ONNX parity fixtures for ${encoder}, so its ONNX encoder cannot be checked against the torch model it was exported from`, {
+      file: dir,
+      fix: "export the model with cspipe's trainer (train.py writes parity/<encoder>/ beside every .onnx; epochs 0 exports an existing checkpoint)",
+    });
+  }
   const fx = readParityFixture(dir);
   const result = await session.run(fx.feeds);
   const out = result[ENCODER_OUTPUT];
