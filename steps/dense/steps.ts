@@ -38,7 +38,7 @@ import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { bruteForceSearch } from "./brute-force.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
-import { mergeShardTopK, type ShardResult } from "./merge.ts";
+import { mergeShardTopK, type Hit, type ShardResult } from "./merge.ts";
 import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { emptyTopK, validateMatrix, type TopK } from "./topk.ts";
@@ -134,7 +134,7 @@ export const encodeQueries = defineStep({
 
 
 /** float32 [N, D] embeddings.npy with its row ids; checks shape, finiteness and the id count. */
-function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
+export function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
   const path = join(dirPath, "embeddings.npy");
   const arr = readNpy(path);
   if (arr.dtype !== "float32" || !(arr.data instanceof Float32Array) || arr.shape.length !== 2) {
@@ -222,7 +222,23 @@ export function formatFloat32(x: number): string {
   return String(Number(x.toPrecision(9)));
 }
 
-const searchParams = z
+/**
+ * The run of a dense search as Parquet and TREC: per query its hits (best first), except the
+ * queries the encode step listed in empty_qids.txt (only special tokens: no hits, as BM25
+ * gives an empty query none). Shared by `search-dense` and `merge-dense-hits`.
+ */
+export async function writeDenseRun(out: { run: string; trec: string }, queriesDir: string, qids: readonly string[], hits: readonly (readonly Hit[])[], tag: string): Promise<{ hits: number; empty: number }> {
+  const empty = new Set(readLines(join(queriesDir, EMPTY_QIDS)));
+  const rows: RunRow[] = [];
+  hits.forEach((list, i) => {
+    if (!empty.has(qids[i]!)) list.forEach((h, j) => rows.push({ qid: qids[i]!, pid: String(h.id), rank: j + 1, score: h.score }));
+  });
+  await writeRunParquet(out.run, rows);
+  writeFileSync(out.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
+  return { hits: rows.length, empty: empty.size };
+}
+
+export const searchParams = z
   .object({
     k: z.number().int().positive().default(100),
     /** Run tag in the TREC file. */
@@ -274,15 +290,8 @@ export function searchDenseDef(shards: number): SearchDenseDef {
           const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq) });
           parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
         }
-        const hits = mergeShardTopK(parts, k);
-        const empty = new Set(readLines(join(paths.queries!, EMPTY_QIDS)));
-        const rows: RunRow[] = [];
-        hits.forEach((list, i) => {
-          if (!empty.has(q.ids[i]!)) list.forEach((h, j) => rows.push({ qid: q.ids[i]!, pid: String(h.id), rank: j + 1, score: h.score }));
-        });
-        await writeRunParquet(ctx.outputs.run, rows);
-        writeFileSync(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
-        ctx.log(`${nq} queries x ${shards} shard(s), ${rows.length} hits; ${empty.size} empty queries without hits`);
+        const written = await writeDenseRun(ctx.outputs, paths.queries!, q.ids, mergeShardTopK(parts, k), tag);
+        ctx.log(`${nq} queries x ${shards} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
       },
     },
   });

@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, file, use, type OutputRef } from "../../pipeline/engine/step.ts";
 import { writeParquetFile, readParquetRows } from "../../steps/lib/parquet.ts";
 import { passagesSchema, turnsSchema, type PassageRow, type TurnRow } from "../../steps/data/schemas.ts";
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
@@ -19,6 +19,7 @@ import { writeVocabFile } from "../../steps/encoding/tokenize/vocab.ts";
 import { tokenizePassages, tokenizeQueries } from "../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, denseBackendFromEnv, encodePassages, encodeQueries, formatFloat32, rescoreDepth, searchDenseDef } from "../../steps/dense/steps.ts";
 import { faissAvailability } from "../../steps/dense/backend.ts";
+import { mergeDenseHitsDef, searchDenseShard } from "../../steps/dense/shard-steps.ts";
 import type { RunRow } from "../../steps/eval/run-table.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
@@ -120,7 +121,13 @@ function graph() {
     idx.forEach((x, s) => (inputs[`shard${s}`] = x.out.index));
     return use(searchDenseDef(shards), { name, params: { k }, inputs: inputs as never });
   };
-  return [search("search-1", 1, 5), search("search-2", 2, 5), search("search-all", 2, 20)];
+  // The scale path: one search step per shard, then the merge (k 20 > a shard's 5-6 rows: padding).
+  const shardMerge = (name: string, k: number) => {
+    const hits: Record<string, OutputRef<"hits:dense-shard">> = {};
+    shardSteps(2).forEach((x, s) => (hits[`shard${s}`] = use(searchDenseShard, { name: `${name}-shard${s}`, params: { k }, inputs: { queries: encQ.out.embeddings, index: x.out.index } }).out.hits));
+    return use(mergeDenseHitsDef(2), { name, params: { k }, inputs: { queries: encQ.out.embeddings, ...hits } });
+  };
+  return [search("search-1", 1, 5), search("search-2", 2, 5), search("search-all", 2, 20), shardMerge("merge-2", 5), shardMerge("merge-all", 20)];
 }
 
 const p = project(registry({ dense: graph }));
@@ -214,6 +221,14 @@ test("search-dense equals a brute force computed here, ties by pid", { skip }, a
 
 test("2 index shards give byte-identical runs to 1 shard", { skip }, () => {
   for (const o of ["run", "trec"]) assert.deepEqual(readFileSync(outputOf(first, "search-2", o)), readFileSync(outputOf(first, "search-1", o)), o);
+});
+
+test("per-shard search + merge give search-dense's bytes (k within and beyond a shard's rows)", { skip }, () => {
+  for (const [merged, single] of [["merge-2", "search-2"], ["merge-all", "search-all"]]) {
+    for (const o of ["run", "trec"]) assert.deepEqual(readFileSync(outputOf(first, merged!, o)), readFileSync(outputOf(first, single!, o)), `${merged} ${o}`);
+  }
+  const meta = JSON.parse(readFileSync(join(outputOf(first, "merge-all-shard1", "hits"), "meta.json"), "utf8")) as Record<string, unknown>;
+  assert.deepEqual(meta, { format: "cspipe/dense-shard-hits@1", queries: TURNS.length, k: 20, passages: 5, dim: 16 });
 });
 
 test("the backend ($CSPIPE_DENSE_BACKEND) is not in the key and does not change the run", { skip }, async () => {
