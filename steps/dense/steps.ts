@@ -9,7 +9,8 @@
  *
  * Parity: before encoding, each encode step runs the model's ONNX parity fixtures (written by
  * the trainer's export: torch's float32 output on a few rows) through the same onnxruntime-node
- * session and refuses the model above PARITY_ATOL or without fixtures (encoding/onnx/parity.ts).
+ * session and refuses the model above PARITY_ATOL or without fixtures (encoding/onnx/parity.ts;
+ * `parity: "if-present"` lets a user's ONNX files without fixtures through, with a note).
  *
  * Backend: the search backend (faiss-node or the TypeScript brute force) is a run-level
  * choice read from $CSPIPE_DENSE_BACKEND (auto | faiss | brute-force, default auto) and is
@@ -32,7 +33,7 @@ import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
 import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
-import { verifyOnnxParity, verifyOnnxParityOfModel } from "../encoding/onnx/parity.ts";
+import { PARITY_ATOL, PARITY_POLICIES, verifyOnnxParity, verifyOnnxParityOfModel } from "../encoding/onnx/parity.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { bruteForceSearch } from "./brute-force.ts";
@@ -67,6 +68,8 @@ const encodeParams = {
   batchSize: z.number().int().positive().default(64),
   provider: z.enum(PROVIDERS).default("auto"),
   threads: z.number().int().positive().default(1),
+  /** A model without ONNX parity fixtures: refused ("required"), or encoded with a note ("if-present": a user's ONNX files). */
+  parity: z.enum(PARITY_POLICIES).default("required"),
 };
 
 export const encodePassages = defineStep({
@@ -85,7 +88,7 @@ export const encodePassages = defineStep({
   runtime: {
     type: "in-process",
     async run(ctx) {
-      const { shard, shards, batchSize, provider, threads } = ctx.params;
+      const { shard, shards, batchSize, provider, threads, parity } = ctx.params;
       checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
       const idsFile = join(ctx.inputs.tokens, "ids.npy");
       const typesFile = join(ctx.inputs.tokens, "type_ids.npy");
@@ -100,7 +103,7 @@ export const encodePassages = defineStep({
       const enc = await openEncoder(modelFile, { providers: provider, intraOpThreads: threads });
       ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {
-        ctx.log((await verifyOnnxParity(enc.session, ctx.inputs.model, "passage_encoder")).note);
+        ctx.log((await verifyOnnxParity(enc.session, ctx.inputs.model, "passage_encoder", PARITY_ATOL, parity)).note);
         const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
         writeNpy(join(ctx.outputs.embeddings, "embeddings.npy"), { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
         writeFileSync(join(ctx.outputs.embeddings, "pids.txt"), pids.lines.map((p) => `${p}\n`).join(""), "utf8");
@@ -124,8 +127,8 @@ export const encodeQueries = defineStep({
   runtime: {
     type: "in-process",
     async run(ctx) {
-      const { batchSize, provider, threads } = ctx.params;
-      ctx.log((await verifyOnnxParityOfModel(ctx.inputs.model, "query_encoder", { providers: provider, intraOpThreads: threads })).note);
+      const { batchSize, provider, threads, parity } = ctx.params;
+      ctx.log((await verifyOnnxParityOfModel(ctx.inputs.model, "query_encoder", { providers: provider, intraOpThreads: threads }, PARITY_ATOL, parity)).note);
       await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
     },
   },

@@ -259,7 +259,7 @@ test("search-dense defs are memoised per shard count; encode-passages rejects sh
   assert.deepEqual(Object.keys(searchDenseDef(3).inputs), ["queries", "shard0", "shard1", "shard2"]);
   assert.equal(searchDenseDef(3).id, "search-dense");
   assert.equal(encodePassages.params.safeParse({ shard: 2, shards: 2 }).success, false);
-  assert.deepEqual(encodePassages.params.parse({ shard: 1, shards: 2 }), { shard: 1, shards: 2, batchSize: 64, provider: "auto", threads: 1 });
+  assert.deepEqual(encodePassages.params.parse({ shard: 1, shards: 2 }), { shard: 1, shards: 2, batchSize: 64, provider: "auto", threads: 1, parity: "required" });
   assert.equal(rescoreDepth(100), 116);
   assert.equal(denseBackendFromEnv({}), "auto");
   assert.equal(denseBackendFromEnv({ CSPIPE_DENSE_BACKEND: "brute-force" }), "brute-force");

@@ -16,7 +16,7 @@ import { defineStep, dir, use, type OutputRef } from "../../pipeline/engine/step
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { encodePassages, encodeQueries } from "../../steps/dense/steps.ts";
 import { encodePassagesGpuDef, encodeQueriesGpuDef, verifyOnnxParityStep } from "../../steps/encoding/gpu-encode.ts";
-import { maxAbsDiff } from "../../steps/encoding/onnx/parity.ts";
+import { maxAbsDiff, verifyOnnxParityOfModel } from "../../steps/encoding/onnx/parity.ts";
 import { trainingConfig } from "../../steps/training/contract.ts";
 import { ROOT, project, registry, run, tempDir } from "../engine/helpers.ts";
 import { PYTHON, TEST_BERT, runTrainer } from "../training/python.ts";
@@ -167,4 +167,17 @@ test("the torch program itself refuses weights that do not reproduce the fixture
   const r = spawnSync(PYTHON, [join(ROOT, "steps/encoding/gpu/encode.py"), "--role", "passages", "--params", params, "--model", TAMPERED, "--tokens", tokens, "--out", out], { encoding: "utf8" });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /error: .*passage_encoder\.safetensors: .*the loaded passage_encoder differs from the exported model's fixture by 0\.01 /);
+});
+
+test("a model without fixtures: refused by default, encoded with a note under parity 'if-present' (a user's ONNX files)", { skip }, async () => {
+  const bare = join(work, "bare");
+  mkdirSync(bare, { recursive: true });
+  cpSync(join(MODEL, "passage_encoder.onnx"), join(bare, "passage_encoder.onnx"));
+  const opts = { providers: "cpu", intraOpThreads: 1 } as const;
+  await assert.rejects(verifyOnnxParityOfModel(bare, "passage_encoder", opts), /the model has no ONNX parity fixtures for passage_encoder/);
+  const c = await verifyOnnxParityOfModel(bare, "passage_encoder", opts, 1e-4, "if-present");
+  assert.equal(c.maxAbsDiff, undefined);
+  assert.match(c.note, /unverified \(parity: if-present\)/);
+  const ok = await verifyOnnxParityOfModel(MODEL, "passage_encoder", opts, 1e-4, "if-present");
+  assert.ok(ok.maxAbsDiff !== undefined && ok.maxAbsDiff < 1e-4, ok.note);
 });

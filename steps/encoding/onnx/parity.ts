@@ -7,8 +7,9 @@
  * model, the difference and the fix. Every model the pipeline encodes with comes from the
  * trainer's export (training, or the export-only import of DPR-NQ), which always writes the
  * fixtures, so a model without them is refused too: a damaged or hand-assembled model
- * directory must not be encoded unchecked. (ONNX files a user brings to `diagnose
- * --dense-model` have no fixtures and do not go through these steps.)
+ * directory must not be encoded unchecked. ONNX files a user brings to `diagnose
+ * --dense-model` cannot have fixtures: that command asks for `parity: "if-present"`, which
+ * checks fixtures when they exist and otherwise says in the log that the encoder is unverified.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -22,9 +23,14 @@ export const PARITY_ATOL = 1e-4;
 
 export type EncoderName = "query_encoder" | "passage_encoder";
 
+/** What an encode step does about a model without fixtures: refuse it (the pipeline's models), or encode with a note (a user's ONNX files). */
+export const PARITY_POLICIES = ["required", "if-present"] as const;
+export type ParityPolicy = (typeof PARITY_POLICIES)[number];
+
 export interface ParityCheck {
   readonly encoder: EncoderName;
-  readonly maxAbsDiff: number;
+  /** Undefined when the model has no fixtures (policy "if-present" only). */
+  readonly maxAbsDiff?: number;
   readonly rows: number;
   readonly note: string;
 }
@@ -65,8 +71,9 @@ export function readParityFixture(dir: string): { feeds: Record<string, ort.Tens
  * Runs the model's parity fixture for `encoder` through `session` (the session that will
  * encode) and throws an InputError when the output differs from torch's by `atol` or more.
  */
-export async function verifyOnnxParity(session: ort.InferenceSession, modelDir: string, encoder: EncoderName, atol = PARITY_ATOL): Promise<ParityCheck> {
+export async function verifyOnnxParity(session: ort.InferenceSession, modelDir: string, encoder: EncoderName, atol = PARITY_ATOL, policy: ParityPolicy = "required"): Promise<ParityCheck> {
   const dir = parityDir(modelDir, encoder);
+  if (!existsSync(dir) && policy === "if-present") return { encoder, rows: 0, note: `${encoder}: no parity fixtures in ${dir}; the ONNX encoder is used unverified (parity: if-present)` };
   if (!existsSync(dir)) {
     throw new InputError(`the model has no ONNX parity fixtures for ${encoder}, so its ONNX encoder cannot be checked against the torch model it was exported from`, {
       file: dir,
@@ -94,10 +101,10 @@ export async function verifyOnnxParity(session: ort.InferenceSession, modelDir: 
 }
 
 /** As verifyOnnxParity, with a session of its own on `<modelDir>/<encoder>.onnx` (released after). */
-export async function verifyOnnxParityOfModel(modelDir: string, encoder: EncoderName, opts: EncoderSessionOptions = {}, atol = PARITY_ATOL): Promise<ParityCheck> {
+export async function verifyOnnxParityOfModel(modelDir: string, encoder: EncoderName, opts: EncoderSessionOptions = {}, atol = PARITY_ATOL, policy: ParityPolicy = "required"): Promise<ParityCheck> {
   const enc = await openEncoder(join(modelDir, `${encoder}.onnx`), opts);
   try {
-    return await verifyOnnxParity(enc.session, modelDir, encoder, atol);
+    return await verifyOnnxParity(enc.session, modelDir, encoder, atol, policy);
   } finally {
     await enc.session.release();
   }
