@@ -25,6 +25,7 @@ export const BENCHMARKS: Readonly<Record<string, { readonly entry: string; reado
   tokenize: { entry: "tokenize/tokenize.ts", what: "WordPiece tokenization, @huggingface/tokenizers vs the pure-TS reference" },
   training: { entry: "training/train-steps.ts", what: "DPR training steps/s on CPU, torch at 1 vs 2 threads" },
   preprocess: { entry: "preprocess/collection.ts", what: "collection preprocessing to Parquet (passages/s, peak memory) vs parse-only and in-memory peers" },
+  gpu: { entry: "gpu/main.ts", what: "GPU check: BERT-base training step at QReCC batch sizes (peak memory, steps/s), fp16 encoding, per-shard search, beside docs/scale.md's estimates (--quick: tiny, on CPU)" },
 };
 
 /** Split argv into benchmark names (leading bare words) and the arguments passed on. */

@@ -131,12 +131,12 @@ async function denseForms(
   const model = use(importDenseModelDef(new Map(names.map((n) => [n, join(dir, n)]))), { name: "import-dense-model", params: { files }, inputs: {} }).out.model;
   const vocab = use(importVocabFileDef(new Map([["vocab.txt", vocabPath]])), { name: "import-vocab-file", params: { file: vocabParam }, inputs: {} }).out.vocab;
   const ptoks = use(tokenizePassages, { name: `diagnose.tokenize-passages.${tag}`, params: { title: true }, inputs: { passages, vocab } }).out.tokens;
-  const emb = use(encodePassages, { name: `diagnose.encode-passages.${tag}`, params: { shard: 0, shards: 1 }, inputs: { model, tokens: ptoks } }).out.embeddings;
+  const emb = use(encodePassages, { name: `diagnose.encode-passages.${tag}`, params: { shard: 0, shards: 1, parity: "if-present" }, inputs: { model, tokens: ptoks } }).out.embeddings;
   const index = use(buildFlatIpIndex, { name: `diagnose.build-flat-ip-index.${tag}`, params: {}, inputs: { embeddings: emb } }).out.index;
   const [shard] = shardInputNames(1);
   const perForm = (form: "history_without_q" | "history") => {
     const qt = use(tokenizeQueries, { name: `diagnose.tokenize-queries.${tag}.${form}`, params: { form, split }, inputs: { turns, vocab } }).out.tokens;
-    const qe = use(encodeQueries, { name: `diagnose.encode-queries.${tag}.${form}`, params: {}, inputs: { model, tokens: qt } }).out.embeddings;
+    const qe = use(encodeQueries, { name: `diagnose.encode-queries.${tag}.${form}`, params: { parity: "if-present" }, inputs: { model, tokens: qt } }).out.embeddings;
     const run = use(searchDenseDef(1), { name: `diagnose.search-dense.${tag}.${form}`, params: { k, tag: "cspipe-dense" }, inputs: { queries: qe, [shard!]: index } }).out.run;
     return use(evaluateRunStep, { name: `diagnose.evaluate-dense.${tag}.${form}`, params: { split, metrics }, inputs: { run, turns } }).out.perQuery;
   };

@@ -7,6 +7,11 @@
  * a target makes one cached step per shard (parallel, resumable); each shard gets its own
  * `build-flat-ip-index`, and `search-dense` takes every shard as an input.
  *
+ * Parity: before encoding, each encode step runs the model's ONNX parity fixtures (written by
+ * the trainer's export: torch's float32 output on a few rows) through the same onnxruntime-node
+ * session and refuses the model above PARITY_ATOL or without fixtures (encoding/onnx/parity.ts;
+ * `parity: "if-present"` lets a user's ONNX files without fixtures through, with a note).
+ *
  * Backend: the search backend (faiss-node or the TypeScript brute force) is a run-level
  * choice read from $CSPIPE_DENSE_BACKEND (auto | faiss | brute-force, default auto) and is
  * NOT part of the cache key, because the output does not depend on it: every shard is asked
@@ -28,11 +33,13 @@ import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
 import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
+import { PARITY_ATOL, PARITY_POLICIES, verifyOnnxParity, verifyOnnxParityOfModel } from "../encoding/onnx/parity.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
-import { mergeShardTopK, type ShardResult } from "./merge.ts";
 import { rescoreFromIndexFile } from "./rescore.ts";
+import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
+import { mergeShardTopK, type Hit, type ShardResult } from "./merge.ts";
 import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { validateMatrix, type TopK } from "./topk.ts";
@@ -61,6 +68,8 @@ const encodeParams = {
   batchSize: z.number().int().positive().default(64),
   provider: z.enum(PROVIDERS).default("auto"),
   threads: z.number().int().positive().default(1),
+  /** A model without ONNX parity fixtures: refused ("required"), or encoded with a note ("if-present": a user's ONNX files). */
+  parity: z.enum(PARITY_POLICIES).default("required"),
 };
 
 export const encodePassages = defineStep({
@@ -79,7 +88,7 @@ export const encodePassages = defineStep({
   runtime: {
     type: "in-process",
     async run(ctx) {
-      const { shard, shards, batchSize, provider, threads } = ctx.params;
+      const { shard, shards, batchSize, provider, threads, parity } = ctx.params;
       checkTokensFitModelDirs(ctx.inputs.tokens, ctx.inputs.model);
       const idsFile = join(ctx.inputs.tokens, "ids.npy");
       const typesFile = join(ctx.inputs.tokens, "type_ids.npy");
@@ -94,6 +103,7 @@ export const encodePassages = defineStep({
       const enc = await openEncoder(modelFile, { providers: provider, intraOpThreads: threads });
       ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {
+        ctx.log((await verifyOnnxParity(enc.session, ctx.inputs.model, "passage_encoder", PARITY_ATOL, parity)).note);
         const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
         writeNpy(join(ctx.outputs.embeddings, "embeddings.npy"), { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
         writeFileSync(join(ctx.outputs.embeddings, "pids.txt"), pids.lines.map((p) => `${p}\n`).join(""), "utf8");
@@ -117,7 +127,8 @@ export const encodeQueries = defineStep({
   runtime: {
     type: "in-process",
     async run(ctx) {
-      const { batchSize, provider, threads } = ctx.params;
+      const { batchSize, provider, threads, parity } = ctx.params;
+      ctx.log((await verifyOnnxParityOfModel(ctx.inputs.model, "query_encoder", { providers: provider, intraOpThreads: threads }, PARITY_ATOL, parity)).note);
       await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
     },
   },
@@ -126,7 +137,7 @@ export const encodeQueries = defineStep({
 
 
 /** float32 [N, D] embeddings.npy with its row ids; checks shape, finiteness and the id count. */
-function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
+export function readEmbeddings(dirPath: string, idsName: string): { vectors: Float32Array; dim: number; ids: string[] } {
   const path = join(dirPath, "embeddings.npy");
   const arr = readNpy(path);
   if (arr.dtype !== "float32" || !(arr.data instanceof Float32Array) || arr.shape.length !== 2) {
@@ -185,7 +196,23 @@ export function formatFloat32(x: number): string {
   return String(Number(x.toPrecision(9)));
 }
 
-const searchParams = z
+/**
+ * The run of a dense search as Parquet and TREC: per query its hits (best first), except the
+ * queries the encode step listed in empty_qids.txt (only special tokens: no hits, as BM25
+ * gives an empty query none). Shared by `search-dense` and `merge-dense-hits`.
+ */
+export async function writeDenseRun(out: { run: string; trec: string }, queriesDir: string, qids: readonly string[], hits: readonly (readonly Hit[])[], tag: string): Promise<{ hits: number; empty: number }> {
+  const empty = new Set(readLines(join(queriesDir, EMPTY_QIDS)));
+  const rows: RunRow[] = [];
+  hits.forEach((list, i) => {
+    if (!empty.has(qids[i]!)) list.forEach((h, j) => rows.push({ qid: qids[i]!, pid: String(h.id), rank: j + 1, score: h.score }));
+  });
+  await writeRunParquet(out.run, rows);
+  writeFileSync(out.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
+  return { hits: rows.length, empty: empty.size };
+}
+
+export const searchParams = z
   .object({
     k: z.number().int().positive().default(100),
     /** Run tag in the TREC file. */
@@ -237,15 +264,8 @@ export function searchDenseDef(shards: number): SearchDenseDef {
           const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq) });
           parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
         }
-        const hits = mergeShardTopK(parts, k);
-        const empty = new Set(readLines(join(paths.queries!, EMPTY_QIDS)));
-        const rows: RunRow[] = [];
-        hits.forEach((list, i) => {
-          if (!empty.has(q.ids[i]!)) list.forEach((h, j) => rows.push({ qid: q.ids[i]!, pid: String(h.id), rank: j + 1, score: h.score }));
-        });
-        await writeRunParquet(ctx.outputs.run, rows);
-        writeFileSync(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(r.score)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
-        ctx.log(`${nq} queries x ${shards} shard(s), ${rows.length} hits; ${empty.size} empty queries without hits`);
+        const written = await writeDenseRun(ctx.outputs, paths.queries!, q.ids, mergeShardTopK(parts, k), tag);
+        ctx.log(`${nq} queries x ${shards} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
       },
     },
   });

@@ -6,19 +6,20 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, file, use, type OutputRef } from "../../pipeline/engine/step.ts";
 import { writeParquetFile, readParquetRows } from "../../steps/lib/parquet.ts";
 import { passagesSchema, turnsSchema, type PassageRow, type TurnRow } from "../../steps/data/schemas.ts";
-import { readNpy } from "../../steps/lib/npy.ts";
+import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { writeVocabFile } from "../../steps/encoding/tokenize/vocab.ts";
 import { tokenizePassages, tokenizeQueries } from "../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, denseBackendFromEnv, encodePassages, encodeQueries, formatFloat32, rescoreDepth, searchDenseDef } from "../../steps/dense/steps.ts";
 import { faissAvailability } from "../../steps/dense/backend.ts";
+import { mergeDenseHitsDef, searchDenseShard } from "../../steps/dense/shard-steps.ts";
 import type { RunRow } from "../../steps/eval/run-table.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
@@ -35,6 +36,10 @@ const work = tempDir("cspipe-dense-steps-");
 const FIXTURE_SOURCE = join(work, "fixture.ts");
 writeFileSync(FIXTURE_SOURCE, "export const fixture = 1;\n");
 const MODEL = join(work, "tiny.onnx");
+// The parity fixture the encode steps check (as the trainer's export writes it): ids, mask,
+// types and torch's output on them (tiny_encoder.py writes the reference when exporting).
+const PARITY = join(work, "parity");
+const PARITY_IDS = BigInt64Array.from([2, 5, 6, 7, 3, 8, 9, 3, 0, 0, 2, 13, 3, 0, 0, 0, 0, 0, 0, 0].map(BigInt));
 
 const VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "dog", "##s", "on", "mat", "ran", "big", "red"];
 const words = ["the", "cat", "sat", "dog", "dogs", "on", "mat", "ran", "big", "red"];
@@ -92,6 +97,7 @@ const writeVocab = fixture("test-write-vocab", dir("wordpiece:vocab", "vocab"), 
 const writeModel = fixture("test-write-model", dir("dpr:model", "model"), async (o) => {
   copyFileSync(MODEL, join(o, "query_encoder.onnx"));
   copyFileSync(MODEL, join(o, "passage_encoder.onnx"));
+  for (const name of ["query_encoder", "passage_encoder"]) cpSync(PARITY, join(o, "parity", name), { recursive: true });
 });
 
 const ENC = { batchSize: 3, provider: "cpu", threads: 1 } as const;
@@ -115,7 +121,13 @@ function graph() {
     idx.forEach((x, s) => (inputs[`shard${s}`] = x.out.index));
     return use(searchDenseDef(shards), { name, params: { k }, inputs: inputs as never });
   };
-  return [search("search-1", 1, 5), search("search-2", 2, 5), search("search-all", 2, 20)];
+  // The scale path: one search step per shard, then the merge (k 20 > a shard's 5-6 rows: padding).
+  const shardMerge = (name: string, k: number) => {
+    const hits: Record<string, OutputRef<"hits:dense-shard">> = {};
+    shardSteps(2).forEach((x, s) => (hits[`shard${s}`] = use(searchDenseShard, { name: `${name}-shard${s}`, params: { k }, inputs: { queries: encQ.out.embeddings, index: x.out.index } }).out.hits));
+    return use(mergeDenseHitsDef(2), { name, params: { k }, inputs: { queries: encQ.out.embeddings, ...hits } });
+  };
+  return [search("search-1", 1, 5), search("search-2", 2, 5), search("search-all", 2, 20), shardMerge("merge-2", 5), shardMerge("merge-all", 20)];
 }
 
 const p = project(registry({ dense: graph }));
@@ -127,7 +139,13 @@ let first: Awaited<ReturnType<typeof run>>;
 
 before(async () => {
   if (skip !== false) return;
-  execFileSync(PY, [SCRIPT, "export", "--out", MODEL, ...MODEL_ARGS], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OMP_NUM_THREADS: "1" } });
+  mkdirSync(PARITY, { recursive: true });
+  const shape = [2, 10];
+  writeNpy(join(PARITY, "input_ids.npy"), { dtype: "int64", shape, data: PARITY_IDS });
+  writeNpy(join(PARITY, "attention_mask.npy"), { dtype: "int64", shape, data: PARITY_IDS.map((v) => (v !== 0n ? 1n : 0n)) });
+  writeNpy(join(PARITY, "token_type_ids.npy"), { dtype: "int64", shape, data: PARITY_IDS.map((_, i) => (i % 10 >= 5 && PARITY_IDS[i] !== 0n ? 1n : 0n)) });
+  const ref = ["--ids", join(PARITY, "input_ids.npy"), "--types", join(PARITY, "token_type_ids.npy"), "--ref", join(PARITY, "embedding.npy")];
+  execFileSync(PY, [SCRIPT, "export", "--out", MODEL, ...MODEL_ARGS, ...ref], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OMP_NUM_THREADS: "1" } });
   first = await run(p, ["dense"]);
 });
 
@@ -205,6 +223,14 @@ test("2 index shards give byte-identical runs to 1 shard", { skip }, () => {
   for (const o of ["run", "trec"]) assert.deepEqual(readFileSync(outputOf(first, "search-2", o)), readFileSync(outputOf(first, "search-1", o)), o);
 });
 
+test("per-shard search + merge give search-dense's bytes (k within and beyond a shard's rows)", { skip }, () => {
+  for (const [merged, single] of [["merge-2", "search-2"], ["merge-all", "search-all"]]) {
+    for (const o of ["run", "trec"]) assert.deepEqual(readFileSync(outputOf(first, merged!, o)), readFileSync(outputOf(first, single!, o)), `${merged} ${o}`);
+  }
+  const meta = JSON.parse(readFileSync(join(outputOf(first, "merge-all-shard1", "hits"), "meta.json"), "utf8")) as Record<string, unknown>;
+  assert.deepEqual(meta, { format: "cspipe/dense-shard-hits@1", queries: TURNS.length, k: 20, passages: 5, dim: 16 });
+});
+
 test("the backend ($CSPIPE_DENSE_BACKEND) is not in the key and does not change the run", { skip }, async () => {
   const before = readFileSync(outputOf(first, "search-all", "run"));
   const saved = process.env.CSPIPE_DENSE_BACKEND;
@@ -233,7 +259,7 @@ test("search-dense defs are memoised per shard count; encode-passages rejects sh
   assert.deepEqual(Object.keys(searchDenseDef(3).inputs), ["queries", "shard0", "shard1", "shard2"]);
   assert.equal(searchDenseDef(3).id, "search-dense");
   assert.equal(encodePassages.params.safeParse({ shard: 2, shards: 2 }).success, false);
-  assert.deepEqual(encodePassages.params.parse({ shard: 1, shards: 2 }), { shard: 1, shards: 2, batchSize: 64, provider: "auto", threads: 1 });
+  assert.deepEqual(encodePassages.params.parse({ shard: 1, shards: 2 }), { shard: 1, shards: 2, batchSize: 64, provider: "auto", threads: 1, parity: "required" });
   assert.equal(rescoreDepth(100), 116);
   assert.equal(denseBackendFromEnv({}), "auto");
   assert.equal(denseBackendFromEnv({ CSPIPE_DENSE_BACKEND: "brute-force" }), "brute-force");

@@ -9,7 +9,6 @@
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { tokenizePassages, tokenizeQueries } from "../../../steps/encoding/steps.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
 import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, trainDprDef } from "../../../steps/training/steps.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
@@ -20,7 +19,8 @@ import { datasetTables, type DatasetTables } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
 import { baseOf, releasedDevIds, setupOf, tagOf, type DenseContext } from "./base.ts";
-import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
+import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, type DenseSetup } from "./setup.ts";
+import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
 
@@ -74,15 +74,9 @@ export function modelOf(ctx: DenseContext, id: ModelId): Model {
 /** Index shards of a model's passage embeddings over the dataset's collection. */
 function index(ctx: DenseContext, dataset: DatasetName, id: ModelId) {
   return memo(["index", ctx, dataset, id], () => {
-    const shards = setupOf(ctx).shards;
-    const model = modelOf(ctx, id);
+    const s = setupOf(ctx);
     const name = `${datasetTag(ctx, dataset)}.${modelLabel(id)}`;
-    const refs: Record<string, OutputRef<"faiss:flat-ip">> = {};
-    shardInputNames(shards).forEach((input, shard) => {
-      const emb = use(encodePassages, { name: `encode-passages.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: tokenizedPassages(ctx, dataset) } });
-      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
-    });
-    return refs;
+    return RETRIEVAL_PATHS[s.retrieval].index({ name, model: modelOf(ctx, id), passages: tokenizedPassages(ctx, dataset), shards: s.shards });
   });
 }
 
@@ -90,14 +84,15 @@ function index(ctx: DenseContext, dataset: DatasetName, id: ModelId) {
 export function denseRun(ctx: DenseContext, dataset: DatasetName, id: ModelId, form: QueryFormName, split: string): Run {
   return memo(["search", ctx, dataset, id, form, split], () => {
     const s = setupOf(ctx);
-    const name = `${datasetTag(ctx, dataset)}.${modelLabel(id)}.${form}.${split}`;
-    const queries = use(encodeQueries, { name: `encode-queries.${name}`, params: {}, inputs: { model: modelOf(ctx, id), tokens: tokenizedQueries(ctx, dataset, form, split) } });
-    const def = searchDenseDef(s.shards);
-    return use(def, {
-      name: `search-dense.${name}`,
-      params: { k: s.schedule[dataset].k, tag: `cspipe-${modelLabel(id)}` },
-      inputs: { queries: queries.out.embeddings, ...index(ctx, dataset, id) },
-    }).out.run;
+    return RETRIEVAL_PATHS[s.retrieval].search({
+      name: `${datasetTag(ctx, dataset)}.${modelLabel(id)}.${form}.${split}`,
+      model: modelOf(ctx, id),
+      queries: tokenizedQueries(ctx, dataset, form, split),
+      index: index(ctx, dataset, id),
+      shards: s.shards,
+      k: s.schedule[dataset].k,
+      tag: `cspipe-${modelLabel(id)}`,
+    });
   });
 }
 

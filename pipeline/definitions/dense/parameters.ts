@@ -24,7 +24,8 @@ export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
   k: { kind: "int", min: 1, doc: "depth of the negative miner and of every dense and BM25 search on the dataset" },
 };
 
-type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0">;
+/** `retrieval` (the encode/search path: CPU ONNX or GPU shards) follows the data source and is not a hyperparameter: no override. */
+type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0" | "retrieval">;
 
 export const TOP_FIELDS: Described<TopLevel> = {
   seeds: { kind: "ints", min: 0, doc: "seeds of the models behind the paper's claims (mean ± sd over them)" },

@@ -15,6 +15,7 @@
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import type { BertConfig } from "../../../steps/training/contract.ts";
+import type { RetrievalKind } from "./retrieval.ts";
 
 export type Profile = "paper" | "smoke";
 
@@ -63,6 +64,11 @@ export interface DenseSetup {
   readonly evalBeforeTraining: boolean;
   /** Index shards (separately cached encode/index steps). */
   readonly shards: number;
+  /**
+   * How collections are encoded and searched (retrieval.ts): `onnx` (onnxruntime-node on CPU,
+   * one search step) or `gpu-sharded` (torch on GPUs, a search step per shard and a merge).
+   */
+  readonly retrieval: RetrievalKind;
   /** Mini only: the WordPiece vocabulary, θ0's architecture and its pre-training on the standalone questions. */
   readonly vocabSize: number;
   readonly model: MiniBert | null;
@@ -103,6 +109,7 @@ const MINI: DenseSetup = {
   maxPassageLength: 96,
   evalBeforeTraining: false,
   shards: 2,
+  retrieval: "onnx",
   vocabSize: 8000,
   model: MINI_BERT,
   theta0: { epochs: 30, patience: 3, minDelta: 0.005, batch: 32, lr: 3e-4 },
@@ -133,7 +140,9 @@ const REAL: DenseSetup = {
   maxQueryLength: 128,
   maxPassageLength: 384,
   evalBeforeTraining: true,
+  // QReCC's 54M passages: 3.4M per shard, a 10.4 GB float32 index shard (docs/scale.md).
   shards: 16,
+  retrieval: "gpu-sharded",
   vocabSize: 30_522,
   model: null,
   theta0: { epochs: 0, patience: 0, minDelta: 0, batch: 0, lr: 0 },

@@ -1,0 +1,115 @@
+/**
+ * Encoding on a GPU, for the real collections (QReCC's 54M passages would take weeks per model
+ * through onnxruntime on CPU):
+ * - `verify-onnx-parity` (in-process): a model's ONNX encoders against the parity fixtures the
+ *   trainer's export wrote, in onnxruntime-node (onnx/parity.ts); every GPU encode step of the
+ *   model takes its report as an input, so no collection is encoded from a model whose export
+ *   fails, and the ONNX files CPU users get are checked in every run;
+ * - `encode-passages-gpu` (one step per shard) and `encode-queries-gpu`: container steps running
+ *   steps/encoding/gpu/encode.py (torch; fp16/bf16 autocast; batches sorted by length) with the
+ *   same outputs as the ONNX steps `encode-passages` / `encode-queries` (steps/dense/steps.ts),
+ *   so the index and search steps downstream are the same. Throughput goes to the log.
+ */
+import { writeFileSync } from "node:fs";
+import { z } from "zod";
+import { defineStep, dir, file, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { verifyOnnxParityOfModel, PARITY_ATOL, type ParityCheck } from "./onnx/parity.ts";
+import { TRAINING_IMAGE } from "../training/steps.ts";
+
+export const GPU_ENCODE_SCRIPT = "steps/encoding/gpu/encode.py";
+const gpuSources = ["steps/encoding/gpu", "steps/training/dpr"];
+
+export const verifyOnnxParityStep = defineStep({
+  id: "verify-onnx-parity",
+  version: 1,
+  source: import.meta.url,
+  description: "A model's ONNX query and passage encoders against the trainer's parity fixtures (onnxruntime-node); fails above the tolerance.",
+  params: z.object({ atol: z.number().positive().default(PARITY_ATOL) }).strict(),
+  inputs: { model: "dpr:model" },
+  outputs: { report: file("report:onnx-parity", "parity.json") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const checks: ParityCheck[] = [];
+      for (const encoder of ["query_encoder", "passage_encoder"] as const) {
+        const c = await verifyOnnxParityOfModel(ctx.inputs.model, encoder, { providers: "cpu", intraOpThreads: 1 }, ctx.params.atol);
+        ctx.log(c.note);
+        checks.push(c);
+      }
+      writeFileSync(ctx.outputs.report, JSON.stringify({ atol: ctx.params.atol, checks }, null, 2) + "\n");
+    },
+  },
+});
+
+const encodeParams = {
+  /** Rows per batch, and padded tokens per batch (rows x the batch's longest row). */
+  batchSize: z.number().int().positive().default(1024),
+  maxTokens: z.number().int().positive().default(262_144),
+  /** Autocast dtype on CUDA (float32 on CPU under --allow-cpu). */
+  dtype: z.enum(["fp16", "bf16", "fp32"]).default("fp16"),
+  /** Longest rows first (fewer padded tokens per batch; the first batch shows the peak memory). */
+  sortByLength: z.boolean().default(true),
+  /** The parity fixture on this device in float32: max abs diff to the export's torch output. */
+  fixtureTolerance: z.number().positive().default(1e-3),
+  /** ... and in `dtype`: every fixture row's cosine to float32 at least this. */
+  minCosine: z.number().min(-1).max(1).default(0.999),
+};
+
+function encodeRuntime(role: "passages" | "queries", gpuRequired: boolean): ContainerRuntime {
+  return {
+    type: "container",
+    image: TRAINING_IMAGE,
+    argv: ["python3", `{src}/${GPU_ENCODE_SCRIPT}`, "--role", role, "--params", "{params}", "--model", "{in:model}", "--tokens", "{in:tokens}", "--out", "{out:embeddings}"],
+    pythonModules: ["torch", "numpy"],
+    gpu: { count: 1, required: gpuRequired },
+    resources: { cpus: 4, memoryGiB: 16 },
+    // fp16 on a GPU and float32 on CPU (--allow-cpu) give different numbers, as for training.
+    executorSensitive: true,
+  };
+}
+
+const memo = new Map<string, unknown>();
+function memoised<T>(key: string, make: () => T): T {
+  if (!memo.has(key)) memo.set(key, make());
+  return memo.get(key) as T;
+}
+
+/** One shard of a collection through the passage encoder in torch on a GPU. */
+export function encodePassagesGpuDef(gpuRequired: boolean) {
+  return memoised(`passages:${gpuRequired}`, () =>
+    defineStep({
+      id: "encode-passages-gpu",
+      version: 1,
+      source: import.meta.url,
+      extraSources: gpuSources,
+      description: "One shard of the passages through the DPR passage encoder in torch on a GPU (fp16, length-sorted batches) -> float32 embeddings.",
+      params: z
+        .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), ...encodeParams })
+        .strict()
+        .refine((p) => p.shard < p.shards, { message: "shard must be < shards", path: ["shard"] }),
+      inputs: { model: "dpr:model", tokens: "tokens:passages", parity: "report:onnx-parity" },
+      outputs: { embeddings: dir("embeddings:passages", "embeddings") },
+      runtime: encodeRuntime("passages", gpuRequired),
+      cost: 100,
+    }),
+  );
+}
+
+/** A query set through the query encoder in torch on a GPU. */
+export function encodeQueriesGpuDef(gpuRequired: boolean) {
+  return memoised(`queries:${gpuRequired}`, () =>
+    defineStep({
+      id: "encode-queries-gpu",
+      version: 1,
+      source: import.meta.url,
+      extraSources: gpuSources,
+      description: "Query token ids through the DPR query encoder in torch on a GPU -> float32 embeddings.",
+      params: z.object(encodeParams).strict(),
+      inputs: { model: "dpr:model", tokens: "tokens:queries", parity: "report:onnx-parity" },
+      outputs: { embeddings: dir("embeddings:queries", "embeddings") },
+      runtime: encodeRuntime("queries", gpuRequired),
+      cost: 20,
+    }),
+  );
+}
+

@@ -1,0 +1,72 @@
+/**
+ * Which retrieval path each data source gets (pipeline/definitions/dense/retrieval.ts), from
+ * the built graphs only (no data files, nothing runs): real data encodes on GPUs per shard
+ * behind one ONNX parity check per model and searches shard by shard with a merge; the mini
+ * report keeps the CPU ONNX steps under their old names.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { analyze } from "../../pipeline/engine/graph.ts";
+import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
+import { findProjectRoot } from "../../pipeline/engine/sources.ts";
+import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { buildTargets } from "../../pipeline/definitions/index.ts";
+import { DENSE_SETUPS } from "../../pipeline/definitions/dense/setup.ts";
+
+const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
+const targets = buildTargets();
+
+function order(target: string, data: "mini" | "real"): readonly AnyStep[] {
+  const a = analyze(targets.get(target)!.steps({ data }), lock);
+  assert.ok(a.ok, a.ok ? "" : JSON.stringify(a.failures.slice(0, 3)));
+  return a.graph.order;
+}
+const count = (steps: readonly AnyStep[], id: string) => steps.filter((s) => s.def.id === id).length;
+const inputStep = (s: AnyStep, input: string): AnyStep => (s.inputs as Record<string, { step: AnyStep }>)[input]!.step;
+
+test("table2 --data real: GPU encode per shard behind a parity check, a search step per shard, a merge", () => {
+  const steps = order("table2", "real");
+  const shards = DENSE_SETUPS.real.paper.shards;
+  for (const id of ["encode-passages", "encode-queries", "search-dense"]) assert.equal(count(steps, id), 0, `${id} (the CPU ONNX path) on real data`);
+  const merges = steps.filter((s) => s.def.id === "merge-dense-hits");
+  assert.ok(merges.length > 0);
+  // Every index a merge reads is made per shard on a GPU from the model the queries come from.
+  const encodes = new Set<string>();
+  for (const m of merges) {
+    const queries = inputStep(m, "queries");
+    assert.equal(queries.def.id, "encode-queries-gpu");
+    const model = inputStep(queries, "model");
+    for (let s = 0; s < shards; s++) {
+      const search = inputStep(m, `shard${s}`);
+      assert.equal(search.def.id, "search-dense-shard");
+      assert.equal(inputStep(search, "queries"), queries);
+      const encode = inputStep(inputStep(search, "index"), "embeddings");
+      assert.equal(encode.def.id, "encode-passages-gpu");
+      assert.deepEqual({ shard: (encode.params as { shard: number }).shard, shards: (encode.params as { shards: number }).shards }, { shard: s, shards });
+      assert.equal(inputStep(encode, "model"), model);
+      assert.equal(inputStep(inputStep(encode, "parity"), "model"), model);
+      encodes.add(encode.name);
+    }
+    assert.equal(inputStep(inputStep(queries, "parity"), "model"), model);
+  }
+  assert.equal(count(steps, "encode-passages-gpu"), encodes.size);
+  assert.equal(encodes.size % shards, 0);
+  // One parity check per model, GPU requests of one device each (8 GPUs: 8 shards at once).
+  const models = new Set(steps.filter((s) => s.def.id === "verify-onnx-parity").map((s) => inputStep(s, "model").name));
+  assert.equal(count(steps, "verify-onnx-parity"), models.size);
+  for (const s of steps.filter((x) => x.def.id.endsWith("-gpu"))) {
+    assert.ok(s.def.runtime.type === "container" && s.def.runtime.gpu?.count === 1 && s.def.runtime.gpu.required, s.name);
+  }
+});
+
+test("the mini report keeps the CPU ONNX steps and their names; no GPU or per-shard search step", () => {
+  const steps = order("report", "mini");
+  for (const id of ["encode-passages-gpu", "encode-queries-gpu", "verify-onnx-parity", "search-dense-shard", "merge-dense-hits"]) assert.equal(count(steps, id), 0, id);
+  const names = new Set(steps.map((s) => s.name));
+  for (const n of ["encode-passages.mini-qrecc.ibn.s1.0", "build-flat-ip-index.mini-qrecc.ibn.s1.1", "encode-queries.mini-qrecc.ibn.s1.history.test", "search-dense.mini-qrecc.ibn.s1.history.test"]) {
+    assert.ok(names.has(n), n);
+  }
+  const search = steps.find((s) => s.name === "search-dense.mini-qrecc.ibn.s1.history.test")!;
+  assert.deepEqual(search.params, { k: 100, tag: "cspipe-ibn.s1" });
+});
