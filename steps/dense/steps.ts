@@ -38,7 +38,6 @@ import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
 import { rescoreFromIndexFile } from "./rescore.ts";
-import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { mergeShardTopK, type Hit, type ShardResult } from "./merge.ts";
 import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";

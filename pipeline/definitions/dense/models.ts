@@ -19,7 +19,7 @@ import { datasetTables, type DatasetTables } from "../datasets.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
 import { baseOf, releasedDevIds, setupOf, tagOf, type DenseContext } from "./base.ts";
-import { DENSE_METRICS, DENSE_SETUPS, HAS_TITLES, INPUT_FORM, type DenseSetup } from "./setup.ts";
+import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
