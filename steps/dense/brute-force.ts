@@ -83,6 +83,24 @@ class TopKHeap {
  * Exact top-k by inner product of each query row against each corpus row.
  * `corpus` is [n, dim] and `queries` [nq, dim], both row-major float32.
  */
+/** The exact float32 dot product: four float64 lanes, summed, then rounded to float32 (rescore.ts uses it too). */
+export function dotF32(a: Float32Array, aOff: number, b: Float32Array, bOff: number, dim: number): number {
+  const dim4 = dim - (dim % 4);
+  let a0 = 0;
+  let a1 = 0;
+  let a2 = 0;
+  let a3 = 0;
+  let d = 0;
+  for (; d < dim4; d += 4) {
+    a0 += a[aOff + d]! * b[bOff + d]!;
+    a1 += a[aOff + d + 1]! * b[bOff + d + 1]!;
+    a2 += a[aOff + d + 2]! * b[bOff + d + 2]!;
+    a3 += a[aOff + d + 3]! * b[bOff + d + 3]!;
+  }
+  for (; d < dim; d++) a0 += a[aOff + d]! * b[bOff + d]!;
+  return Math.fround(a0 + a1 + a2 + a3);
+}
+
 export function bruteForceSearch(corpus: Float32Array, queries: Float32Array, dim: number, k: number, opts: BruteForceOptions = {}): TopK {
   assertK(k);
   const n = opts.trusted === true ? rowCount(corpus, dim, { field: "corpus" }) : validateMatrix(corpus, dim, { field: "corpus" });
@@ -91,7 +109,6 @@ export function bruteForceSearch(corpus: Float32Array, queries: Float32Array, di
   const qb = Math.max(1, Math.floor(opts.queryBlock ?? 16));
   const heaps = Array.from({ length: Math.min(qb, nq) }, () => new TopKHeap(Math.min(k, Math.max(n, 1))));
   const dots = new Float64Array(qb);
-  const dim4 = dim - (dim % 4);
 
   for (let q0 = 0; q0 < nq; q0 += qb) {
     const q1 = Math.min(nq, q0 + qb);
@@ -100,20 +117,8 @@ export function bruteForceSearch(corpus: Float32Array, queries: Float32Array, di
       const base = row * dim;
       for (let j = 0; j < m; j++) {
         const qbase = (q0 + j) * dim;
-        let a0 = 0;
-        let a1 = 0;
-        let a2 = 0;
-        let a3 = 0;
-        let d = 0;
-        for (; d < dim4; d += 4) {
-          a0 += corpus[base + d]! * queries[qbase + d]!;
-          a1 += corpus[base + d + 1]! * queries[qbase + d + 1]!;
-          a2 += corpus[base + d + 2]! * queries[qbase + d + 2]!;
-          a3 += corpus[base + d + 3]! * queries[qbase + d + 3]!;
-        }
-        for (; d < dim; d++) a0 += corpus[base + d]! * queries[qbase + d]!;
         // Rounded to float32 so the (-score, row) order holds for the stored scores too.
-        dots[j] = Math.fround(a0 + a1 + a2 + a3);
+        dots[j] = dotF32(corpus, base, queries, qbase, dim);
       }
       for (let j = 0; j < m; j++) {
         const h = heaps[j]!;

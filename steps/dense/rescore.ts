@@ -13,24 +13,10 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader } from "./flat-ip-format.ts";
 import { emptyTopK, type TopK } from "./topk.ts";
+import { dotF32 } from "./brute-force.ts";
 
-/** The brute force's dot product (brute-force.ts), bit for bit: four float64 lanes, then float32. */
-export function dotF32(a: Float32Array, aOff: number, b: Float32Array, bOff: number, dim: number): number {
-  const dim4 = dim - (dim % 4);
-  let a0 = 0;
-  let a1 = 0;
-  let a2 = 0;
-  let a3 = 0;
-  let d = 0;
-  for (; d < dim4; d += 4) {
-    a0 += a[aOff + d]! * b[bOff + d]!;
-    a1 += a[aOff + d + 1]! * b[bOff + d + 1]!;
-    a2 += a[aOff + d + 2]! * b[bOff + d + 2]!;
-    a3 += a[aOff + d + 3]! * b[bOff + d + 3]!;
-  }
-  for (; d < dim; d++) a0 += a[aOff + d]! * b[bOff + d]!;
-  return Math.fround(a0 + a1 + a2 + a3);
-}
+/** The brute force's dot product (one definition, so rescoring equals it bit for bit). */
+export { dotF32 };
 
 /**
  * Reads the vectors of `rows` (ascending, distinct) and calls `visit(i, data, offset)` for each
