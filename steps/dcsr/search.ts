@@ -15,13 +15,12 @@ import { defineStep, file, type InputKinds, type StepDef } from "../../pipeline/
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy } from "../lib/npy.ts";
 import { writeParquetFile } from "../lib/parquet.ts";
-import { bruteForceSearch } from "../dense/brute-force.ts";
+import { dotF32 } from "../dense/brute-force.ts";
 import { loadFlatIP, readFlatIPFile } from "../dense/faiss-index.ts";
-import { mergeShardTopK, type ShardResult } from "../dense/merge.ts";
-import { emptyTopK, validateMatrix, type TopK } from "../dense/topk.ts";
+import { validateMatrix, type TopK } from "../dense/topk.ts";
 import { denseBackendFromEnv, formatFloat32, rescoreDepth } from "../dense/steps.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
-import { hasAnsRanking, softmaxLogs, type SentenceHit } from "./hasans.ts";
+import { hasAnsByGroup, topGroups } from "./hasans.ts";
 import { SENTENCE_INDEX_FILE } from "./encode.ts";
 import { EMPTY_QIDS } from "../dense/query-encoding.ts";
 
@@ -50,26 +49,44 @@ function readLines(path: string): string[] {
   return lines;
 }
 
-/** Exact rescoring of a shard's candidates against its vectors in memory; same depth, order (-score, row). */
-export function rescoreInMemory(topk: TopK, queries: Float32Array, vectors: Float32Array, dim: number): TopK {
-  const out = emptyTopK(topk.nq, topk.k);
-  for (let q = 0; q < topk.nq; q++) {
-    const rows: number[] = [];
-    for (let j = 0; j < topk.k; j++) {
-      const r = topk.rows[q * topk.k + j]!;
-      if (r >= 0) rows.push(r);
-    }
-    if (rows.length === 0) continue;
-    rows.sort((a, b) => a - b);
-    const cand = new Float32Array(rows.length * dim);
-    rows.forEach((r, i) => cand.set(vectors.subarray(r * dim, (r + 1) * dim), i * dim));
-    const exact = bruteForceSearch(cand, queries.subarray(q * dim, (q + 1) * dim), dim, rows.length, { trusted: true });
-    for (let j = 0; j < rows.length; j++) {
-      out.rows[q * topk.k + j] = rows[exact.rows[j]!]!;
-      out.scores[q * topk.k + j] = exact.scores[j]!;
+/**
+ * One query's global top m sentences over the shards' candidates, rescored exactly (dotF32:
+ * float64 sums rounded to float32, as `search-dense`), ordered by (-score, global sentence
+ * number): the backend only proposes candidates, so the result does not depend on it.
+ * Global numbers count the shards' rows in shard order (ties merge in collection order).
+ */
+export function exactTopSentences(
+  shards: readonly { readonly found: TopK; readonly vectors: Float32Array; readonly offset: number }[],
+  queries: Float32Array,
+  q: number,
+  dim: number,
+  m: number,
+): { ids: Int32Array; scores: Float64Array } {
+  let n = 0;
+  for (const sh of shards) n += sh.found.k;
+  const ids = new Int32Array(n);
+  const scores = new Float64Array(n);
+  let c = 0;
+  for (const sh of shards) {
+    const base = q * sh.found.k;
+    for (let j = 0; j < sh.found.k; j++) {
+      const row = sh.found.rows[base + j]!;
+      if (row < 0) continue;
+      ids[c] = sh.offset + row;
+      scores[c] = dotF32(sh.vectors, row * dim, queries, q * dim, dim);
+      c++;
     }
   }
-  return out;
+  const order = Int32Array.from({ length: c }, (_, i) => i);
+  order.sort((a, b) => scores[b]! - scores[a]! || ids[a]! - ids[b]!);
+  const keep = Math.min(m, c);
+  const outIds = new Int32Array(keep);
+  const outScores = new Float64Array(keep);
+  for (let j = 0; j < keep; j++) {
+    outIds[j] = ids[order[j]!]!;
+    outScores[j] = scores[order[j]!]!;
+  }
+  return { ids: outIds, scores: outScores };
 }
 
 const searchParams = z
@@ -121,8 +138,12 @@ export function searchDcsrDef(shards: number): SearchDcsrDef {
         validateMatrix(qa.data, dim, { file: qFile });
         const qids = readLines(join(paths.queries!, "qids.txt"));
         if (qids.length !== nq) throw new InputError(`${qids.length} qids for ${nq} embeddings`, { file: join(paths.queries!, "qids.txt") });
-        const units: { pid: string; slot: number }[] = [];
-        const parts: ShardResult[] = [];
+        const shardsRead: { found: TopK; vectors: Float32Array; offset: number }[] = [];
+        /** Per global sentence number: its passage's number (pids in collection order) and marker slot. */
+        const passageOf: number[] = [];
+        const slotOf: number[] = [];
+        const pidNames: string[] = [];
+        const pidNumber = new Map<string, number>();
         for (const [s, name] of sentenceShardInputs(shards).entries()) {
           const indexFile = join(paths[name]!, SENTENCE_INDEX_FILE);
           const pids = readLines(join(paths[name]!, "pids.txt"));
@@ -133,27 +154,49 @@ export function searchDcsrDef(shards: number): SearchDcsrDef {
           const index = loadFlatIP(indexFile, { backend });
           if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
           const found = index.search(qa.data, rescoreDepth(m), { onProgress: (done) => ctx.progress(s * nq + done, shards * nq) });
-          const offset = units.length;
-          for (let i = 0; i < ntotal; i++) units.push({ pid: pids[i]!, slot: Number(slots[i]) });
-          // Global sentence numbers as ids: ties merge in collection order.
-          parts.push({ topk: rescoreInMemory(found, qa.data, vectors, dim), ids: Int32Array.from({ length: ntotal }, (_, i) => offset + i) });
+          shardsRead.push({ found, vectors, offset: passageOf.length });
+          for (let i = 0; i < ntotal; i++) {
+            let p = pidNumber.get(pids[i]!);
+            if (p === undefined) {
+              pidNumber.set(pids[i]!, (p = pidNames.length));
+              pidNames.push(pids[i]!);
+            }
+            passageOf.push(p);
+            slotOf.push(Number(slots[i]));
+          }
         }
-        const merged = mergeShardTopK(parts, m);
         const empty = new Set(readLines(join(paths.queries!, EMPTY_QIDS)));
         const runRows: RunRow[] = [];
         const sentenceRows: SentenceRunRow[] = [];
-        merged.forEach((list, q) => {
+        const groupOfPassage = new Int32Array(pidNames.length).fill(-1);
+        for (let q = 0; q < nq; q++) {
           const qid = qids[q]!;
-          if (empty.has(qid) || list.length === 0) return;
-          const hits: SentenceHit[] = list.map((h) => ({ ...units[h.id as number]!, score: h.score }));
-          hasAnsRanking(hits, k).forEach((p, j) => runRows.push({ qid, pid: p.pid, rank: j + 1, score: p.logHasAns }));
-          const { logP } = softmaxLogs(hits.map((h) => h.score));
-          hits.slice(0, keepSentences).forEach((h, j) => sentenceRows.push({ qid, pid: h.pid, slot: h.slot, rank: j + 1, score: h.score, log_prob: logP[j]! }));
-        });
+          if (empty.has(qid)) continue;
+          const top = exactTopSentences(shardsRead, qa.data, q, dim, m);
+          if (top.ids.length === 0) continue;
+          // Hits grouped by passage, groups numbered in order of first appearance.
+          const group = new Int32Array(top.ids.length);
+          const groupPids: string[] = [];
+          for (let j = 0; j < top.ids.length; j++) {
+            const p = passageOf[top.ids[j]!]!;
+            if (groupOfPassage[p] === -1) {
+              groupOfPassage[p] = groupPids.length;
+              groupPids.push(pidNames[p]!);
+            }
+            group[j] = groupOfPassage[p]!;
+          }
+          for (let j = 0; j < top.ids.length; j++) groupOfPassage[passageOf[top.ids[j]!]!] = -1;
+          const scored = hasAnsByGroup(top.scores, group, groupPids.length);
+          topGroups(scored.logHasAns, (g) => groupPids[g]!, k).forEach((g, j) => runRows.push({ qid, pid: groupPids[g]!, rank: j + 1, score: scored.logHasAns[g]! }));
+          for (let j = 0; j < Math.min(keepSentences, top.ids.length); j++) {
+            const id = top.ids[j]!;
+            sentenceRows.push({ qid, pid: pidNames[passageOf[id]!]!, slot: slotOf[id]!, rank: j + 1, score: top.scores[j]!, log_prob: scored.logP[j]! });
+          }
+        }
         await writeRunParquet(ctx.outputs.run, runRows);
         writeFileSync(ctx.outputs.trec, runRows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(Math.fround(r.score))} ${tag}`).join("\n") + (runRows.length ? "\n" : ""));
         await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema, sentenceRows);
-        ctx.log(`${nq} queries x ${shards} shard(s) of ${units.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
+        ctx.log(`${nq} queries x ${shards} shard(s) of ${passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
       },
     },
   });
