@@ -70,7 +70,7 @@ export function parityDir(modelDir: string, name: string): string {
 }
 
 /** The fixture's inputs as int64 tensors and its expected float32 output with its shape ([rows, ...]). */
-export function readParityFixture(dir: string, contract: Pick<ParityContract, "inputs" | "output"> = encoderContract("query_encoder")): { feeds: Record<string, ort.Tensor>; want: Float32Array; shape: readonly number[] } {
+export function readParityFixture(dir: string, contract: Pick<ParityContract, "inputs" | "output">): { feeds: Record<string, ort.Tensor>; want: Float32Array; shape: readonly number[] } {
   const feeds: Record<string, ort.Tensor> = {};
   for (const name of contract.inputs) {
     const file = join(dir, `${name}.npy`);
