@@ -72,7 +72,10 @@ export function dcsrChecks(datasets: readonly string[]): (value: (path: string) 
     const m = value("dcsr.topM");
     const keep = value("dcsr.keepSentences");
     if (typeof m === "number" && typeof keep === "number" && keep > m) out.push({ message: "a search cannot keep more sentences per query than it retrieves", paths: ["dcsr.keepSentences", "dcsr.topM"] });
-    const deeper = datasets.map((d) => `schedule.${d}.k`).filter((p) => typeof m === "number" && (value(p) as number) > m);
+    const deeper = datasets.map((d) => `schedule.${d}.k`).filter((p) => {
+      const k = value(p);
+      return typeof m === "number" && typeof k === "number" && k > m;
+    });
     if (deeper.length > 0) out.push({ message: "HasAns over the top dcsr.topM sentences ranks at most that many passages, fewer than the depth the runs are cut at", paths: ["dcsr.topM", ...deeper] });
     return out;
   };
