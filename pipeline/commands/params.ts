@@ -19,6 +19,8 @@ export interface ParamsDocument {
 
 /** The listing as aligned text: path, type, value, description; then how wildcards work. Pure. */
 export function paramsText(doc: ParamsDocument): string {
+  // The list example names a list parameter of this target (the DCSR targets have dcsr.seeds, not seeds).
+  const list = doc.parameters.find((p) => typeof p.value === "object")?.path ?? "seeds";
   const rows = doc.parameters.map((p) => [p.path, p.type, formatValue(p.value), p.description]);
   const head = ["path", "type", "value", "description"];
   const width = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length)));
@@ -28,7 +30,7 @@ export function paramsText(doc: ParamsDocument): string {
     line(head),
     ...rows.map(line),
     "",
-    `Override with: run ${doc.target} --set <path>=<value> (repeatable; '*' stands for one segment, e.g. --set 'schedule.*.epochs=5'; lists are comma-separated, e.g. --set seeds=1,2).`,
+    `Override with: run ${doc.target} --set <path>=<value> (repeatable; '*' stands for one segment, e.g. --set 'schedule.*.epochs=5'; lists are comma-separated, e.g. --set ${list}=1,2).`,
   ].join("\n") + "\n";
 }
 

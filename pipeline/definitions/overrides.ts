@@ -20,7 +20,7 @@ export type Field =
   | { readonly kind: "number"; readonly min?: number; readonly minExclusive?: boolean; readonly max?: number; readonly maxExclusive?: boolean; readonly doc: string }
   | { readonly kind: "int"; readonly min?: number; readonly max?: number; readonly doc: string }
   | { readonly kind: "bool"; readonly doc: string }
-  /** A non-empty list of distinct integers, written comma-separated (`seeds=1,2`). */
+  /** A non-empty list of distinct integers, written comma-separated (`seeds=1,2`, or `seeds=[1,2]`). */
   | { readonly kind: "ints"; readonly min?: number; readonly doc: string };
 
 /** A field for a value of type T: numbers get number or int fields, booleans bool, number lists ints. */
@@ -96,8 +96,10 @@ export function parseValue(f: Field, raw: string): { ok: true; value: OverrideVa
       return { ok: true, value: n };
     }
     case "ints": {
-      const parts = raw.split(",").map((p) => p.trim());
-      if (raw.trim() === "" || parts.some((p) => !/^[+-]?\d+$/.test(p))) return { ok: false, problem: `expects ${typeText(f)} (e.g. 1,2,3), ${got}` };
+      // One pair of enclosing brackets is allowed, as a list is often written (`seeds=[1,2]`).
+      const body = /^\s*\[.*\]\s*$/.test(raw) ? raw.trim().slice(1, -1) : raw;
+      const parts = body.split(",").map((p) => p.trim());
+      if (body.trim() === "" || parts.some((p) => !/^[+-]?\d+$/.test(p))) return { ok: false, problem: `expects ${typeText(f)} (e.g. 1,2,3), ${got}` };
       const ns = parts.map(Number);
       if (f.min !== undefined && ns.some((n) => n < f.min!)) return { ok: false, problem: `is out of range: expects ${typeText(f)}, ${got}` };
       if (new Set(ns).size !== ns.length) return { ok: false, problem: `expects distinct integers, ${got} (a value repeats)` };

@@ -5,25 +5,43 @@
  * (int64 [batch, seq]) and `marker_positions` (int64 [batch, markers], -1 = no sentence);
  * output `sentence_embeddings` (float32 [batch, markers, hidden]): the last hidden state at
  * each marker position (rows of -1 positions hold the [CLS] state and are dropped here).
+ *
+ * Parity: opening the encoder runs the export's fixture (`parity/sentence_encoder/`: the four
+ * inputs and torch's `sentence_embeddings`) through the session, with the DPR encoders' check
+ * (encoding/onnx/parity.ts), and refuses a graph that differs from torch by PARITY_ATOL or
+ * more, or has no fixture, before anything is encoded.
  */
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import * as ort from "onnxruntime-node";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { makeBatch, type TokenMatrix } from "../encoding/onnx/batch.ts";
 import { chooseProviders, probeProviders, type EncoderSessionOptions, type ExecutionProvider } from "../encoding/onnx/session.ts";
 import { batchRanges, type RowRange } from "../encoding/onnx/shards.ts";
+import { PARITY_ATOL, verifyParity, type ParityCheck, type ParityContract, type ParityPolicy } from "../encoding/onnx/parity.ts";
 
 export const SENTENCE_ENCODER_INPUTS = ["input_ids", "attention_mask", "token_type_ids", "marker_positions"] as const;
 export const SENTENCE_ENCODER_OUTPUT = "sentence_embeddings";
 export const SENTENCE_ENCODER_FILE = "sentence_encoder.onnx";
 
+/** The sentence encoder's parity fixture: `parity/sentence_encoder/` (steps/dcsr/python/dcsr_model.py writes it beside the graph). */
+export const SENTENCE_PARITY: ParityContract = { name: "sentence_encoder", inputs: SENTENCE_ENCODER_INPUTS, output: SENTENCE_ENCODER_OUTPUT };
+
 export interface SentenceEncoder {
   readonly session: ort.InferenceSession;
   readonly providers: ExecutionProvider[];
   readonly reason: string;
+  /** The parity fixture's result on this session (its note says what was checked). */
+  readonly parity: ParityCheck;
 }
 
-export async function openSentenceEncoder(modelPath: string, opts: EncoderSessionOptions = {}): Promise<SentenceEncoder> {
+export interface SentenceEncoderOptions extends EncoderSessionOptions {
+  /** A model without the fixture: refused ("required", the default: the DCSR trainer always writes it), or opened with a note ("if-present"). */
+  readonly parity?: ParityPolicy;
+}
+
+/** Opens `<dir>/sentence_encoder.onnx`, checks its input and output names, then its parity fixture in `<dir>/parity/sentence_encoder/`. */
+export async function openSentenceEncoder(modelPath: string, opts: SentenceEncoderOptions = {}): Promise<SentenceEncoder> {
   if (!existsSync(modelPath)) throw new InputError("ONNX sentence encoder not found", { file: modelPath, fix: "train a DCSR model (train-dcsr) first" });
   const { providers, reason } = chooseProviders(opts.providers ?? "auto", probeProviders());
   const session = await ort.InferenceSession.create(modelPath, {
@@ -40,7 +58,13 @@ export async function openSentenceEncoder(modelPath: string, opts: EncoderSessio
       fix: `export with inputs ${SENTENCE_ENCODER_INPUTS.join(", ")} and output ${SENTENCE_ENCODER_OUTPUT} (steps/dcsr/python/dcsr_model.py)`,
     });
   }
-  return { session, providers, reason };
+  try {
+    const parity = await verifyParity(session, dirname(modelPath), SENTENCE_PARITY, { onnxFile: modelPath, atol: PARITY_ATOL, policy: opts.parity ?? "required" });
+    return { session, providers, reason, parity };
+  } catch (e) {
+    await session.release();
+    throw e;
+  }
 }
 
 /** Marker positions [rows, markers] (row-major, -1 padded). */

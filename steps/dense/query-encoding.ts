@@ -2,13 +2,17 @@
  * Query token ids through a bi-encoder's `query_encoder.onnx` into `embeddings.npy`, with
  * `qids.txt`, `meta.json` and `empty_qids.txt` (queries whose rows hold only special tokens:
  * search gives them no hits). One body for every model kind whose directory holds a query
- * encoder (DPR's `encode-queries`, DCSR's `encode-dcsr-queries`).
+ * encoder (DPR's `encode-queries`, DCSR's `encode-dcsr-queries`), so both check the encoder's
+ * ONNX parity fixture before encoding (encoding/onnx/parity.ts): a model whose
+ * `query_encoder.onnx` differs from torch's output by PARITY_ATOL or more, or that has no
+ * fixture, is refused (`parity: "if-present"` lets a user's ONNX files without one through).
  */
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { encodeNpyFile } from "../encoding/onnx/encode.ts";
 import type { EncoderSessionOptions } from "../encoding/onnx/session.ts";
+import { PARITY_ATOL, verifyOnnxParityOfModel, type ParityPolicy } from "../encoding/onnx/parity.ts";
 import { checkTokensFitModelDirs } from "../encoding/vocab-identity.ts";
 import { emptyQueryRows } from "./empty-queries.ts";
 
@@ -38,11 +42,14 @@ export interface QueryEncoding {
   readonly batchSize: number;
   readonly provider: NonNullable<EncoderSessionOptions["providers"]>;
   readonly threads: number;
+  /** A model without parity fixtures: refused ("required", the default: every model the pipeline trains has them), or encoded with a note ("if-present"). */
+  readonly parity?: ParityPolicy;
   readonly onProgress?: (done: number, total?: number) => void;
   readonly log: (line: string) => void;
 }
 
 export async function encodeQueryTokens(q: QueryEncoding): Promise<void> {
+  q.log((await verifyOnnxParityOfModel(q.model, "query_encoder", { providers: q.provider, intraOpThreads: q.threads }, PARITY_ATOL, q.parity ?? "required")).note);
   checkTokensFitModelDirs(q.tokens, q.model);
   const qidsFile = join(q.tokens, "qids.txt");
   const qids = readLines(qidsFile);

@@ -33,7 +33,7 @@ import { readNpyRowRange } from "../lib/npy-rows.ts";
 import { tokenMatrixFromNpy } from "../encoding/onnx/batch.ts";
 import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
-import { PARITY_ATOL, PARITY_POLICIES, verifyOnnxParity, verifyOnnxParityOfModel } from "../encoding/onnx/parity.ts";
+import { PARITY_ATOL, PARITY_POLICIES, verifyOnnxParity } from "../encoding/onnx/parity.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
 import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
@@ -127,8 +127,7 @@ export const encodeQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads, parity } = ctx.params;
-      ctx.log((await verifyOnnxParityOfModel(ctx.inputs.model, "query_encoder", { providers: provider, intraOpThreads: threads }, PARITY_ATOL, parity)).note);
-      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, onProgress: ctx.progress, log: ctx.log });
+      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, parity, onProgress: ctx.progress, log: ctx.log });
     },
   },
 });

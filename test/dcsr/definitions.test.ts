@@ -8,31 +8,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { analyze } from "../../pipeline/engine/graph.ts";
-import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
-import { findProjectRoot } from "../../pipeline/engine/sources.ts";
-import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { graphOf, producer } from "../definitions/graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { dcsrModelOf } from "../../pipeline/definitions/dcsr/graph.ts";
 import { dcsrIhn } from "../../pipeline/definitions/dcsr/variants.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { mined } from "../../pipeline/definitions/dense/variants.ts";
 
-const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 const MINI: DenseContext = { data: "mini", profile: "paper" };
-
-function graphOf(steps: readonly AnyStep[]) {
-  const a = analyze(steps, lock);
-  assert.ok(a.ok, a.ok ? "" : JSON.stringify(a.failures.slice(0, 5)));
-  return a.graph;
-}
-
-const producer = (s: AnyStep, input: string): AnyStep => {
-  const ref = (s.inputs as Record<string, { step: AnyStep } | undefined>)[input];
-  assert.ok(ref, `${s.name} has no input ${input}`);
-  return ref.step;
-};
 
 test("DCSR x IHN: every iteration trains from θ0; iteration i > 1 learns from sentences mined by iteration i-1 of the same seed", () => {
   const theta0 = modelOf(MINI, "theta0").step;

@@ -6,29 +6,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { analyze } from "../../pipeline/engine/graph.ts";
-import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
-import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { graphOf, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ihn } from "../../pipeline/definitions/dense/variants.ts";
 
-const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 const mini = { data: "mini" } as const;
-
-function graphOf(steps: readonly AnyStep[]) {
-  const a = analyze(steps, lock);
-  assert.ok(a.ok, a.ok ? "" : JSON.stringify(a.failures.slice(0, 5)));
-  return a.graph;
-}
-
-const producer = (s: AnyStep, input: string): AnyStep => {
-  const ref = (s.inputs as Record<string, { step: AnyStep } | undefined>)[input];
-  assert.ok(ref, `${s.name} has no input ${input}`);
-  return ref.step;
-};
 
 test("the default target is the report of the whole reproduction and analyzes cleanly (paper and smoke)", () => {
   const targets = buildTargets();

@@ -105,7 +105,7 @@ test("a bad --set, or one for a target that takes none, fails analysis naming th
   const lexical = p.graph(["table2-bm25"], ["seeds=1"]);
   assert.ok(!lexical.ok);
   assert.equal(lexical.failures.length, 1);
-  assert.match(describeFailure(lexical.failures[0]!), /^target 'table2-bm25' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-gold-negatives, figure2b, .*report, report-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target table2-bm25\]$/);
+  assert.match(describeFailure(lexical.failures[0]!), /^target 'table2-bm25' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-dcsr, ablation-gold-negatives, figure2b, .*report, report-smoke, table-dcsr, table-dcsr-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target table2-bm25\]$/);
   const ok = p.graph(["report-smoke"], ["schedule.*.epochs=2"]);
   assert.ok(ok.ok);
   assert.deepEqual(ok.overrides, { "schedule.orquac.epochs": 2, "schedule.qrecc.epochs": 2, "schedule.topiocqa.epochs": 2 });

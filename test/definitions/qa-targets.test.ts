@@ -7,31 +7,16 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { analyze } from "../../pipeline/engine/graph.ts";
-import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
-import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { graphOf, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
 import { qaEvaluation, retrieverRun, type QaRetriever } from "../../pipeline/definitions/qa/readers.ts";
 import { qaSection } from "../../pipeline/definitions/qa/table5.ts";
 
-const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 
-function graphOf(steps: readonly AnyStep[]) {
-  const a = analyze(steps, lock);
-  assert.ok(a.ok, a.ok ? "" : JSON.stringify(a.failures.slice(0, 5)));
-  return a.graph;
-}
-
-const producer = (s: AnyStep, input: string): AnyStep => {
-  const ref = (s.inputs as Record<string, { step: AnyStep } | undefined>)[input];
-  assert.ok(ref, `${s.name} has no input ${input}`);
-  return ref.step;
-};
 const params = <T>(s: AnyStep) => s.params as T;
 
 test("table5 analyzes on mini: 2 pre-trainings on mini-nq and 12 fine-tunings, none of them in the default report", () => {

@@ -14,10 +14,11 @@ import { searchDcsrDef, sentenceShardInputs } from "../../../steps/dcsr/search.t
 import { mineDcsrNegatives } from "../../../steps/dcsr/mining.ts";
 import { pretrainDcsrDef, trainDcsrDef } from "../../../steps/dcsr/train-steps.ts";
 import { memo } from "../memo.ts";
-import { baseOf, type DenseContext } from "../dense/base.ts";
+import { baseOf } from "../dense/base.ts";
+import { dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { evalSplit, setupOf } from "../dense/models.ts";
 import { DENSE_METRICS } from "../dense/setup.ts";
-import { answerSentencesOf, bm25NegativesOf, datasetTag, dcsrSetupOf, devCollectionOf, markerTokensOf, queryTokensOf, tablesOf } from "./inputs.ts";
+import { answerSentencesOf, bm25NegativesOf, datasetTag, devCollectionOf, markerTokensOf, queryTokensOf, tablesOf } from "./inputs.ts";
 import { iterationOf, variantLabel, type DcsrDataset, type DcsrVariant } from "./variants.ts";
 
 type Model = OutputRef<"dcsr:model">;
@@ -25,10 +26,10 @@ type Metrics = OutputRef<"json:metrics">;
 
 const modelLabel = (v: DcsrVariant): string => `${variantLabel(v)}.s${v.seed}`;
 const evalSplitOf = (dataset: DcsrDataset): string => (dataset === "nq" ? "dev" : evalSplit(dataset));
-const depthOf = (ctx: DenseContext, dataset: DcsrDataset): number => (dataset === "nq" ? 100 : setupOf(ctx).schedule[dataset].k);
+const depthOf = (ctx: DcsrContext, dataset: DcsrDataset): number => (dataset === "nq" ? 100 : setupOf(ctx).schedule[dataset].k);
 
 /** Sentences mined by a DCSR model for the training turns (DCSR x IHN's negatives). */
-function minedSentences(ctx: DenseContext, from: DcsrVariant): OutputRef<"parquet:sentence-negatives"> {
+function minedSentences(ctx: DcsrContext, from: DcsrVariant): OutputRef<"parquet:sentence-negatives"> {
   return memo(["dcsr-mined", ctx, from], () =>
     use(mineDcsrNegatives, {
       name: `mine-dcsr-negatives.${datasetTag(ctx, from.dataset)}.${modelLabel(from)}`,
@@ -39,7 +40,7 @@ function minedSentences(ctx: DenseContext, from: DcsrVariant): OutputRef<"parque
 }
 
 /** The trainer's input directory of a variant. */
-function examples(ctx: DenseContext, v: DcsrVariant): OutputRef<"dcsr:examples"> {
+function examples(ctx: DcsrContext, v: DcsrVariant): OutputRef<"dcsr:examples"> {
   const mined = v.negatives.kind === "model" ? v.negatives.from : null;
   return memo(["dcsr-examples", ctx, v.dataset, v.input, mined], () => {
     const common = {
@@ -66,7 +67,7 @@ function examples(ctx: DenseContext, v: DcsrVariant): OutputRef<"dcsr:examples">
 }
 
 /** The trained model of a variant: from θ0 (conversational datasets), or from a random BERT as θ0 was (mini-nq). */
-export function dcsrModelOf(ctx: DenseContext, v: DcsrVariant): Model {
+export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
   return memo(["dcsr-train", ctx, v], () => {
     const s = setupOf(ctx);
     const d = dcsrSetupOf(ctx);
@@ -80,7 +81,7 @@ export function dcsrModelOf(ctx: DenseContext, v: DcsrVariant): Model {
         name: `pretrain-dcsr.${name}`,
         // θ0's recipe; the batch halved as for every training with mined negatives.
         params: { ...own, epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: Math.max(1, Math.floor(t.batch / 2)), lr: t.lr, init: { kind: "random", bert_config: s.model } },
-        inputs: { ...inputs, vocab: baseOf(ctx).vocab },
+        inputs: { ...inputs, vocab: baseOf(denseOf(ctx)).vocab },
       }).out.model;
     }
     const sched = s.schedule[v.dataset];
@@ -89,13 +90,13 @@ export function dcsrModelOf(ctx: DenseContext, v: DcsrVariant): Model {
       name: `train-dcsr.${name}`,
       // DPR's schedule for the dataset; the batch halved as DPR's with hard negatives (every DCSR example brings a negative passage).
       params: { ...own, epochs: last ? sched.lastEpochs : sched.epochs, patience: sched.patience, min_delta: sched.minDelta, batch_size: Math.max(1, Math.floor(sched.batch / 2)), lr: sched.lr },
-      inputs: { ...inputs, init: baseOf(ctx).theta0 },
+      inputs: { ...inputs, init: baseOf(denseOf(ctx)).theta0 },
     }).out.model;
   });
 }
 
 /** Sentence-index shards of a model over its dataset's collection. */
-function sentenceIndex(ctx: DenseContext, v: DcsrVariant): Record<string, OutputRef<"faiss:sentence-flat-ip">> {
+function sentenceIndex(ctx: DcsrContext, v: DcsrVariant): Record<string, OutputRef<"faiss:sentence-flat-ip">> {
   return memo(["dcsr-index", ctx, v], () => {
     const shards = setupOf(ctx).shards;
     const refs: Record<string, OutputRef<"faiss:sentence-flat-ip">> = {};
@@ -111,7 +112,7 @@ function sentenceIndex(ctx: DenseContext, v: DcsrVariant): Record<string, Output
 }
 
 /** A model's HasAns run (and top sentences) over one query form and split. */
-export function dcsrSearch(ctx: DenseContext, v: DcsrVariant, form: QueryFormName, split: string) {
+export function dcsrSearch(ctx: DcsrContext, v: DcsrVariant, form: QueryFormName, split: string) {
   return memo(["dcsr-search", ctx, v, form, split], () => {
     const d = dcsrSetupOf(ctx);
     const name = `${datasetTag(ctx, v.dataset)}.${modelLabel(v)}.${form}.${split}`;
@@ -126,7 +127,7 @@ export function dcsrSearch(ctx: DenseContext, v: DcsrVariant, form: QueryFormNam
 }
 
 /** A DCSR model's evaluation on its dataset's evaluation split, with DPR's metrics and breakdowns. */
-export function dcsrEvaluation(ctx: DenseContext, v: DcsrVariant): Metrics {
+export function dcsrEvaluation(ctx: DcsrContext, v: DcsrVariant): Metrics {
   return memo(["dcsr-eval", ctx, v], () => {
     const split = evalSplitOf(v.dataset);
     return use(evaluateRunStep, {

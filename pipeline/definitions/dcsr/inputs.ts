@@ -22,16 +22,14 @@ import { tokenizeDcsrPassages } from "../../../steps/dcsr/tokenize.ts";
 import { labelAnswerSentences, labelAnswerSentencesFromRaw } from "../../../steps/dcsr/label-step.ts";
 import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
 import { memo } from "../memo.ts";
-import { baseOf, releasedDevIds, tagOf, type DenseContext } from "../dense/base.ts";
+import { baseOf, releasedDevIds, tagOf } from "../dense/base.ts";
 import { HAS_TITLES, INPUT_FORM, type DevCollection } from "../dense/setup.ts";
 import { setupOf } from "../dense/models.ts";
-import { DCSR_SETUPS, type DcsrSetup } from "./setup.ts";
+import { dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import type { DcsrDataset } from "./variants.ts";
 
-export const dcsrSetupOf = (ctx: DenseContext): DcsrSetup => DCSR_SETUPS[ctx.data][ctx.profile];
-
 /** Step-name tag of a dataset: "mini-qrecc", "mini-smoke-topiocqa", "mini-nq" (the dense graph's names). */
-export const datasetTag = (ctx: DenseContext, dataset: DcsrDataset): string => `${tagOf(ctx)}-${dataset}`;
+export const datasetTag = (ctx: DcsrContext, dataset: DcsrDataset): string => `${tagOf(ctx)}-${dataset}`;
 
 export interface DcsrTables {
   readonly passages: OutputRef<"parquet:passages">;
@@ -39,20 +37,20 @@ export interface DcsrTables {
 }
 
 /** mini-nq's tables (θ0's pre-training data), as base.ts builds them. */
-function nqTables(ctx: DenseContext): DcsrTables {
+function nqTables(ctx: DcsrContext): DcsrTables {
   if (ctx.data !== "mini") throw new Error("DCSR on NQ-style questions runs on mini-nq only (the real θ0 is the released DPR-NQ)");
   const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
   const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
   return { passages: nq.passages, turns: nq.turns };
 }
 
-export function tablesOf(ctx: DenseContext, dataset: DcsrDataset): DcsrTables {
+export function tablesOf(ctx: DcsrContext, dataset: DcsrDataset): DcsrTables {
   return memo(["dcsr-tables", ctx.data, dataset], () => (dataset === "nq" ? nqTables(ctx) : datasetTables(dataset, ctx.data)));
 }
 
 const hasTitles = (dataset: DcsrDataset): boolean => (dataset === "nq" ? true : HAS_TITLES[dataset]);
 
-export function sentencesOf(ctx: DenseContext, dataset: DcsrDataset): OutputRef<"parquet:sentences"> {
+export function sentencesOf(ctx: DcsrContext, dataset: DcsrDataset): OutputRef<"parquet:sentences"> {
   return memo(["dcsr-sentences", ctx, dataset], () => {
     const rule = dcsrSetupOf(ctx).split;
     return use(splitSentencesStep, { name: `split-sentences.${datasetTag(ctx, dataset)}`, params: { minWords: rule.minWords, minTailWords: rule.minTailWords }, inputs: { passages: tablesOf(ctx, dataset).passages } }).out.sentences;
@@ -60,32 +58,32 @@ export function sentencesOf(ctx: DenseContext, dataset: DcsrDataset): OutputRef<
 }
 
 /** The collection as marker-token inputs (same token budget and titles as DPR's passages). */
-export function markerTokensOf(ctx: DenseContext, dataset: DcsrDataset): OutputRef<"tokens:dcsr-passages"> {
+export function markerTokensOf(ctx: DcsrContext, dataset: DcsrDataset): OutputRef<"tokens:dcsr-passages"> {
   return memo(["dcsr-tokens", ctx, dataset], () => {
     const d = dcsrSetupOf(ctx);
     return use(tokenizeDcsrPassages, {
       name: `tokenize-dcsr-passages.${datasetTag(ctx, dataset)}`,
       params: { maxLength: setupOf(ctx).maxPassageLength, title: hasTitles(dataset), marker: d.marker, maxMarkers: d.maxMarkers },
-      inputs: { passages: tablesOf(ctx, dataset).passages, sentences: sentencesOf(ctx, dataset), vocab: baseOf(ctx).vocab },
+      inputs: { passages: tablesOf(ctx, dataset).passages, sentences: sentencesOf(ctx, dataset), vocab: baseOf(denseOf(ctx)).vocab },
     }).out.tokens;
   });
 }
 
 /** Tokenized queries: the dense graph's `tokenize-queries` steps (mini-nq: base.ts's, which keep gold turns only). */
-export function queryTokensOf(ctx: DenseContext, dataset: DcsrDataset, form: QueryFormName, split: string, goldOnlyAsked: boolean): OutputRef<"tokens:queries"> {
+export function queryTokensOf(ctx: DcsrContext, dataset: DcsrDataset, form: QueryFormName, split: string, goldOnlyAsked: boolean): OutputRef<"tokens:queries"> {
   const goldOnly = dataset === "nq" ? true : goldOnlyAsked;
   return memo(["dcsr-queries", ctx, dataset, form, split, goldOnly], () => {
     const name = dataset === "nq" ? `tokenize-queries.mini-nq.${form}.${split}` : `tokenize-queries.${datasetTag(ctx, dataset)}.${form}.${split}${goldOnly ? ".gold" : ""}`;
     return use(tokenizeQueries, {
       name,
       params: { form, split, goldOnly, maxLength: setupOf(ctx).maxQueryLength },
-      inputs: { turns: tablesOf(ctx, dataset).turns, vocab: baseOf(ctx).vocab },
+      inputs: { turns: tablesOf(ctx, dataset).turns, vocab: baseOf(denseOf(ctx)).vocab },
     }).out.tokens;
   });
 }
 
 /** BM25 over one query form and split: the dense graph's run (mini-nq: base.ts's). */
-export function bm25RunOf(ctx: DenseContext, dataset: DcsrDataset, form: QueryFormName, split: string): OutputRef<"parquet:run"> {
+export function bm25RunOf(ctx: DcsrContext, dataset: DcsrDataset, form: QueryFormName, split: string): OutputRef<"parquet:run"> {
   return memo(["dcsr-bm25", ctx, dataset, form, split], () => {
     const t = tablesOf(ctx, dataset);
     const tag = dataset === "nq" ? "mini-nq" : datasetTag(ctx, dataset);
@@ -96,7 +94,7 @@ export function bm25RunOf(ctx: DenseContext, dataset: DcsrDataset, form: QueryFo
 }
 
 /** BM25's mined negatives of the training turns (gold excluded), the dense graph's step. */
-export function bm25NegativesOf(ctx: DenseContext, dataset: DcsrDataset): OutputRef<"parquet:negatives"> {
+export function bm25NegativesOf(ctx: DcsrContext, dataset: DcsrDataset): OutputRef<"parquet:negatives"> {
   return memo(["dcsr-bm25-negatives", ctx, dataset], () =>
     use(mineNegativesStep, {
       name: `mine-negatives.${datasetTag(ctx, dataset)}.bm25`,
@@ -109,7 +107,7 @@ export function bm25NegativesOf(ctx: DenseContext, dataset: DcsrDataset): Output
 const inputFormOfDataset = (dataset: DcsrDataset): QueryFormName => (dataset === "nq" ? "q_t" : INPUT_FORM[dataset]);
 
 /** The dev collection of model selection: none (sampled inside the examples step), released ids, or BM25-hard. */
-export function devCollectionOf(ctx: DenseContext, dataset: DcsrDataset): { sample: number } | { ids: OutputRef<"ids:passages"> } {
+export function devCollectionOf(ctx: DcsrContext, dataset: DcsrDataset): { sample: number } | { ids: OutputRef<"ids:passages"> } {
   const dev: DevCollection = setupOf(ctx).devPassages[dataset];
   if ("sample" in dev) return { sample: dev.sample };
   if ("released" in dev) return { ids: releasedDevIds(dev.released) };
@@ -126,7 +124,7 @@ export function devCollectionOf(ctx: DenseContext, dataset: DcsrDataset): { samp
 }
 
 /** Where the evidence of the answer sentences lives, for the datasets whose evidence is in raw turn files. */
-function rawEvidence(ctx: DenseContext, dataset: DatasetName) {
+function rawEvidence(ctx: DcsrContext, dataset: DatasetName) {
   if (dataset === "orquac") {
     return ctx.data === "mini" ? use(generateMini.orquac, { name: "generate-mini-orquac", params: {}, inputs: {} }).out.raw : realRaw("orquac", { part: "turns", fileSplits: ["train"] });
   }
@@ -137,7 +135,7 @@ function rawEvidence(ctx: DenseContext, dataset: DatasetName) {
 }
 
 /** The answer sentence of every training turn with gold, and its passage's labels. */
-export function answerSentencesOf(ctx: DenseContext, dataset: DcsrDataset): OutputRef<"parquet:answer-sentences"> {
+export function answerSentencesOf(ctx: DcsrContext, dataset: DcsrDataset): OutputRef<"parquet:answer-sentences"> {
   return memo(["dcsr-labels", ctx, dataset], () => {
     const t = tablesOf(ctx, dataset);
     const name = `label-answer-sentences.${datasetTag(ctx, dataset)}`;

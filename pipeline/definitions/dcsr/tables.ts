@@ -15,11 +15,11 @@ import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { DATA_LABEL, table1Bm25Spec } from "../lexical.ts";
 import { renderTableStep, type CellSource, type MetricsOrSeeds } from "../render.ts";
 import { evaluation, setupOf } from "../dense/models.ts";
-import { theta0VsBm25, type DenseContext } from "../dense/base.ts";
+import { theta0VsBm25 } from "../dense/base.ts";
 import { ihn } from "../dense/variants.ts";
 import type { Profile } from "../dense/setup.ts";
 import { dcsrEvaluation } from "./graph.ts";
-import { dcsrSetupOf } from "./inputs.ts";
+import { dcsrContext, dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { ablation, ABLATIONS, dcsr, dcsrIhn, type Ablation, type DcsrDataset, type DcsrVariant } from "./variants.ts";
 
 type Group = "first" | "switch" | "no-switch";
@@ -69,7 +69,7 @@ function renderRows(ctx: DcsrTargetContext, spec: TableSpec, paperTable: string 
 }
 
 const titleTail = (ctx: DcsrTargetContext): string => `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
-const denseCtx = (ctx: DcsrTargetContext): DenseContext => ({ data: ctx.data, profile: ctx.profile });
+const contextOf = (ctx: DcsrTargetContext): DcsrContext => dcsrContext(ctx, ctx.profile);
 const seedNote = (seeds: readonly number[]): string => (seeds.length === 1 ? `one seed (${seeds[0]})` : `seeds ${seeds.join(", ")} (mean ± sd)`);
 
 /** early Table 1's columns (all / first / switch / no-switch x MRR, R@10, R@100), its paper ids kept. */
@@ -80,16 +80,16 @@ function breakdownColumns(data: DataSource): TableColumnSpec[] {
 // ---- table-dcsr ----------------------------------------------------------------------------
 
 /** The four models of one dataset's block in table-dcsr, each over the DCSR setup's seeds. */
-export function tableDcsrModels(ctx: DenseContext, d: DatasetName) {
+export function tableDcsrModels(ctx: DcsrContext, d: DatasetName) {
   const seeds = dcsrSetupOf(ctx).seeds;
   const I = setupOf(ctx).schedule[d].iterations;
-  const dpr = (i: number) => seeds.map((s) => evaluation(ctx, d, ihn(d, i, s)));
+  const dpr = (i: number) => seeds.map((s) => evaluation(denseOf(ctx), d, ihn(d, i, s)));
   const dcsrOver = (make: (s: number) => DcsrVariant) => seeds.map((s) => dcsrEvaluation(ctx, make(s)));
   return { iterations: I, dprIbn: dpr(1), dprIhn: dpr(I), dcsr: dcsrOver((s) => dcsr(d, s)), dcsrIhn: dcsrOver((s) => dcsrIhn(d, I, s)) };
 }
 
 export function tableDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
-  const dctx = denseCtx(ctx);
+  const dctx = contextOf(ctx);
   const rows: RowSource[] = dcsrSetupOf(dctx).datasets.flatMap((d: DatasetName) => {
     const m = tableDcsrModels(dctx, d);
     const I = m.iterations;
@@ -121,11 +121,11 @@ const pct = { kind: "percent", digits: 1 } as const;
 const NQ_SEED = 42;
 
 export function ablationDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
-  const dctx = denseCtx(ctx);
+  const dctx = contextOf(ctx);
   const seeds = dcsrSetupOf(dctx).seeds;
   const rows: RowSource[] = [];
   if (ctx.data === "mini") {
-    const nq = theta0VsBm25(dctx);
+    const nq = theta0VsBm25(denseOf(dctx));
     rows.push({ row: "nq/bm25", label: "mini-nq: BM25(q)", dataset: "nq", metrics: nq.bm25 });
     rows.push({ row: "nq/dpr", label: "mini-nq: DPR (θ0: IBN, from a random BERT)", dataset: "nq", metrics: nq.theta0 });
     for (const a of ABLATIONS) rows.push({ row: `nq/${a}`, label: `mini-nq: DCSR ${ABLATION_LABELS[a]}`, dataset: "nq", metrics: dcsrEvaluation(dctx, ablation("nq", a, NQ_SEED)) });

@@ -10,6 +10,7 @@ import type { AnyStep } from "../../engine/step.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { ablationDcsr, tableDcsr, type DcsrTargetContext } from "./tables.ts";
+import { dcsrParameters } from "./parameters.ts";
 
 const withProfile = (ctx: TargetContext, profile: Profile): DcsrTargetContext => ({ ...ctx, profile });
 
@@ -18,10 +19,12 @@ export function dcsrSections(profile: Profile): ReportSection[] {
   return [{ kind: "table", id: profile === "paper" ? "table-dcsr" : `table-dcsr-${profile}`, build: (ctx) => tableDcsr(withProfile(ctx, profile)) }];
 }
 
+/** Each target takes `--set` overrides of the dense setup and of the DCSR setup (`dcsr.*`) of its profile (parameters.ts). */
 export function dcsrTargets(): Target[] {
+  const [paper, smoke] = [dcsrParameters("paper"), dcsrParameters("smoke")];
   return [
-    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step] },
-    { name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "smoke")).step] },
-    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step] },
+    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step], parameters: paper },
+    { name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "smoke")).step], parameters: smoke },
+    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step], parameters: paper },
   ];
 }

@@ -88,8 +88,8 @@ export function denseParamDefs(setup: DenseSetup, data: DataSource): ParamDef[] 
   return out;
 }
 
-/** Rules across fields. */
-function denseChecks(value: (path: string) => OverrideValue | undefined): Violation[] {
+/** Rules across fields (also checked by the spaces that extend the dense one, e.g. ../dcsr/parameters.ts). */
+export function denseChecks(value: (path: string) => OverrideValue | undefined): Violation[] {
   const out: Violation[] = [];
   const h = value("model.hidden_size");
   const a = value("model.num_attention_heads");
