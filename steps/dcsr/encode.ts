@@ -75,6 +75,7 @@ export const encodeDcsrSentences = defineStep({
       const markers = { rows: m.shape[0]!, markers: m.shape[1]!, positions: m.data };
       const modelFile = join(ctx.inputs.model, SENTENCE_ENCODER_FILE);
       const enc = await openSentenceEncoder(modelFile, { providers: provider, intraOpThreads: threads });
+      ctx.log(enc.parity.note);
       ctx.log(`shard ${shard}/${shards}: passages [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {
         const s = await encodeSentences(enc.session, tokens, markers, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
