@@ -17,6 +17,7 @@
  *   compare seed for seed; several seeds render as mean ± sd). Mini: the dense setup's three
  *   seeds, so the DPR rows reuse the report's models and every DCSR claim carries its spread
  *   (one seed's differences were inside the seed-to-seed sd). Real: the paper's one seed.
+ *   `--set dcsr.seeds=1,2` (or `dcsr.topM=...`) makes another variant (parameters.ts).
  */
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
