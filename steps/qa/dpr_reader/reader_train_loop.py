@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from data import ReaderInputs, pair, strip
+from device import pick_device
 from qa_config import QaInputError, exact_match, linear_schedule, load_config, load_schema, threads
 from reader_model import build_reader, save_reader, selection_loss, span_loss
 from reader_onnx import export_reader
@@ -131,7 +132,7 @@ def run(args):
     if cfg["deterministic"]:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
-    device = torch.device("cuda" if cfg["device"] == "auto" and torch.cuda.is_available() else ("cpu" if cfg["device"] == "auto" else cfg["device"]))
+    device = pick_device(cfg["device"])  # the trainers' one rule: a GPU step fails at once without one
     inp = ReaderInputs(args.inputs)
     model, load_report = build_reader(cfg["init"], cfg["seed"], int(inp.meta["vocabSize"]), cfg["allow_pickle"], log)
     _check_vocab(cfg["init"], inp)
@@ -185,10 +186,10 @@ def run(args):
     if best[2] is not None:
         model.load_state_dict(best[2])
     model.cpu().eval()
-    device = torch.device("cpu")
+    cpu = torch.device("cpu")  # the kept epoch's dev answers, in float32 on CPU (what the ONNX export answers)
     n_dev = len(inp.dev_answers) if cfg["dev_questions"] == 0 else min(cfg["dev_questions"], len(inp.dev_answers))
     with open(os.path.join(args.out, "dev_predictions.json"), "w", encoding="utf-8") as f:
-        json.dump([answer(model, inp, q, cfg, device, inp.dev) for q in range(n_dev)], f)
+        json.dump([answer(model, inp, q, cfg, cpu, inp.dev) for q in range(n_dev)], f)
     own = {"format": "dpr-reader/1", "best_epoch": best[0] or 0, "vocab_digest": inp.meta.get("vocabDigest"),
            "max_length": int(inp.meta["maxLength"]), "max_question_length": int(inp.meta["maxQuestionLength"]), "max_answer_length": cfg["max_answer_length"], "eval_top_docs": cfg["eval_top_docs"]}
     save_reader(model, args.out, own)

@@ -9,6 +9,7 @@ import time
 import numpy as np
 import torch
 
+from device import pick_device
 from fid_io import Decoder, build_model, npy, read_json, save_model
 from qa_config import QaInputError, exact_match, linear_schedule, load_config, load_schema, threads
 
@@ -23,14 +24,6 @@ def log(msg):
 def emit(line):
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
-
-
-def _device(name):
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise QaInputError("device 'cuda' requested but torch sees no GPU", field="device", fix="use 'auto' or 'cpu'")
-    return torch.device(name)
 
 
 def _batch(ids, rows, n_context, device):
@@ -57,7 +50,7 @@ def train(args):
     if cfg["deterministic"]:
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
         torch.use_deterministic_algorithms(True, warn_only=True)
-    device = _device(cfg["device"])
+    device = pick_device(cfg["device"])  # the trainers' one rule: a GPU step fails at once without one
     meta = read_json(os.path.join(args.inputs, "meta.json"))
     decode = Decoder(read_json(os.path.join(args.inputs, "pieces.json")))
     tr_ids = npy(os.path.join(args.inputs, "train", "input_ids.npy"), 3)
