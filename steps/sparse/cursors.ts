@@ -37,6 +37,10 @@ export class Cursors {
   private lkBlk = new Float64Array(0);
   private lkOpened = new Float64Array(0);
   private lkReaders: BlockReader[] = [];
+  /** In the opened lookup block: position of the first posting >= the last document looked up, that posting's document, the block's max score. */
+  private lkPos = new Int32Array(0);
+  private lkNext = new Int32Array(0);
+  private lkMax = new Float64Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
@@ -66,7 +70,9 @@ export class Cursors {
 
   private grow(m: number): void {
     const n = Math.max(m, this.cap * 2, 8);
-    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "lkMax"] as const) this[k] = new Float64Array(n);
+    this.lkPos = new Int32Array(n);
+    this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
     this.cur = new Int32Array(n);
@@ -172,42 +178,62 @@ export class Cursors {
     return best;
   }
 
-  /** Starts a run of lookups (increasing documents) of clause i from block b. */
+  /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
   startLookups(i: number, b: number): void {
     this.lkBlk[i] = b;
+    this.lkOpened[i] = -1;
   }
 
-  /** Max score of the block of clause i that can hold d (lookup pointer; d increasing); 0 when none can. */
-  lookupMax(i: number, d: number): number {
+  /** Moves clause i's lookup pointer to the first block that can hold d (d increasing); false when none can. */
+  private lookupBlock(i: number, d: number): boolean {
     const last = this.index.blockLastDoc;
     let b = this.lkBlk[i]!;
     const end = this.blkEnd[i]!;
     while (b < end && last[b]! < d) b++;
     this.lkBlk[i] = b;
-    return b < end ? this.blockMax(i, b) : 0;
+    if (b === end) return false;
+    if (this.lkOpened[i] !== b) {
+      const r = this.lkReaders[i]!.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+      this.lkOpened[i] = b;
+      this.lkPos[i] = 0;
+      this.lkNext[i] = r.first;
+      this.lkMax[i] = this.blockMax(i, b);
+    }
+    return true;
+  }
+
+  /**
+   * An upper bound of clause i's score for document d (lookup pointer; d increasing): the max score
+   * of the block that can hold d, or 0 when no block can or the last lookup already passed over d
+   * (the block's next posting after the previous lookup lies beyond d).
+   */
+  lookupMax(i: number, d: number): number {
+    if (!this.lookupBlock(i, d)) return 0;
+    return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
   }
 
   /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
   lookup(i: number, d: number): number {
-    const last = this.index.blockLastDoc;
-    let b = this.lkBlk[i]!;
-    const end = this.blkEnd[i]!;
-    while (b < end && last[b]! < d) b++;
-    this.lkBlk[i] = b;
-    if (b === end) return 0;
+    if (!this.lookupBlock(i, d)) return 0;
+    const next = this.lkNext[i]!;
+    if (d < next) return 0;
     const postings = this.index.postings;
     const r = this.lkReaders[i]!;
-    if (this.lkOpened[i] !== b) {
-      r.open(postings, this.index.blockStart[b]!, this.prevDoc(i, b));
-      this.lkOpened[i] = b;
+    let lo = this.lkPos[i]!;
+    if (d > next) {
+      // the first posting >= d lies after lkPos (the block's last document is >= d)
+      let hi = r.n - 1;
+      lo++;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (r.doc(postings, mid) < d) lo = mid + 1;
+        else hi = mid;
+      }
+      this.lkPos[i] = lo;
+      const at = r.doc(postings, lo);
+      this.lkNext[i] = at;
+      if (at !== d) return 0;
     }
-    let lo = 0;
-    let hi = r.n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (r.doc(postings, mid) < d) lo = mid + 1;
-      else hi = mid;
-    }
-    return r.doc(postings, lo) === d ? r.tf(postings, lo) : 0;
+    return r.tf(postings, lo);
   }
 }
