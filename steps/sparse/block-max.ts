@@ -24,7 +24,7 @@
  * are inflated by a relative 2^-32 (far above the double rounding of a few hundred terms, far below
  * anything that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
  */
-import { Cursors, END } from "./cursors.ts";
+import { Cursors, END, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
 import type { TopK } from "./topk.ts";
 
@@ -289,6 +289,7 @@ export class BlockMaxScorer {
     const last = x.blockLastDoc;
     const norms = x.norms;
     const cache = c.normCache;
+    const table = c.scoreTable;
     const { cur, weight } = c;
     const { windowScores, windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
     const ess = m - this.ne;
@@ -297,6 +298,7 @@ export class BlockMaxScorer {
       const i = eOrd[q]!;
       const w = weight[i]!;
       const base = i * WINDOW;
+      const tableBase = (i * TABLE_TF - 1) * 256;
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
       while (cur[i]! < hi) {
@@ -343,7 +345,9 @@ export class BlockMaxScorer {
         while (p < n) {
           d = docs[p]!;
           if (d >= hi) break;
-          const s = f(w - f(w / f(1 + f(tfs[p]! * cache[norms[d]!]!))));
+          const tf = tfs[p]!;
+          const norm = norms[d]!;
+          const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
           const o = d - lo;
           windowScores[base + o] = s;
           windowAcc[o]! += s;

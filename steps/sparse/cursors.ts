@@ -13,6 +13,8 @@ import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
+/** Term frequencies whose clause scores are tabulated per query (for every norm byte). */
+export const TABLE_TF = 4;
 
 export class Cursors {
   /** Capacity (clauses). */
@@ -41,6 +43,8 @@ export class Cursors {
   private lkPos = new Int32Array(0);
   private lkNext = new Int32Array(0);
   private lkMax = new Float64Array(0);
+  /** Per clause i, tf 1..TABLE_TF and norm byte: the clause score, at (i * TABLE_TF + tf - 1) * 256 + norm (float32 values: exact). */
+  scoreTable = new Float32Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
@@ -50,7 +54,11 @@ export class Cursors {
     readonly normCache: Float32Array,
   ) {
     this.denominators = new Float32Array(index.blockLastDoc.length);
+    this.view = new DataView(index.postings.buffer, index.postings.byteOffset, index.postings.byteLength);
   }
+
+  /** The postings as a DataView (the searches read single postings through it). */
+  private readonly view: DataView;
 
   /** Sets up the clauses (term, weight) of a query; positions nothing yet. */
   reset(clauses: readonly { readonly term: number; readonly weight: number }[]): void {
@@ -65,6 +73,13 @@ export class Cursors {
       this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
       this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
       this.cur[i] = -1;
+      const w = c.weight;
+      const cache = this.normCache;
+      const t = this.scoreTable;
+      for (let tf = 1; tf <= TABLE_TF; tf++) {
+        const row = (i * TABLE_TF + tf - 1) * 256;
+        for (let norm = 0; norm < 256; norm++) t[row + norm] = f(w - f(w / f(1 + f(tf * cache[norm]!))));
+      }
     }
   }
 
@@ -75,6 +90,7 @@ export class Cursors {
     this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
+    this.scoreTable = new Float32Array(n * TABLE_TF * 256);
     this.cur = new Int32Array(n);
     for (let i = this.docs.length; i < n; i++) {
       this.docs.push(new Int32Array(MAX_BLOCK_SIZE));
@@ -139,17 +155,17 @@ export class Cursors {
       this.cur[i] = docs[p]!;
       return;
     }
-    const postings = this.index.postings;
+    const view = this.view;
     const r = this.readers[i]!;
     let lo = this.pos[i]!;
     let hi = r.n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (r.doc(postings, mid) < target) lo = mid + 1;
+      if (r.docIn(view, mid) < target) lo = mid + 1;
       else hi = mid;
     }
     this.pos[i] = lo;
-    this.cur[i] = r.doc(postings, lo);
+    this.cur[i] = r.docIn(view, lo);
   }
 
   /** The tf of clause i's current posting. */
@@ -159,8 +175,10 @@ export class Cursors {
 
   /** Clause i's score for document d with term frequency tf. */
   score(i: number, tf: number, d: number): number {
+    const norm = this.index.norms[d]!;
+    if (tf <= TABLE_TF) return this.scoreTable[(i * TABLE_TF + tf - 1) * 256 + norm]!;
     const w = this.weight[i]!;
-    return f(w - f(w / f(1 + f(tf * this.normCache[this.index.norms[d]!]!))));
+    return f(w - f(w / f(1 + f(tf * this.normCache[norm]!))));
   }
 
   /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
@@ -218,6 +236,7 @@ export class Cursors {
     const next = this.lkNext[i]!;
     if (d < next) return 0;
     const postings = this.index.postings;
+    const view = this.view;
     const r = this.lkReaders[i]!;
     let lo = this.lkPos[i]!;
     if (d > next) {
@@ -226,11 +245,11 @@ export class Cursors {
       lo++;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (r.doc(postings, mid) < d) lo = mid + 1;
+        if (r.docIn(view, mid) < d) lo = mid + 1;
         else hi = mid;
       }
       this.lkPos[i] = lo;
-      const at = r.doc(postings, lo);
+      const at = r.docIn(view, lo);
       this.lkNext[i] = at;
       if (at !== d) return 0;
     }

@@ -118,10 +118,25 @@ export class BlockReader {
     this.n = postings[pos]! + 1;
     this.docBits = postings[pos + 1]!;
     this.tfBits = postings[pos + 2]!;
+    this.docMask = this.docBits === 31 ? 0x7fffffff : (1 << this.docBits) - 1;
     this.docArea = pos + 3;
     this.tfArea = this.docArea + Math.ceil(((this.n - 1) * this.docBits) / 8);
     this.end = this.tfArea + Math.ceil((this.n * this.tfBits) / 8);
     return this;
+  }
+
+  /** Mask of docBits low bits. */
+  docMask = 0;
+
+  /** `doc` through a DataView of the same postings (one unaligned 32-bit load instead of four byte loads). */
+  docIn(view: DataView, j: number): number {
+    if (j === 0) return this.first;
+    const bit = (j - 1) * this.docBits;
+    const at = this.docArea + (bit >>> 3);
+    const sh = bit & 7;
+    let v = view.getUint32(at, true) >>> sh;
+    if (this.docBits + sh > 32) v |= view.getUint8(at + 4) << (32 - sh);
+    return this.first + (v & this.docMask);
   }
 
   doc(postings: Uint8Array, j: number): number {
