@@ -9,7 +9,7 @@
  */
 import { maxImpactDenominator } from "./blocks.ts";
 import type { Bm25Index } from "./index.ts";
-import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
@@ -54,7 +54,7 @@ export class Cursors {
     readonly normCache: Float32Array,
   ) {
     this.denominators = new Float32Array(index.blockLastDoc.length);
-    this.view = new DataView(index.postings.buffer, index.postings.byteOffset, index.postings.byteLength);
+    this.view = postingsView(index.postings);
   }
 
   /** The postings as a DataView (the searches read single postings through it). */
@@ -115,7 +115,7 @@ export class Cursors {
 
   /** Decodes clause i's open block into its buffers (to scan it posting by posting). */
   decode(i: number): void {
-    this.readers[i]!.decode(this.index.postings, this.docs[i]!, this.tfs[i]!);
+    this.readers[i]!.decode(this.view, this.docs[i]!, this.tfs[i]!);
     this.decoded[i] = this.opened[i]!;
     this.blocksDecoded++;
   }

@@ -11,7 +11,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
-import { BlockReader, MAX_BLOCK_SIZE, PADDING } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE, PADDING, postingsView } from "./postings.ts";
 import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
 import { mergeIdRanks } from "./ids.ts";
 import { IndexBuilder } from "./index.ts";
@@ -117,6 +117,7 @@ class FileReader {
   }
   private readonly block = new Uint8Array(2 * Math.ceil((MAX_BLOCK_SIZE * 31) / 8) + 16);
   private readonly reader = new BlockReader();
+  private readonly blockView = postingsView(this.block);
   /** Reads the next block (see ./postings.ts) into docs/tfs; returns its posting count. */
   readBlock(prevDoc: number, docs: Int32Array, tfs: Int32Array): number {
     const b = this.block;
@@ -128,7 +129,7 @@ class FileReader {
     const areas = Math.ceil(((n - 1) * b[p - 2]!) / 8) + Math.ceil((n * b[p - 1]!) / 8);
     for (let k = 0; k < areas; k++) b[p++] = this.byte();
     b.fill(0, p, p + PADDING);
-    return this.reader.open(b, 0, prevDoc).decode(b, docs, tfs);
+    return this.reader.open(b, 0, prevDoc).decode(this.blockView, docs, tfs);
   }
 }
 
