@@ -13,9 +13,12 @@
  * first. A block of a more frequent essential clause whose maximum plus the maxima of the clauses
  * still to come is below θ cannot make a new candidate: it is not decoded; only the candidates the
  * rarer clauses already found in its range are looked up in it (random access), and the range is
- * remembered so that a candidate a later clause finds there looks it up too. Then each candidate
- * whose partial score plus the block maxima of its unknown clauses can still reach θ gets those
- * clauses looked up, largest maximum first, dropping it as soon as it cannot reach θ.
+ * remembered so that a candidate a later clause finds there looks it up too. Then the candidates
+ * are completed one lookup clause at a time (non-essential clauses and essential ones with skipped
+ * ranges, largest window maximum first): a candidate is dropped as soon as its partial score plus
+ * the clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ,
+ * else the clause is looked up. Each clause's lookup pointer only moves forward and remembers the
+ * next posting after its last lookup, so a candidate it already passed over costs no search.
  *
  * Exactness: every score is computed exactly as the exhaustive scorer does (float32 clause scores,
  * summed in double in clause order, rounded to float), and a document is only dropped when an upper
