@@ -1,5 +1,5 @@
 #!/usr/bin/env -S npx tsx
-/** Entry point: `npx tsx pipeline/main.ts [command] ...` (see --help). */
+/** Entry point of the CLI: `./cspipe [command] ...` runs it compiled, `npx tsx pipeline/main.ts ...` from the sources (see --help). */
 import { main } from "./cli.ts";
 
 const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -23,7 +23,7 @@ function fail(message: string): never {
 
 const reportDir = resolve(process.argv[2] ?? "report");
 const outDir = resolve(process.argv[3] ?? join(reportDir, "..", `${reportDir.split("/").pop()}-screenshots`));
-if (!existsSync(join(reportDir, "index.html"))) fail(`${reportDir}/index.html not found: run the report first (npx tsx pipeline/main.ts)`);
+if (!existsSync(join(reportDir, "index.html"))) fail(`${reportDir}/index.html not found: run the report first (./cspipe)`);
 const binary = findChromium() ?? fail("headless Chromium not found: apt-get install -y chromium (scripts/setup.sh does), or set CSPIPE_CHROMIUM");
 mkdirSync(outDir, { recursive: true });
 

@@ -58,7 +58,7 @@ export function registerBm25Command(program: Command, io: StepRunIO, setExitCode
     .description("index a collection: JSONL {id, contents} or {id, title, text}, TSV id<TAB>text, a directory of them, gzip")
     .requiredOption("--collection <path>", "a .jsonl/.json/.tsv file (optionally .gz) or a directory of them")
     .requiredOption("--index <dir>", "directory that receives the index (replaced whole)")
-    .option("--max-postings-in-memory <n>", "postings held in memory before a segment is written to disk (default 100M, ~800 MB)", positive("--max-postings-in-memory", true))
+    .option("--max-postings-in-memory <n>", "postings held in memory before a segment is written to disk (default 100M, ~400 MB)", positive("--max-postings-in-memory", true))
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
     .option("--json", "JSON event lines on stderr", false)
     .option("--verbose", "print cache hits and step logs", false)

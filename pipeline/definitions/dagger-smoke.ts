@@ -2,7 +2,7 @@
  * The `dagger-smoke` target: one in-process step feeding one tiny container step, to
  * check the Dagger path on a user's machine in one command (see docs/dagger.md):
  *
- *   dagger run npx tsx pipeline/main.ts run dagger-smoke --executor dagger
+ *   dagger run ./cspipe run dagger-smoke --executor dagger
  *
  * It exercises the pinned image, the cached pip layer, a read-only input mount, PROGRESS
  * lines, and the one-archive export of a directory output. It also runs under the local

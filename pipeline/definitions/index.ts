@@ -1,4 +1,4 @@
-/** Every target the CLI knows. The default is what `npx tsx pipeline/main.ts` runs. */
+/** Every target the CLI knows. The default is what `./cspipe` runs. */
 import { TargetRegistry, type TargetContext } from "../engine/targets.ts";
 import { findingsStep } from "./findings.ts";
 import { demoTarget } from "./demo.ts";

@@ -25,7 +25,7 @@ import { InputError } from "./errors.ts";
 
 /** Written by scripts/build.mjs into the dist directory. */
 export const BUILD_MANIFEST = "build-manifest.json";
-const REBUILD = "run `npm run build` (or run the sources with `npx tsx pipeline/main.ts`)";
+const REBUILD = "run `npm run build`, or use `./cspipe`, which rebuilds its own compiled copy when sources change";
 
 /** dist/build-manifest.json, written by scripts/build.mjs. */
 export interface BuildManifest {
@@ -270,7 +270,7 @@ export function compiledModule(root: string, path: string, distDir: string = joi
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) {
     throw new InputError("a compiled run (node dist/...) cannot load TypeScript from outside the project", {
       file: path,
-      fix: "run it with `npx tsx pipeline/main.ts`, or compile the module to .js and point at that",
+      fix: "run it with `./cspipe` (it runs such modules under tsx), or compile the module to .js and point at that",
     });
   }
   const out = join(resolve(distDir), rel.slice(0, -m[0].length) + (m[1] ? ".mjs" : ".js"));

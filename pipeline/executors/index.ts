@@ -20,7 +20,7 @@ const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
         executor: "dagger",
         detail:
           "not inside a Dagger session (DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN are unset). " +
-          "Start one with 'dagger run npx tsx pipeline/main.ts ...', or use --executor local.",
+          "Start one with 'dagger run ./cspipe run ...', or use --executor local.",
       };
     }
     // Loaded only when used: the SDK adapter is not needed by local runs.

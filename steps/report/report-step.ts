@@ -153,7 +153,7 @@ function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readon
                   `Entry ${k.slice(0, 12)}`,
                   el("p", {}, el("a", { href: "../index.html" }, "← report")),
                   el("h1", {}, `Entry ${k.slice(0, 12)}…`),
-                  el("p", {}, `This number was computed by the store entry ${k} in an earlier run. Since then its step was recomputed under another key and reproduced the same bytes, so the table or figure was not rendered again; its provenance pages describe the current keys. 'npx tsx pipeline/main.ts show ${k}' prints this entry's chain while it is still in the store.`),
+                  el("p", {}, `This number was computed by the store entry ${k} in an earlier run. Since then its step was recomputed under another key and reproduced the same bytes, so the table or figure was not rendered again; its provenance pages describe the current keys. './cspipe show ${k}' prints this entry's chain while it is still in the store.`),
                 ),
               );
             }

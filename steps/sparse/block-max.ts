@@ -13,9 +13,12 @@
  * first. A block of a more frequent essential clause whose maximum plus the maxima of the clauses
  * still to come is below θ cannot make a new candidate: it is not decoded; only the candidates the
  * rarer clauses already found in its range are looked up in it (random access), and the range is
- * remembered so that a candidate a later clause finds there looks it up too. Then each candidate
- * whose partial score plus the block maxima of its unknown clauses can still reach θ gets those
- * clauses looked up, largest maximum first, dropping it as soon as it cannot reach θ.
+ * remembered so that a candidate a later clause finds there looks it up too. Then the candidates
+ * are completed one lookup clause at a time (non-essential clauses and essential ones with skipped
+ * ranges, largest window maximum first): a candidate is dropped as soon as its partial score plus
+ * the clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ,
+ * else the clause is looked up. Each clause's lookup pointer only moves forward and remembers the
+ * next posting after its last lookup, so a candidate it already passed over costs no search.
  *
  * Exactness: every score is computed exactly as the exhaustive scorer does (float32 clause scores,
  * summed in double in clause order, rounded to float), and a document is only dropped when an upper
@@ -24,7 +27,7 @@
  * are inflated by a relative 2^-32 (far above the double rounding of a few hundred terms, far below
  * anything that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
  */
-import { Cursors, END } from "./cursors.ts";
+import { Cursors, END, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
 import type { TopK } from "./topk.ts";
 
@@ -74,10 +77,12 @@ export class BlockMaxScorer {
   /** Per clause, document ranges of the inner window whose postings were not all read (pairs). */
   private gaps: Int32Array[] = [];
   private gapCount = new Int32Array(0);
-  private gapPtr = new Int32Array(0);
-  private known = new Float64Array(0);
-  private unknown = new Int32Array(0);
-  private unknownMax = new Float64Array(0);
+  /** Lookup clauses of the window (by descending window max) and the sum of the maxima after each. */
+  private lk = new Int32Array(0);
+  private restAfter = new Float64Array(0);
+  /** The window's live candidates: offset in the window and partial score. */
+  private readonly candO = new Int32Array(WINDOW);
+  private readonly candP = new Float64Array(WINDOW);
   private windowScores = new Float32Array(0);
   private readonly windowAcc = new Float64Array(WINDOW);
   private readonly windowBits = new Int32Array(WORDS);
@@ -102,10 +107,8 @@ export class BlockMaxScorer {
     this.rest = new Float64Array(n);
     this.blockAtStart = new Float64Array(n);
     this.gapCount = new Int32Array(n);
-    this.gapPtr = new Int32Array(n);
-    this.known = new Float64Array(n);
-    this.unknown = new Int32Array(n);
-    this.unknownMax = new Float64Array(n);
+    this.lk = new Int32Array(n);
+    this.restAfter = new Float64Array(n);
     this.windowScores = new Float32Array(n * WINDOW);
     while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
     this.cap = n;
@@ -289,6 +292,7 @@ export class BlockMaxScorer {
     const last = x.blockLastDoc;
     const norms = x.norms;
     const cache = c.normCache;
+    const table = c.scoreTable;
     const { cur, weight } = c;
     const { windowScores, windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
     const ess = m - this.ne;
@@ -297,6 +301,7 @@ export class BlockMaxScorer {
       const i = eOrd[q]!;
       const w = weight[i]!;
       const base = i * WINDOW;
+      const tableBase = (i * TABLE_TF - 1) * 256;
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
       while (cur[i]! < hi) {
@@ -343,7 +348,9 @@ export class BlockMaxScorer {
         while (p < n) {
           d = docs[p]!;
           if (d >= hi) break;
-          const s = f(w - f(w / f(1 + f(tfs[p]! * cache[norms[d]!]!))));
+          const tf = tfs[p]!;
+          const norm = norms[d]!;
+          const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
           const o = d - lo;
           windowScores[base + o] = s;
           windowAcc[o]! += s;
@@ -369,17 +376,47 @@ export class BlockMaxScorer {
     return this.completeCandidates(lo, m, heap);
   }
 
-  /** Looks up the unknown clauses of each candidate (while it can still reach θ) and offers it. */
+  /**
+   * Completes the window's candidates clause by clause. The *lookup clauses* are the non-essential
+   * ones and the essential ones with skipped ranges, by descending window max. A candidate is first
+   * dropped when its partial score plus every lookup clause's window max cannot reach θ; then each
+   * lookup clause in turn, for the candidates still alive, bounds the candidate by its partial
+   * score, the clause's block max at d (0 when the clause's last lookup already passed over d) and
+   * the window maxima of the clauses after it, drops it below θ, else looks the clause up. The
+   * survivors are summed in clause order and offered. One clause at a time keeps each lookup pointer
+   * moving forward through the clause's blocks, with no per-candidate loop over the clauses.
+   */
   private completeCandidates(lo: number, m: number, heap: TopK): number {
     const c = this.c;
-    const { cur } = c;
-    const { essential, windowScores, windowAcc, windowBits, ord, gaps, gapCount, gapPtr, known, unknown, unknownMax, blockAtStart } = this;
+    const { essential, windowScores, windowAcc, windowBits, eOrd, ord, wmax, gaps, gapCount, blockAtStart, lk, restAfter, candO, candP } = this;
     const ne = this.ne;
-    for (let i = 0; i < m; i++) {
-      gapPtr[i] = 0;
-      if (essential[i] === 1 && gapCount[i]! > 0) c.startLookups(i, blockAtStart[i]!);
+    const ess = m - ne;
+    let nl = 0;
+    for (let j = 0; j < ne; j++) lk[nl++] = ord[j]!;
+    for (let q = 0; q < ess; q++) {
+      const i = eOrd[q]!;
+      if (gapCount[i]! === 0) continue;
+      lk[nl++] = i;
+      c.startLookups(i, blockAtStart[i]!);
     }
-    let theta = heap.threshold;
+    // descending window max (ties by clause index: any order is exact, this one is deterministic)
+    for (let a = 1; a < nl; a++) {
+      const v = lk[a]!;
+      let b = a - 1;
+      while (b >= 0 && (wmax[lk[b]!]! < wmax[v]! || (wmax[lk[b]!] === wmax[v] && lk[b]! > v))) {
+        lk[b + 1] = lk[b]!;
+        b--;
+      }
+      lk[b + 1] = v;
+    }
+    let rest = 0;
+    for (let t = nl - 1; t >= 0; t--) {
+      restAfter[t] = rest;
+      rest += wmax[lk[t]!]!;
+    }
+    const theta = heap.threshold;
+    // pass 1: the candidates, dropping those that cannot reach θ even with every lookup clause's window max
+    let n = 0;
     let found = 0;
     for (let wd = 0; wd < WORDS; wd++) {
       let bits = windowBits[wd]!;
@@ -389,88 +426,70 @@ export class BlockMaxScorer {
         const low = bits & -bits;
         bits ^= low;
         const o = (wd << 5) + 31 - Math.clz32(low);
-        const d = lo + o;
         found++;
-        const partial0 = windowAcc[o]!;
+        const partial = windowAcc[o]!;
         windowAcc[o] = 0;
-        // unknown clauses: every non-essential one, and essential ones whose gap holds d with no score yet
-        let nu = 0;
-        let bound = partial0;
-        for (let j = ne - 1; j >= 0; j--) {
-          const i = ord[j]!;
-          known[i] = 0;
-          // a cursor already past d: the clause does not hold d
-          const ub = cur[i]! > d ? 0 : c.shallow(i, d) < c.blkEnd[i]! ? c.blockMax(i, c.blk[i]!) : 0;
-          if (ub > 0) {
-            unknown[nu] = i;
-            unknownMax[nu++] = ub;
-            bound += ub;
-          }
+        if (f((partial + rest) * INFLATE) < theta) {
+          for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
+          continue;
         }
-        for (let i = 0; i < m; i++) {
-          if (essential[i] === 0) continue;
-          known[i] = windowScores[i * WINDOW + o]!;
-          const n = gapCount[i]!;
-          if (n === 0 || known[i]! > 0) continue;
-          const g = gaps[i]!;
-          let p = gapPtr[i]!;
-          while (p < n && g[2 * p + 1]! < d) p++;
-          gapPtr[i] = p;
-          if (p < n && g[2 * p]! <= d) {
-            const ub = c.lookupMax(i, d);
-            if (ub > 0) {
-              unknown[nu] = i;
-              unknownMax[nu++] = ub;
-              bound += ub;
-            }
+        candO[n] = o;
+        candP[n++] = partial;
+      }
+    }
+    // one pass per lookup clause over the candidates still alive
+    for (let t = 0; t < nl && n > 0; t++) {
+      const i = lk[t]!;
+      const after = restAfter[t]!;
+      const isEssential = essential[i] === 1;
+      const g = gaps[i]!;
+      const ng = gapCount[i]!;
+      let gp = 0;
+      const base = i * WINDOW;
+      let kept = 0;
+      for (let r = 0; r < n; r++) {
+        const o = candO[r]!;
+        let partial = candP[r]!;
+        const d = lo + o;
+        let ub = 0;
+        if (isEssential) {
+          // only a candidate inside a skipped range with no score from this clause yet needs it
+          if (windowScores[base + o]! === 0) {
+            while (gp < ng && g[2 * gp + 1]! < d) gp++;
+            if (gp < ng && g[2 * gp]! <= d) ub = c.lookupMax(i, d);
           }
+        } else {
+          ub = c.lookupMax(i, d);
         }
-        let alive = f(bound * INFLATE) >= theta;
-        if (alive && nu > 0) {
-          // largest maximum first
-          for (let a = 1; a < nu; a++) {
-            const v = unknown[a]!;
-            const vm = unknownMax[a]!;
-            let b = a - 1;
-            while (b >= 0 && unknownMax[b]! < vm) {
-              unknown[b + 1] = unknown[b]!;
-              unknownMax[b + 1] = unknownMax[b]!;
-              b--;
-            }
-            unknown[b + 1] = v;
-            unknownMax[b + 1] = vm;
-          }
-          let partial = partial0;
-          let remaining = bound - partial0;
-          for (let u = 0; u < nu; u++) {
-            if (f((partial + remaining) * INFLATE) < theta) {
-              alive = false;
-              break;
-            }
-            const i = unknown[u]!;
-            remaining -= unknownMax[u]!;
-            this.counters.lookups++;
-            let s = 0;
-            if (essential[i] === 1) {
-              const tf = c.lookup(i, d);
-              if (tf > 0) s = c.score(i, tf, d);
-            } else {
-              c.advance(i, d);
-              if (cur[i] === d) s = c.score(i, c.tf(i), d);
-            }
-            known[i] = s;
+        if (f((partial + ub + after) * INFLATE) < theta) {
+          for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
+          for (let u = 0; u < t; u++) windowScores[lk[u]! * WINDOW + o] = 0;
+          continue;
+        }
+        if (ub > 0) {
+          this.counters.lookups++;
+          const tf = c.lookup(i, d);
+          if (tf > 0) {
+            const s = c.score(i, tf, d);
+            windowScores[base + o] = s;
             partial += s;
           }
         }
-        if (alive) {
-          let total = 0;
-          for (let i = 0; i < m; i++) total += known[i]!;
-          this.counters.scored++;
-          heap.offer(d, f(total));
-          theta = heap.threshold;
-        }
-        for (let i = 0; i < m; i++) windowScores[i * WINDOW + o] = 0;
+        candO[kept] = o;
+        candP[kept++] = partial;
       }
+      n = kept;
+    }
+    // the survivors: exact scores, summed in clause order
+    for (let r = 0; r < n; r++) {
+      const o = candO[r]!;
+      let total = 0;
+      for (let i = 0; i < m; i++) {
+        total += windowScores[i * WINDOW + o]!;
+        windowScores[i * WINDOW + o] = 0;
+      }
+      this.counters.scored++;
+      heap.offer(lo + o, f(total));
     }
     this.counters.candidates += found;
     return found;

@@ -9,10 +9,12 @@
  */
 import { maxImpactDenominator } from "./blocks.ts";
 import type { Bm25Index } from "./index.ts";
-import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
+/** Term frequencies whose clause scores are tabulated per query (for every norm byte). */
+export const TABLE_TF = 4;
 
 export class Cursors {
   /** Capacity (clauses). */
@@ -37,6 +39,12 @@ export class Cursors {
   private lkBlk = new Float64Array(0);
   private lkOpened = new Float64Array(0);
   private lkReaders: BlockReader[] = [];
+  /** In the opened lookup block: position of the first posting >= the last document looked up, that posting's document, the block's max score. */
+  private lkPos = new Int32Array(0);
+  private lkNext = new Int32Array(0);
+  private lkMax = new Float64Array(0);
+  /** Per clause i, tf 1..TABLE_TF and norm byte: the clause score, at (i * TABLE_TF + tf - 1) * 256 + norm (float32 values: exact). */
+  scoreTable = new Float32Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
@@ -46,7 +54,11 @@ export class Cursors {
     readonly normCache: Float32Array,
   ) {
     this.denominators = new Float32Array(index.blockLastDoc.length);
+    this.view = postingsView(index.postings);
   }
+
+  /** The postings as a DataView (the searches read single postings through it). */
+  private readonly view: DataView;
 
   /** Sets up the clauses (term, weight) of a query; positions nothing yet. */
   reset(clauses: readonly { readonly term: number; readonly weight: number }[]): void {
@@ -61,14 +73,24 @@ export class Cursors {
       this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
       this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
       this.cur[i] = -1;
+      const w = c.weight;
+      const cache = this.normCache;
+      const t = this.scoreTable;
+      for (let tf = 1; tf <= TABLE_TF; tf++) {
+        const row = (i * TABLE_TF + tf - 1) * 256;
+        for (let norm = 0; norm < 256; norm++) t[row + norm] = f(w - f(w / f(1 + f(tf * cache[norm]!))));
+      }
     }
   }
 
   private grow(m: number): void {
     const n = Math.max(m, this.cap * 2, 8);
-    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "lkMax"] as const) this[k] = new Float64Array(n);
+    this.lkPos = new Int32Array(n);
+    this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
+    this.scoreTable = new Float32Array(n * TABLE_TF * 256);
     this.cur = new Int32Array(n);
     for (let i = this.docs.length; i < n; i++) {
       this.docs.push(new Int32Array(MAX_BLOCK_SIZE));
@@ -93,7 +115,7 @@ export class Cursors {
 
   /** Decodes clause i's open block into its buffers (to scan it posting by posting). */
   decode(i: number): void {
-    this.readers[i]!.decode(this.index.postings, this.docs[i]!, this.tfs[i]!);
+    this.readers[i]!.decode(this.view, this.docs[i]!, this.tfs[i]!);
     this.decoded[i] = this.opened[i]!;
     this.blocksDecoded++;
   }
@@ -133,17 +155,17 @@ export class Cursors {
       this.cur[i] = docs[p]!;
       return;
     }
-    const postings = this.index.postings;
+    const view = this.view;
     const r = this.readers[i]!;
     let lo = this.pos[i]!;
     let hi = r.n - 1;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (r.doc(postings, mid) < target) lo = mid + 1;
+      if (r.docIn(view, mid) < target) lo = mid + 1;
       else hi = mid;
     }
     this.pos[i] = lo;
-    this.cur[i] = r.doc(postings, lo);
+    this.cur[i] = r.docIn(view, lo);
   }
 
   /** The tf of clause i's current posting. */
@@ -153,8 +175,10 @@ export class Cursors {
 
   /** Clause i's score for document d with term frequency tf. */
   score(i: number, tf: number, d: number): number {
+    const norm = this.index.norms[d]!;
+    if (tf <= TABLE_TF) return this.scoreTable[(i * TABLE_TF + tf - 1) * 256 + norm]!;
     const w = this.weight[i]!;
-    return f(w - f(w / f(1 + f(tf * this.normCache[this.index.norms[d]!]!))));
+    return f(w - f(w / f(1 + f(tf * this.normCache[norm]!))));
   }
 
   /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
@@ -172,42 +196,63 @@ export class Cursors {
     return best;
   }
 
-  /** Starts a run of lookups (increasing documents) of clause i from block b. */
+  /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
   startLookups(i: number, b: number): void {
     this.lkBlk[i] = b;
+    this.lkOpened[i] = -1;
   }
 
-  /** Max score of the block of clause i that can hold d (lookup pointer; d increasing); 0 when none can. */
-  lookupMax(i: number, d: number): number {
+  /** Moves clause i's lookup pointer to the first block that can hold d (d increasing); false when none can. */
+  private lookupBlock(i: number, d: number): boolean {
     const last = this.index.blockLastDoc;
     let b = this.lkBlk[i]!;
     const end = this.blkEnd[i]!;
     while (b < end && last[b]! < d) b++;
     this.lkBlk[i] = b;
-    return b < end ? this.blockMax(i, b) : 0;
+    if (b === end) return false;
+    if (this.lkOpened[i] !== b) {
+      const r = this.lkReaders[i]!.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+      this.lkOpened[i] = b;
+      this.lkPos[i] = 0;
+      this.lkNext[i] = r.first;
+      this.lkMax[i] = this.blockMax(i, b);
+    }
+    return true;
+  }
+
+  /**
+   * An upper bound of clause i's score for document d (lookup pointer; d increasing): the max score
+   * of the block that can hold d, or 0 when no block can or the last lookup already passed over d
+   * (the block's next posting after the previous lookup lies beyond d).
+   */
+  lookupMax(i: number, d: number): number {
+    if (!this.lookupBlock(i, d)) return 0;
+    return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
   }
 
   /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
   lookup(i: number, d: number): number {
-    const last = this.index.blockLastDoc;
-    let b = this.lkBlk[i]!;
-    const end = this.blkEnd[i]!;
-    while (b < end && last[b]! < d) b++;
-    this.lkBlk[i] = b;
-    if (b === end) return 0;
+    if (!this.lookupBlock(i, d)) return 0;
+    const next = this.lkNext[i]!;
+    if (d < next) return 0;
     const postings = this.index.postings;
+    const view = this.view;
     const r = this.lkReaders[i]!;
-    if (this.lkOpened[i] !== b) {
-      r.open(postings, this.index.blockStart[b]!, this.prevDoc(i, b));
-      this.lkOpened[i] = b;
+    let lo = this.lkPos[i]!;
+    if (d > next) {
+      // the first posting >= d lies after lkPos (the block's last document is >= d)
+      let hi = r.n - 1;
+      lo++;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (r.docIn(view, mid) < d) lo = mid + 1;
+        else hi = mid;
+      }
+      this.lkPos[i] = lo;
+      const at = r.docIn(view, lo);
+      this.lkNext[i] = at;
+      if (at !== d) return 0;
     }
-    let lo = 0;
-    let hi = r.n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (r.doc(postings, mid) < d) lo = mid + 1;
-      else hi = mid;
-    }
-    return r.doc(postings, lo) === d ? r.tf(postings, lo) : 0;
+    return r.tf(postings, lo);
   }
 }

@@ -1,26 +1,27 @@
 /**
  * Builds an index file for collections larger than memory: documents are indexed into segments of
- * at most `maxPostingsInMemory` postings (8 bytes each while accumulating), each segment is written
+ * at most `maxPostingsInMemory` postings (4 bytes each while accumulating), each segment is written
  * to a temporary index file, and the segments are merged term by term at the end. Every segment's
  * postings are read sequentially (terms are visited in sorted order) and every output section
  * proportional to the postings (postings, skip blocks, impacts) is streamed to a temporary file, so
  * the merge holds only the term dictionaries, norms, ids and id ranks in memory (ids as UTF-8 bytes;
  * their global order is a k-way merge of the segments' own orders). One segment: no merge.
  */
-import { closeSync, mkdtempSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
-import { BlockReader, MAX_BLOCK_SIZE, PADDING } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE, PADDING, postingsView } from "./postings.ts";
 import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
+import type { FileSection } from "./columns.ts";
 import { mergeIdRanks } from "./ids.ts";
 import { IndexBuilder } from "./index.ts";
-import type { Bm25Index, BuildOptions } from "./index.ts";
+import type { Bm25Index, BuildOptions, HeavyColumns, HeavySectionName } from "./index.ts";
 import { readIndex, sectionLocation, writeIndex } from "./index-file.ts";
 import type { IndexParts, SectionName } from "./index-file.ts";
 
 export interface BuildFileOptions<D> extends BuildOptions<D> {
-  /** Postings per in-memory segment (default 100M, ~800 MB while accumulating). */
+  /** Postings per in-memory segment (default 100M, ~400 MB while accumulating). */
   readonly maxPostingsInMemory?: number;
   /** Where segment files go (default: the OS temp dir). */
   readonly tmpDir?: string;
@@ -52,25 +53,36 @@ export async function buildIndexFile<D extends { readonly id: string }>(
   try {
     let builder = new IndexBuilder(source, blockSize);
     let done = 0;
+    // The heavy sections go to files next to the segments, then are copied into the index file.
+    const write = (b: IndexBuilder, out: string): IndexParts => {
+      const work = mkdtempSync(join(tmp, "cols-"));
+      try {
+        const parts = b.finishInto(heavyColumnsInFiles(work));
+        writeIndex(parts, out);
+        return parts;
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    };
     for await (const d of docs) {
       builder.add(d.id, textOf(d));
       done++;
       if (opts.onProgress && done % every === 0) opts.onProgress(done, opts.total);
       if (builder.numPostings >= limit) {
         const seg = join(tmp, `seg${segments.length}.bm25`);
-        writeIndex(builder.finish(), seg);
+        write(builder, seg);
         segments.push(seg);
         builder = new IndexBuilder(source, blockSize);
       }
     }
     opts.onProgress?.(done, opts.total);
     if (segments.length === 0) {
-      const index = builder.finish();
-      return summary(index, writeIndex(index, path), 1);
+      const parts = write(builder, path);
+      return summary(parts, statSync(path).size, 1);
     }
     if (builder.numDocs > 0) {
       const seg = join(tmp, `seg${segments.length}.bm25`);
-      writeIndex(builder.finish(), seg);
+      write(builder, seg);
       segments.push(seg);
     }
     const merged = mergeSegments(segments, tmp, source, blockSize);
@@ -117,6 +129,7 @@ class FileReader {
   }
   private readonly block = new Uint8Array(2 * Math.ceil((MAX_BLOCK_SIZE * 31) / 8) + 16);
   private readonly reader = new BlockReader();
+  private readonly blockView = postingsView(this.block);
   /** Reads the next block (see ./postings.ts) into docs/tfs; returns its posting count. */
   readBlock(prevDoc: number, docs: Int32Array, tfs: Int32Array): number {
     const b = this.block;
@@ -128,7 +141,7 @@ class FileReader {
     const areas = Math.ceil(((n - 1) * b[p - 2]!) / 8) + Math.ceil((n * b[p - 1]!) / 8);
     for (let k = 0; k < areas; k++) b[p++] = this.byte();
     b.fill(0, p, p + PADDING);
-    return this.reader.open(b, 0, prevDoc).decode(b, docs, tfs);
+    return this.reader.open(b, 0, prevDoc).decode(this.blockView, docs, tfs);
   }
 }
 
@@ -150,18 +163,18 @@ const HEAVY: readonly SectionName[] = ["postings", "termBlockOffsets", "termImpa
  */
 export function mergeSegments(segmentPaths: readonly string[], workDir: string, source: string, blockSize: number = DEFAULT_BLOCK_SIZE): IndexParts {
   const segs = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, skip: HEAVY }), loc: sectionLocation(p, "postings"), fd: openSync(p, "r") }));
-  const out = new FileBytes(join(workDir, "postings.tmp"));
+  const heavy = heavyColumnsInFiles(workDir);
   const docs = new Int32Array(MAX_BLOCK_SIZE);
   const tfs = new Int32Array(MAX_BLOCK_SIZE);
   const blockColumns = {
-    postings: out,
+    postings: heavy.postings,
     termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
     termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
     termImpacts: new MemoryColumn<Float64Array>(Float64Array),
-    blockLastDoc: new FileColumn(join(workDir, "blockLastDoc.tmp"), "u32"),
-    blockStart: new FileColumn(join(workDir, "blockStart.tmp"), "f64"),
-    blockImpacts: new FileColumn(join(workDir, "blockImpacts.tmp"), "f64"),
-    impacts: new FileBytes(join(workDir, "impacts.tmp")),
+    blockLastDoc: heavy.blockLastDoc,
+    blockStart: heavy.blockStart,
+    blockImpacts: heavy.blockImpacts,
+    impacts: heavy.impacts,
   };
   try {
     const bases: number[] = [];
@@ -269,20 +282,32 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
       idBytes,
       idOffsets,
     };
-    return {
-      ...index,
-      postings: out.close(),
-      blockLastDoc: blockColumns.blockLastDoc.close(),
-      blockStart: blockColumns.blockStart.close(),
-      blockImpactOffsets: blockColumns.blockImpacts.close(),
-      impacts: blockColumns.impacts.close(),
-    };
+    return { ...index, ...heavy.close() };
   } finally {
-    out.close();
-    blockColumns.blockLastDoc.close();
-    blockColumns.blockStart.close();
-    blockColumns.blockImpacts.close();
-    blockColumns.impacts.close();
+    heavy.close();
     for (const s of segs) closeSync(s.fd);
   }
+}
+
+/** The heavy sections of a build streamed to files under `dir` (closing is idempotent). */
+export function heavyColumnsInFiles(dir: string): HeavyColumns<{ readonly [K in HeavySectionName]: FileSection }> {
+  const postings = new FileBytes(join(dir, "postings.tmp"));
+  const blockLastDoc = new FileColumn(join(dir, "blockLastDoc.tmp"), "u32");
+  const blockStart = new FileColumn(join(dir, "blockStart.tmp"), "f64");
+  const blockImpacts = new FileColumn(join(dir, "blockImpacts.tmp"), "f64");
+  const impacts = new FileBytes(join(dir, "impacts.tmp"));
+  return {
+    postings,
+    blockLastDoc,
+    blockStart,
+    blockImpacts,
+    impacts,
+    close: () => ({
+      postings: postings.close(),
+      blockLastDoc: blockLastDoc.close(),
+      blockStart: blockStart.close(),
+      blockImpactOffsets: blockImpacts.close(),
+      impacts: impacts.close(),
+    }),
+  };
 }

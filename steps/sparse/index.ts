@@ -15,13 +15,14 @@
  *  - idRank[d] = position of doc d's id in id order (code point order = Lucene's BytesRef order),
  *    used to break score ties by passage id without comparing strings;
  *  - ids concatenated in `idBytes` (UTF-8) with `idOffsets`.
- * Internal doc numbers are insertion order. Memory while building: ~8 bytes per posting plus the
+ * Internal doc numbers are insertion order. Memory while building: ~4 bytes per posting plus the
  * ids, plus at most 128 MiB while the postings are regrouped by term and encoded (~2-3 bytes each).
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { ANALYZER_ID, analyzeToken, scanTokenSpans } from "./analyzer.ts";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
 import { MemoryBytes, MemoryColumn } from "./columns.ts";
+import type { ByteColumn, FileSection, NumberColumn } from "./columns.ts";
 import { compareCodePoints, rankIdBytes } from "./ids.ts";
 import { intToByte4 } from "./smallfloat.ts";
 import { MISSING, TokenTable } from "./token-table.ts";
@@ -98,8 +99,13 @@ export class IndexBuilder {
   private readonly termList: string[] = [];
   /** Token text -> term id (or STOP): one cache lookup per token, no string slicing for known tokens. */
   private readonly tokens = new TokenTable();
-  /** Per document: (termId, tf) pairs, documents back to back; docEnds[d] = pair count after d. */
-  private readonly pairs = new U32Chunks();
+  /**
+   * Per document its postings (termId, tf), documents back to back, one uint32 each in the usual
+   * case: termId << 8 | tf for termId < 2^24 and tf <= 255; otherwise three words: 0 (a low byte of
+   * 0 is never a tf), termId, tf. docEnds[d] = postings after document d.
+   */
+  private readonly postings = new U32Chunks();
+  private postingCount = 0;
   private readonly docEnds = new U32Chunks();
   private readonly norms = new U32Chunks();
   private readonly idBytes = new MemoryBytes();
@@ -124,9 +130,9 @@ export class IndexBuilder {
     return this.idEnds.length;
   }
 
-  /** Postings accumulated so far (each costs 8 bytes until finish()). */
+  /** Postings accumulated so far (each costs 4 bytes until finish(), 12 with a term id >= 2^24 or a tf > 255). */
   get numPostings(): number {
-    return this.pairs.length / 2;
+    return this.postingCount;
   }
 
   private termIdOf(term: string): number {
@@ -183,11 +189,18 @@ export class IndexBuilder {
     const tfs = this.tfScratch;
     for (let i = 0; i < this.nTerms; i++) {
       const t = this.docTerms[i]!;
-      this.pairs.push(t);
-      this.pairs.push(tfs[t]!);
+      const tf = tfs[t]!;
+      if (t < 1 << 24 && tf <= 255) {
+        this.postings.push(((t << 8) | tf) >>> 0);
+      } else {
+        this.postings.push(0);
+        this.postings.push(t);
+        this.postings.push(tf);
+      }
       tfs[t] = 0;
     }
-    this.docEnds.push(this.pairs.length / 2);
+    this.postingCount += this.nTerms;
+    this.docEnds.push(this.postingCount);
     this.norms.push(intToByte4(this.length));
     const bytes = this.utf8.encode(id);
     for (let i = 0; i < bytes.length; i++) this.idBytes.byte(bytes[i]!);
@@ -198,6 +211,14 @@ export class IndexBuilder {
 
   /** The index of the documents added so far. */
   finish(): Bm25Index {
+    return this.finishInto(heavyColumnsInMemory());
+  }
+
+  /**
+   * The index of the documents added so far, with its per-posting and per-block sections written
+   * to `heavy` (memory, or files: then nothing proportional to the postings is held twice).
+   */
+  finishInto<T extends HeavySections>(heavy: HeavyColumns<T>): Omit<Bm25Index, HeavySectionName> & T {
     const numTerms = this.termList.length;
     const numDocs = this.numDocs;
     // Sorted term order; remap first-seen ids to sorted positions.
@@ -216,7 +237,12 @@ export class IndexBuilder {
     // Postings are held document by document; the codec wants them term by term. Terms are taken
     // in ranges of at most TERM_MAJOR_CHUNK postings, each gathered by one pass over all postings,
     // so the term-major copy never costs more than ~8 bytes x TERM_MAJOR_CHUNK.
-    const cols = blockColumnsInMemory();
+    const cols = {
+      ...pickColumns(heavy),
+      termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
+      termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
+      termImpacts: new MemoryColumn<Float64Array>(Float64Array),
+    };
     const writer = new BlockWriter(cols, this.blockSize);
     for (let r0 = 0; r0 < numTerms; ) {
       let r1 = r0;
@@ -257,7 +283,10 @@ export class IndexBuilder {
       termBytes,
       termOffsets,
       df,
-      ...finishBlockColumns(cols),
+      postingOffsets: withLeadingZero(cols.termPostingEnds.toArray()),
+      termBlockOffsets: withLeadingZero(cols.termBlockEnds.toArray()),
+      termImpactOffsets: cols.termImpacts.toArray(),
+      ...heavy.close(),
       norms,
       idRank,
       idBytes,
@@ -270,27 +299,41 @@ export class IndexBuilder {
     let endChunk = ends.next().value as Uint32Array;
     let endPos = 0;
     let doc = 0;
-    let pairIndex = 0;
-    let pending = -1;
-    for (const chunk of this.pairs.all()) {
+    let index = 0;
+    // 0: at a posting's first word; 1, 2: in a three-word posting, expecting its termId, its tf
+    let state = 0;
+    let term = 0;
+    for (const chunk of this.postings.all()) {
       for (let k = 0; k < chunk.length; k++) {
-        if (pending < 0) {
-          pending = chunk[k]!;
+        const w = chunk[k]!;
+        let tf: number;
+        if (state === 0) {
+          tf = w & 255;
+          if (tf === 0) {
+            state = 1;
+            continue;
+          }
+          term = w >>> 8;
+        } else if (state === 1) {
+          term = w;
+          state = 2;
           continue;
+        } else {
+          tf = w;
+          state = 0;
         }
-        // advance doc until pairIndex < docEnds[doc]
+        // advance doc until index < docEnds[doc]
         for (;;) {
           if (endPos === endChunk.length) {
             endChunk = ends.next().value as Uint32Array;
             endPos = 0;
           }
-          if (pairIndex < endChunk[endPos]!) break;
+          if (index < endChunk[endPos]!) break;
           endPos++;
           doc++;
         }
-        fn(doc, pending, chunk[k]!);
-        pairIndex++;
-        pending = -1;
+        fn(doc, term, tf);
+        index++;
       }
     }
   }
@@ -299,29 +342,44 @@ export class IndexBuilder {
 /** Postings gathered term-major per pass in IndexBuilder.finish (8 bytes each). */
 const TERM_MAJOR_CHUNK = 1 << 24;
 
-function blockColumnsInMemory() {
-  return {
-    postings: new MemoryBytes(),
-    termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
-    termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
-    termImpacts: new MemoryColumn<Float64Array>(Float64Array),
-    blockLastDoc: new MemoryColumn<Uint32Array>(Uint32Array),
-    blockStart: new MemoryColumn<Float64Array>(Float64Array),
-    blockImpacts: new MemoryColumn<Float64Array>(Float64Array),
-    impacts: new MemoryBytes(),
-  };
+/** The sections of an index proportional to its postings or blocks. */
+export type HeavySectionName = "postings" | "blockLastDoc" | "blockStart" | "blockImpactOffsets" | "impacts";
+/** Those sections once written: typed arrays in memory, or files (`FileSection`, see ./index-file.ts). */
+export type HeavySections = { readonly [K in HeavySectionName]: Bm25Index[K] | FileSection };
+
+/** Where a build writes its heavy sections (./blocks.ts `BlockColumns` names them); `close` returns them. */
+export interface HeavyColumns<T extends HeavySections> {
+  readonly postings: ByteColumn;
+  readonly blockLastDoc: NumberColumn;
+  readonly blockStart: NumberColumn;
+  readonly blockImpacts: NumberColumn;
+  readonly impacts: ByteColumn;
+  close(): T;
 }
 
-function finishBlockColumns(b: ReturnType<typeof blockColumnsInMemory>) {
+function pickColumns<T extends HeavySections>(h: HeavyColumns<T>) {
+  return { postings: h.postings, blockLastDoc: h.blockLastDoc, blockStart: h.blockStart, blockImpacts: h.blockImpacts, impacts: h.impacts };
+}
+
+function heavyColumnsInMemory(): HeavyColumns<Pick<Bm25Index, HeavySectionName>> {
+  const postings = new MemoryBytes();
+  const blockLastDoc = new MemoryColumn<Uint32Array>(Uint32Array);
+  const blockStart = new MemoryColumn<Float64Array>(Float64Array);
+  const blockImpacts = new MemoryColumn<Float64Array>(Float64Array);
+  const impacts = new MemoryBytes();
   return {
-    postings: b.postings.toArray(),
-    postingOffsets: withLeadingZero(b.termPostingEnds.toArray()),
-    termBlockOffsets: withLeadingZero(b.termBlockEnds.toArray()),
-    termImpactOffsets: b.termImpacts.toArray(),
-    blockLastDoc: b.blockLastDoc.toArray(),
-    blockStart: b.blockStart.toArray(),
-    blockImpactOffsets: b.blockImpacts.toArray(),
-    impacts: b.impacts.toArray(),
+    postings,
+    blockLastDoc,
+    blockStart,
+    blockImpacts,
+    impacts,
+    close: () => ({
+      postings: postings.toArray(),
+      blockLastDoc: blockLastDoc.toArray(),
+      blockStart: blockStart.toArray(),
+      blockImpactOffsets: blockImpacts.toArray(),
+      impacts: impacts.toArray(),
+    }),
   };
 }
 

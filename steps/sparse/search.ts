@@ -18,7 +18,7 @@ import { BlockMaxScorer } from "./block-max.ts";
 import type { PruningStats } from "./block-max.ts";
 import { normCacheIsMonotone } from "./blocks.ts";
 import { TopK } from "./topk.ts";
-import { BlockReader, MAX_BLOCK_SIZE } from "./postings.ts";
+import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
 
 export { TopK } from "./topk.ts";
 
@@ -47,6 +47,7 @@ export class Searcher {
   private readonly normCache: Float32Array;
   private readonly pruner: BlockMaxScorer | undefined;
   private readonly reader = new BlockReader();
+  private view: DataView | undefined;
   private readonly docs = new Int32Array(MAX_BLOCK_SIZE);
   private readonly tfs = new Int32Array(MAX_BLOCK_SIZE);
 
@@ -103,6 +104,7 @@ export class Searcher {
     const norms = index.norms;
     const cache = this.normCache;
     const postings = index.postings;
+    const view = (this.view ??= postingsView(postings));
     for (const { term, boost } of this.clauses(queryText)) {
       const weight = Math.fround(boost * bm25Idf(index.docCount, index.df[term]!));
       const r = this.reader;
@@ -112,7 +114,7 @@ export class Searcher {
       const first = index.termBlockOffsets[term]!;
       const last = index.termBlockOffsets[term + 1]!;
       for (let b = first; b < last; b++) {
-        const n = r.open(postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decode(postings, docs, tfs);
+        const n = r.open(postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decode(view, docs, tfs);
         for (let j = 0; j < n; j++) {
           const d = docs[j]!;
           const normInverse = cache[norms[d]!]!; // bm25TermScore (similarity.ts), inlined

@@ -29,7 +29,7 @@ test("--executor dagger outside a Dagger session fails fast with how to start on
   const r = await createExecutor("dagger", {});
   assert.ok("reason" in r);
   assert.equal(r.reason, "executor-unavailable");
-  assert.match(describeFailure(r), /dagger run npx tsx pipeline\/main\.ts/);
+  assert.match(describeFailure(r), /dagger run \.\/cspipe run/);
 });
 
 test("--executor auto picks local outside a Dagger session", async () => {

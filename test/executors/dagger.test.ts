@@ -496,7 +496,7 @@ test("secrets never appear in the plan, the recorded env/argv, or the log lines"
 // ---- session detection ----------------------------------------------------------------
 
 test("session: both variables are needed, and the port must be a port", () => {
-  assert.match(daggerSessionProblem({})!, /not inside a Dagger session.*dagger run npx tsx pipeline\/main\.ts run/);
+  assert.match(daggerSessionProblem({})!, /not inside a Dagger session.*dagger run \.\/cspipe run/);
   assert.match(daggerSessionProblem({ DAGGER_SESSION_PORT: "1234" })!, /DAGGER_SESSION_TOKEN is unset/);
   assert.match(daggerSessionProblem({ DAGGER_SESSION_TOKEN: "t" })!, /DAGGER_SESSION_PORT is unset/);
   assert.match(daggerSessionProblem({ DAGGER_SESSION_PORT: "http://x", DAGGER_SESSION_TOKEN: "t" })!, /not a TCP port/);

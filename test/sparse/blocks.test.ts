@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { decodeImpacts, maxImpactScore } from "../../steps/sparse/blocks.ts";
 import { buildIndexSync, forEachPostingOf } from "../../steps/sparse/index.ts";
 import { writeIndex } from "../../steps/sparse/index-file.ts";
-import { BlockReader, PADDING, bitWidth, blockLength, writeBlock } from "../../steps/sparse/postings.ts";
+import { BlockReader, PADDING, bitWidth, blockLength, postingsView, writeBlock } from "../../steps/sparse/postings.ts";
 import { averageLength, bm25Idf, bm25TermScore, normInverseCache } from "../../steps/sparse/similarity.ts";
 import { mulberry32 as rng } from "../../steps/lib/prng.ts";
 import { tempDir } from "../tmp.ts";
@@ -23,11 +23,12 @@ function roundTrip(prev: number, docs: number[], tfs: number[]): void {
   assert.equal(r.end, end);
   const d = new Int32Array(256);
   const t = new Int32Array(256);
-  r.decode(buf, d, t);
+  r.decode(postingsView(buf), d, t);
   assert.deepEqual([...d.subarray(0, r.n)], docs);
   assert.deepEqual([...t.subarray(0, r.n)], tfs);
   for (let j = 0; j < r.n; j++) {
     assert.equal(r.doc(buf, j), docs[j]);
+    assert.equal(r.docIn(postingsView(buf), j), docs[j]);
     assert.equal(r.tf(buf, j), tfs[j]);
   }
 }

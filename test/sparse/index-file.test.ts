@@ -52,6 +52,17 @@ test("postings decode to the document term frequencies; terms are sorted by UTF-
   forEachPostingOf(index, a, (d, tf) => got.push([docId(index, d), tf]));
   assert.deepEqual(got, [["x", 2], ["y", 1]]);
   assert.equal(findTerm(index, "zzz"), -1);
+  // tf > 255 takes the builder's three-word form; 255 still fits its one-word form
+  const many = buildIndexSync([
+    { id: "p", text: `${"e ".repeat(255)}f ${"g ".repeat(256)}h` },
+    { id: "q", text: `${"g ".repeat(300)}e h` },
+  ]);
+  const tfs = (t: string): [string, number][] => {
+    const out: [string, number][] = [];
+    forEachPostingOf(many, findTerm(many, t), (d, tf) => out.push([docId(many, d), tf]));
+    return out;
+  };
+  assert.deepEqual([tfs("e"), tfs("f"), tfs("g"), tfs("h")], [[["p", 255], ["q", 1]], [["p", 1]], [["p", 256], ["q", 300]], [["p", 1], ["q", 1]]]);
   assert.ok(compareCodePoints("\uFF41", "\u{1F600}") < 0 && "\uFF41" > "\u{1F600}");
 });
 

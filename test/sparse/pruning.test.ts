@@ -74,6 +74,20 @@ for (const blockSize of [4, 32, 128]) {
   });
 }
 
+test("pruned search equals exhaustive search with blocks of 1, 2 and 3 postings (lookup pointers at block edges)", () => {
+  // Tiny blocks put every lookup next to a block boundary: a lookup block of one posting, a
+  // document between two blocks, a pointer that passed over the document at the block's end.
+  for (const blockSize of [1, 2, 3]) {
+    const index = buildIndexSync(docs.slice(0, 1500), { blockSize });
+    const s = new Searcher(index, { k1: 0.82, b: 0.68 });
+    for (const [qi, q] of qs.slice(0, 80).entries()) {
+      const k = [1, 5, 20, 100][qi % 4]!;
+      assert.deepEqual(s.search(q, k), s.searchExhaustive(q, k), `block size ${blockSize} k=${k} "${q}"`);
+    }
+    assert.ok(s.stats!.lookups > 1000 && s.stats!.windowsSkipped > 0, JSON.stringify(s.stats));
+  }
+});
+
 test("parameters that break the block bounds' premise fall back to exhaustive scoring", () => {
   const index = buildIndexSync(docs.slice(0, 500));
   // b > 1 makes the length normalisation negative for short documents: scores no longer fall with the norm

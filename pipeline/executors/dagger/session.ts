@@ -10,7 +10,7 @@ export function daggerSessionProblem(env: Readonly<Record<string, string | undef
   if (!port && !token) {
     return (
       "not inside a Dagger session (DAGGER_SESSION_PORT and DAGGER_SESSION_TOKEN are unset). " +
-      "Start one with 'dagger run npx tsx pipeline/main.ts run ...', or use --executor local."
+      "Start one with 'dagger run ./cspipe run ...', or use --executor local."
     );
   }
   if (!port || !token) return `DAGGER_SESSION_${port ? "TOKEN" : "PORT"} is unset while DAGGER_SESSION_${port ? "PORT" : "TOKEN"} is set; run cspipe under 'dagger run' rather than setting these by hand.`;
