@@ -40,6 +40,9 @@ export const QA_RETRIEVERS: readonly QaRetriever[] = ["bm25", "dpr-ibn", "dpr-ih
 export type ReaderName = "dpr-reader" | "fid";
 export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
 
+export const RETRIEVER_LABEL: Readonly<Record<QaRetriever, string>> = { bm25: "BM25(X_t)", "dpr-ibn": "DPR (IBN)", "dpr-ihn": "DPR (IHN)" };
+export const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
+
 export const qaSetupOf = (ctx: DenseContext): QaSetup => QA_SETUPS[ctx.data][ctx.profile];
 
 /** Where a reader example comes from: a training split (gold added) or a split it is scored on. */
