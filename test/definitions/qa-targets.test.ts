@@ -2,7 +2,7 @@
  * Table 5's wiring (nothing runs): each reader is fine-tuned on its own retriever's passages
  * of the training split (gold added) and selected on that retriever's dev passages, answers
  * from that retriever's passages of the evaluation split, starts from the reader pre-trained
- * on mini-nq (from a random tiny BERT or θ0's passage encoder, as the setup says), and is scored against the dataset's own reference file by its own rule; the
+ * on mini-nq, and is scored against the dataset's own reference file by its own rule; the
  * default report stays without the QA stage.
  */
 import { test } from "node:test";
@@ -15,10 +15,7 @@ import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
-import { pretrainedFid, pretrainedReader, qaEvaluation, qaSetupOf, retrieverRun, type QaRetriever } from "../../pipeline/definitions/qa/readers.ts";
-import { MINI_PRETRAINING } from "../../pipeline/definitions/qa/setup.ts";
-import { baseOf } from "../../pipeline/definitions/dense/base.ts";
-import { MINI_BERT } from "../../pipeline/definitions/dense/setup.ts";
+import { qaEvaluation, retrieverRun, type QaRetriever } from "../../pipeline/definitions/qa/readers.ts";
 import { qaSection } from "../../pipeline/definitions/qa/table5.ts";
 
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
@@ -99,27 +96,4 @@ test("each reader trains, is selected and answers on its own retriever's passage
     assert.equal(searchModel("dpr-ihn"), modelOf(MINI, ihn(dataset, dataset === "qrecc" ? 2 : 3, 1)).step);
     assert.equal(retrieverRun(MINI, dataset, "bm25", "train").step.def.id, "search-bm25");
   }
-});
-
-test("mini: the DPR reader pre-trains from θ0's passage encoder when the setup says so, on θ0's vocabulary; by default as MINI_PRETRAINING says", () => {
-  const pre = qaSetupOf(MINI).reader.pretrain!;
-  assert.deepEqual([pre.epochs, pre.init, qaSetupOf(MINI).fid.pretrain!.epochs], [MINI_PRETRAINING.readerEpochs, MINI_PRETRAINING.readerInit, MINI_PRETRAINING.fidEpochs]);
-  assert.equal(params<{ epochs: number }>(pretrainedReader(MINI).step).epochs, MINI_PRETRAINING.readerEpochs);
-  assert.equal(params<{ epochs: number }>(pretrainedFid(MINI).step).epochs, MINI_PRETRAINING.fidEpochs);
-  const s = pretrainedReader(MINI, { ...pre, epochs: 30, init: { kind: "theta0" } }).step;
-  graphOf([s]);
-  assert.equal(s.name, "pretrain-dpr-reader.mini-nq");
-  const theta0 = baseOf(MINI).theta0.step;
-  assert.equal(theta0.def.id, "pretrain-dpr");
-  assert.equal(producer(s, "theta0"), theta0, "the reader starts from the θ0 the dense variants start from");
-  assert.equal(producer(modelOf(MINI, ibn("qrecc", 1)).step, "init"), theta0);
-  const argv = s.def.runtime.type === "container" ? s.def.runtime.argv : [];
-  assert.deepEqual(argv.slice(argv.indexOf("--init-bert"), argv.indexOf("--init-bert") + 2), ["--init-bert", "{in:theta0}/passage_encoder.safetensors"]);
-  const p = params<Record<string, unknown>>(s);
-  assert.equal(p["epochs"], 30);
-  assert.ok(!("init" in p), "the init comes from the flag, not the config");
-  // The reader inputs are tokenized with the vocabulary θ0 was trained with (the trainer checks the digest).
-  assert.equal(producer(producer(s, "inputs"), "vocab"), producer(theta0, "vocab"));
-  // The default (random) pre-training has no θ0 input.
-  assert.ok(!("theta0" in (pretrainedReader(MINI, { ...pre, init: { kind: "random", bert: MINI_BERT } }).step.inputs as object)));
 });
