@@ -8,7 +8,8 @@
  *    dev evaluation's path), on one reader: a seeded random reader of the mini shape written by
  *    train_reader.py with 0 epochs (reader.safetensors for torch, reader.onnx for Node). Threads
  *    swept over 1 .. the cores for both (onnxruntime intra-op threads; torch set_num_threads with
- *    OMP/OpenBLAS threads to match, each run its own process, eager no_grad and inference_mode);
+ *    OMP/OpenBLAS threads to match, one process per thread count timing eager no_grad and then
+ *    inference_mode);
  *    medians over `--repeats`, alternating engines; the best of each engine compared. The
  *    passages' tokens are cached by a first pass (as predict-dpr-reader caches them across
  *    questions), so both sides time the same work on pre-tokenized passages; the cold first pass
@@ -109,13 +110,15 @@ try {
       for (const ex of examples) nodeAnswers.push((await predictOne(session, encoder, ex, settings, cache)).prediction);
       push(reader, `onnxruntime-node, ${threads} thread(s)`, questions / ((performance.now() - t0) / 1000));
       await session.release();
-      for (const mode of ["eager", "inference"]) {
-        const out = python([here("./torch_reader.py"), "--model", model, "--inputs", inputs, "--threads", String(threads), "--mode", mode, "--top-docs", String(passages), "--max-answer", String(settings.maxAnswerLength)], threads);
-        const j = lastJson<{ questions_per_s: number; answers: string[]; torch: string }>(out.stdout);
+      const out = python([here("./torch_reader.py"), "--model", model, "--inputs", inputs, "--threads", String(threads), "--modes", "eager,inference", "--top-docs", String(passages), "--max-answer", String(settings.maxAnswerLength)], threads);
+      const lines = out.stdout.trim().split("\n").filter((l) => l.startsWith("{"));
+      if (lines.length !== 2) throw new Error(`torch_reader.py printed ${lines.length} results, expected eager and inference`);
+      for (const line of lines) {
+        const j = JSON.parse(line) as { mode: string; questions_per_s: number; answers: string[]; torch: string };
         torchVersion = j.torch;
-        push(reader, `torch ${torchVersion}, ${mode}, ${threads} thread(s)`, j.questions_per_s);
+        push(reader, `torch ${torchVersion}, ${j.mode}, ${threads} thread(s)`, j.questions_per_s);
         const same = j.answers.filter((a, i) => a === nodeAnswers[i]).length;
-        if (same !== questions) throw new Error(`torch (${mode}) and onnxruntime-node answer differently: ${same}/${questions} agree`);
+        if (same !== questions) throw new Error(`torch (${j.mode}) and onnxruntime-node answer differently: ${same}/${questions} agree`);
         agree = `${same}/${questions}`;
       }
     }
