@@ -6,6 +6,8 @@
  *   holds            mean - sd >= threshold   (for "at most": mean + sd <= threshold)
  *   does not hold    mean + sd <  threshold   (for "at most": mean - sd >  threshold)
  *   inconclusive     otherwise: the seeds disagree about which side the claim is on.
+ * "Above" is "at least" made strict (a claim that one thing beats another: a tie does not hold):
+ *   holds if mean - sd > threshold, does not hold if mean + sd <= threshold.
  * With one value (BM25, θ0, or a single seed) sd is 0 and the verdict compares the mean.
  * Pure: the step (steps.ts) reads the metrics files and writes findings.json / findings.md.
  */
@@ -40,9 +42,9 @@ export const claimSpecSchema = z
     /** What is computed, in words. */
     measure: z.string().min(1),
     rule: ruleSchema,
-    /** The statistic must be at least (or at most) this. */
+    /** The statistic must be at least (at most, strictly above) this. */
     threshold: z.number(),
-    direction: z.enum(["at-least", "at-most"]),
+    direction: z.enum(["at-least", "at-most", "above"]),
     unit: z.enum(["ratio", "points", "fraction"]),
   })
   .strict();
@@ -144,16 +146,19 @@ export function sampleSd(xs: readonly number[]): number | null {
 export function verdictOf(m: number, sd: number | null, threshold: number, direction: ClaimSpec["direction"]): Verdict {
   const s = sd ?? 0;
   if (direction === "at-least") return m - s >= threshold ? "holds" : m + s < threshold ? "does-not-hold" : "inconclusive";
+  if (direction === "above") return m - s > threshold ? "holds" : m + s <= threshold ? "does-not-hold" : "inconclusive";
   return m + s <= threshold ? "holds" : m - s > threshold ? "does-not-hold" : "inconclusive";
 }
 
 const fmt = (x: number, unit: ClaimSpec["unit"]): string => (unit === "points" ? `${x.toFixed(1)} points` : x.toFixed(unit === "ratio" ? 2 : 3));
 
+const THRESHOLD_SIGN: Readonly<Record<ClaimSpec["direction"], string>> = { "at-least": ">=", "at-most": "<=", above: ">" };
+
 /** One claim checked against the numbers; `evidence` lists the evaluations it read. */
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
   const { perSeed, monotone } = statistic(spec, look);
   const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  const threshold = `${spec.direction === "at-least" ? ">=" : "<="} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-least" ? "-" : "+"} sd over seeds)`;
+  const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} sd over seeds)`;
   const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, evidence };
   if (defined.length === 0) return { ...base, value: null, sd: null, seeds: 0, perSeed: [], verdict: "not-measured", note: "no turns of the groups this claim reads" };
   const m = mean(defined)!;

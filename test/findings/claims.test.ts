@@ -40,6 +40,11 @@ test("verdicts: mean - sd against the threshold, mirrored for 'at most'", () => 
   assert.equal(verdictOf(0.45, 0.1, 0.5, "at-most"), "inconclusive");
   assert.equal(verdictOf(0.7, 0.1, 0.5, "at-most"), "does-not-hold");
   assert.equal(verdictOf(0.5, null, 0.5, "at-least"), "holds");
+  // "above": a tie does not hold; the spread decides as for "at least".
+  assert.equal(verdictOf(0, null, 0, "above"), "does-not-hold");
+  assert.equal(verdictOf(0.1, null, 0, "above"), "holds");
+  assert.equal(verdictOf(1, 2, 0, "above"), "inconclusive");
+  assert.equal(verdictOf(-1, 1, 0, "above"), "does-not-hold");
 });
 
 test("a gain paired by seed, in points: IHN - IBN = 10, 2, 9 -> 7 ± 4.36, holds", () => {

@@ -128,3 +128,63 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
   await reader.release();
   assert.deepEqual(nodeAnswers, torchAnswers);
 });
+
+/** θ0-like model directories (what `pretrain-dpr` writes): passage_encoder.safetensors and config.json with cspipe.vocab_digest. */
+const THETA0_WRITER = `
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+from bert_model import BertConfig, build_random
+from checkpoint import save_encoder
+vocab_size = int(sys.argv[2])
+for out, digest in zip(sys.argv[3::2], sys.argv[4::2]):
+    cfg = BertConfig.from_dict({"vocab_size": vocab_size, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0})
+    os.makedirs(out, exist_ok=True)
+    save_encoder(build_random(cfg, 5), os.path.join(out, "passage_encoder.safetensors"), {"role": "passage"})
+    json.dump({**cfg.to_hf_dict(), "cspipe": {"format": "dpr-biencoder/1", "vocab_digest": digest}}, open(os.path.join(out, "config.json"), "w"))
+`;
+
+/** The float32 tensors of a safetensors file by name (8-byte little-endian header length, JSON header, data). */
+function safetensors(path: string): Map<string, Float32Array> {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString("utf8")) as Record<string, { dtype: string; data_offsets: [number, number] }>;
+  const out = new Map<string, Float32Array>();
+  for (const [name, t] of Object.entries(header)) {
+    if (name === "__metadata__") continue;
+    assert.equal(t.dtype, "F32", name);
+    const bytes = buf.subarray(8 + n + t.data_offsets[0], 8 + n + t.data_offsets[1]);
+    out.set(name, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
+  }
+  return out;
+}
+
+test("--init-bert from θ0's passage encoder: its weights start the reader; another vocabulary than θ0's is refused naming cspipe.vocab_digest", async () => {
+  const dir = tempDir("cspipe-reader-theta0-");
+  const enc = createBertTokenizer(fixtureVocab());
+  const inputs = join(dir, "inputs");
+  const o = { maxLength: 48, maxQuestionLength: 20, trainPassages: 3, devPassages: 3, maxSpans: 4 };
+  await prepareReaderInputs(enc, fixtureExamples(8, 1, "t"), fixtureExamples(4, 2, "d"), o, inputs);
+  writeFileSync(join(inputs, "meta.json"), JSON.stringify({ vocabDigest: enc.vocabDigest, vocabSize: enc.vocabSize, sepId: enc.special.sep, clsId: enc.special.cls, maxLength: o.maxLength, maxQuestionLength: o.maxQuestionLength }));
+  const cfg = join(dir, "cfg.json");
+  // 0 epochs: the reader is exported as it starts, so its encoder must be θ0's passage encoder exactly.
+  writeFileSync(cfg, JSON.stringify({ epochs: 0, batch_size: 4, passages_per_question: 3, max_answer_length: 4, eval_top_docs: 3, export_onnx: false }));
+  const dprDir = new URL("../../steps/training/dpr", import.meta.url).pathname;
+  const w = spawnSync(PYTHON, ["-c", THETA0_WRITER, dprDir, String(enc.vocabSize), join(dir, "theta0"), enc.vocabDigest, join(dir, "other"), "f".repeat(64)], { encoding: "utf8" });
+  assert.equal(w.status, 0, w.stderr);
+  const train = (theta0: string, out: string) => spawnSync(PYTHON, [SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out, "--init-bert", join(dir, theta0, "passage_encoder.safetensors")], { encoding: "utf8", timeout: 120_000 });
+  const out = join(dir, "reader");
+  const r = train("theta0", out);
+  assert.equal(r.status, 0, r.stderr);
+  const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as { load_report: { kind: string; loaded: number } };
+  // 1 layer: 5 embedding tensors + 16 per layer.
+  assert.deepEqual([result.load_report.kind, result.load_report.loaded], ["bert", 21]);
+  const theta0 = safetensors(join(dir, "theta0", "passage_encoder.safetensors"));
+  const reader = safetensors(join(out, "reader.safetensors"));
+  const prefix = "span_predictor.encoder.bert_model.";
+  assert.deepEqual([...reader.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)).sort(), [...theta0.keys()].sort());
+  for (const [k, v] of theta0) assert.deepEqual(reader.get(prefix + k), v, k);
+  // θ0 trained on another vocabulary: exit 2, one line naming θ0's config.json and the field.
+  const bad = train("other", join(dir, "refused"));
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr, /^error: .*other\/config\.json: field 'cspipe\.vocab_digest': vocabulary mismatch: the inputs were tokenized with [0-9a-f]{12}…, the initial BERT with ffffffffffff… Fix: tokenize the reader inputs with the initial BERT's vocabulary/);
+});

@@ -18,7 +18,7 @@ import { fileSplitsFor } from "../../../steps/data/layout.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../steps/qa/steps.ts";
-import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
+import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, pretrainDprReaderFromTheta0, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
 import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
 import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts";
 import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
@@ -27,7 +27,7 @@ import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
 import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
 import { ibn, ihn } from "../dense/variants.ts";
 import { INPUT_FORM } from "../dense/setup.ts";
-import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup } from "./setup.ts";
+import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining } from "./setup.ts";
 
 type Run = OutputRef<"parquet:run">;
 type ReaderData = OutputRef<"qa:reader-data">;
@@ -39,6 +39,9 @@ export const QA_RETRIEVERS: readonly QaRetriever[] = ["bm25", "dpr-ibn", "dpr-ih
 
 export type ReaderName = "dpr-reader" | "fid";
 export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
+
+export const RETRIEVER_LABEL: Readonly<Record<QaRetriever, string>> = { bm25: "BM25(X_t)", "dpr-ibn": "DPR (IBN)", "dpr-ihn": "DPR (IHN)" };
+export const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
 
 export const qaSetupOf = (ctx: DenseContext): QaSetup => QA_SETUPS[ctx.data][ctx.profile];
 
@@ -142,18 +145,21 @@ function readerParams(q: QaSetup, set: QaDataset | "nq") {
   return { lr: r.lr, batch_size: r.batch, passages_per_question: r.passagesPerQuestion, max_answer_length: r.maxAnswerLength[set], eval_top_docs: r.evalTopDocs, dev_questions: r.devQuestions, epochs: r.epochs, seed: q.seed };
 }
 
-/** Mini: the DPR reader pre-trained on mini-nq from a random tiny BERT. */
-export function pretrainedReader(ctx: DenseContext): OutputRef<"qa:dpr-reader"> {
-  return memo(["pretrained-reader", ctx], () => {
-    const q = qaSetupOf(ctx);
-    const pre = q.reader.pretrain;
-    if (pre === null) throw new Error(`no reader pre-training on ${ctx.data} data`);
+/**
+ * Mini: the DPR reader pre-trained on mini-nq, from a random tiny BERT or from θ0's passage
+ * encoder (the setup's `reader.pretrain.init`; θ0 is the very model the dense variants start from).
+ * `pretraining` replaces the setup's (tests and experiments); the rest of the setup is the context's.
+ */
+export function pretrainedReader(ctx: DenseContext, pretraining?: ReaderPretraining): OutputRef<"qa:dpr-reader"> {
+  const q = qaSetupOf(ctx);
+  const pre = pretraining ?? q.reader.pretrain;
+  if (pre === null) throw new Error(`no reader pre-training on ${ctx.data} data`);
+  return memo(["pretrained-reader", ctx, pre], () => {
     const inputs = readerInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
-    return use(pretrainDprReader, {
-      name: `pretrain-dpr-reader.${tag(ctx, "nq")}`,
-      params: { ...readerParams(q, "nq"), epochs: pre.epochs, lr: pre.lr, init: { kind: "random", bert_config: pre.bert } },
-      inputs: { inputs },
-    }).out.model;
+    const name = `pretrain-dpr-reader.${tag(ctx, "nq")}`;
+    const params = { ...readerParams(q, "nq"), epochs: pre.epochs, lr: pre.lr };
+    if (pre.init.kind === "theta0") return use(pretrainDprReaderFromTheta0, { name, params, inputs: { inputs, theta0: baseOf(ctx).theta0 } }).out.model;
+    return use(pretrainDprReader, { name, params: { ...params, init: { kind: "random", bert_config: pre.init.bert } }, inputs: { inputs } }).out.model;
   });
 }
 

@@ -5,9 +5,9 @@
  * question, 1 with the answer, sampled from the top 100, 50 ranked at inference, answers of at
  * most 10 tokens, 30 on QReCC, inputs of 512 tokens on QReCC and 384 on TopiOCQA; FiD: the top
  * 50 passages of 384 tokens, answers of at most 100 tokens), from bert-base-uncased and t5-base.
- * Mini: the same stage shrunk for 2 CPU cores: a tiny reader BERT and a tiny T5, each
- * pre-trained on mini-nq's standalone questions (question + retrieved passages with the gold
- * one -> answer), then fine-tuned per dataset and retriever with one seed; fewer and shorter
+ * Mini: the same stage shrunk for 2 CPU cores: a tiny reader BERT (random, or θ0's passage
+ * encoder) and a tiny T5, each pre-trained on mini-nq's standalone questions (question +
+ * retrieved passages with the gold one -> answer; MINI_PRETRAINING), then fine-tuned per dataset and retriever with one seed; fewer and shorter
  * passages. Measured on 2026-11-24 on the shared 2-core machine at load 5-8 (so slower than
  * alone): pre-training the DPR reader 414 s for 3 epochs (dev EM 9.3% on mini-nq, best at
  * epoch 1), FiD 202 s for 3 epochs (dev EM 3%: the tiny T5 from scratch still answers with a
@@ -26,6 +26,13 @@ export type QaDataset = Extract<DatasetName, "qrecc" | "topiocqa">;
 export const QA_DATASETS: readonly QaDataset[] = ["qrecc", "topiocqa"];
 type PerSet<T> = Readonly<Record<QaDataset | "nq", T>>;
 
+/** The mini DPR reader's pre-training on mini-nq. */
+export interface ReaderPretraining {
+  readonly epochs: number;
+  readonly lr: number;
+  readonly init: ReaderInit;
+}
+
 export interface ReaderSetup {
   readonly maxLength: PerSet<number>;
   readonly maxQuestionLength: number;
@@ -40,9 +47,16 @@ export interface ReaderSetup {
   /** Dev questions scored per epoch for model selection (0 = all). */
   readonly devQuestions: number;
   readonly epochs: number;
-  /** Mini only: the pre-training on mini-nq, from a random tiny BERT. */
-  readonly pretrain: { readonly epochs: number; readonly lr: number; readonly bert: MiniBert } | null;
+  /** Mini only: the pre-training on mini-nq (its epochs, learning rate and starting point). */
+  readonly pretrain: ReaderPretraining | null;
 }
+
+/**
+ * Where the mini reader's pre-training starts: a random tiny BERT of a given shape, or θ0's
+ * passage encoder (`pretrain-dpr`'s model, the mini stand-in for a pre-trained language model,
+ * the same model the dense variants start from; its shape and vocabulary are θ0's).
+ */
+export type ReaderInit = { readonly kind: "random"; readonly bert: MiniBert } | { readonly kind: "theta0" };
 
 export interface T5Shape {
   readonly d_model: number;
@@ -80,6 +94,18 @@ export interface QaSetup {
 /** The mini T5: two layers per stack, width 64, no dropout (as the mini θ0). */
 export const MINI_T5: T5Shape = { d_model: 64, d_kv: 32, d_ff: 256, num_layers: 2, num_heads: 2, dropout_rate: 0 };
 
+/**
+ * The mini readers' pre-training on mini-nq, in one place: where the DPR reader starts and how
+ * long each reader pre-trains (every epoch is scored on mini-nq dev and the best kept). These
+ * are to be chosen on mini-nq dev EM only, never on Table 5; the values below are the first
+ * ones (a random tiny BERT, 3 epochs each) until that choice is made.
+ */
+export const MINI_PRETRAINING: { readonly readerInit: ReaderInit; readonly readerEpochs: number; readonly fidEpochs: number } = {
+  readerInit: { kind: "random", bert: MINI_BERT },
+  readerEpochs: 3,
+  fidEpochs: 3,
+};
+
 const MINI: QaSetup = {
   topN: 20,
   addGold: true,
@@ -96,7 +122,7 @@ const MINI: QaSetup = {
     batch: 16,
     devQuestions: 150,
     epochs: 2,
-    pretrain: { epochs: 3, lr: 5e-4, bert: MINI_BERT },
+    pretrain: { epochs: MINI_PRETRAINING.readerEpochs, lr: 5e-4, init: MINI_PRETRAINING.readerInit },
   },
   fid: {
     // Costs (2026-11-24, a shared 2-core machine at load 5): 5 passages x 128 tokens took about
@@ -109,7 +135,7 @@ const MINI: QaSetup = {
     batch: 8,
     devQuestions: 100,
     epochs: 2,
-    pretrain: { epochs: 3, lr: 2e-3, t5: MINI_T5, vocabSize: 2000 },
+    pretrain: { epochs: MINI_PRETRAINING.fidEpochs, lr: 2e-3, t5: MINI_T5, vocabSize: 2000 },
   },
 };
 

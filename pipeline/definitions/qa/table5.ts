@@ -13,11 +13,10 @@ import { renderTableStep, type CellSource } from "../render.ts";
 import type { DenseTargetContext } from "../dense/tables.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
-import { qaEvaluation, type QaRetriever, type ReaderName } from "./readers.ts";
+import { qaEvaluation, READER_LABEL, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
 import { QA_DATASETS } from "./setup.ts";
+import { qaFindingsStep } from "./findings.ts";
 
-const RETRIEVER_LABEL: Readonly<Record<QaRetriever, string>> = { bm25: "BM25(X_t)", "dpr-ibn": "DPR (IBN)", "dpr-ihn": "DPR (IHN)" };
-const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
 
 /** Our rows in the paper's order (retriever / reader); BM25 is not in the paper. */
 export const TABLE5_ROWS: readonly { readonly retriever: QaRetriever; readonly reader: ReaderName }[] = [
@@ -62,8 +61,12 @@ export function table5(ctx: DenseTargetContext): OutputRef<"table"> {
 
 const DESCRIPTION = "Table 5: end-to-end QA (DPR reader and FiD on BM25 / DPR IBN / DPR IHN passages), QReCC test and TopiOCQA dev, EM/F1";
 
-/** The `table5` target (paper profile). */
-export const table5Target: Target = { name: "table5", description: DESCRIPTION, steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "paper" }).step] };
+/** The `table5` target (paper profile): the table and its text (findings.md: does IHN beat IBN per dataset and reader). */
+export const table5Target: Target = {
+  name: "table5",
+  description: `${DESCRIPTION}; with its findings (IHN vs IBN passages per dataset and reader)`,
+  steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "paper" }).step, qaFindingsStep({ ...ctx, profile: "paper" }).step],
+};
 
 /** Table 5 as a report section of a profile. */
 export function qaSection(profile: Profile): ReportSection {

@@ -216,10 +216,18 @@ def _init_flag(args):
 
 
 def _check_vocab(init, inp):
-    if init["kind"] != "checkpoint" or not inp.meta.get("vocabDigest"):
+    """The inputs' vocabulary must be the initial model's where both record one: an earlier reader
+    (`checkpoint`) or BERT weights whose config.json carries `cspipe.vocab_digest` (θ0's encoders
+    on mini; Hugging Face's bert-base-uncased records none and is not checked here)."""
+    if init["kind"] == "random" or not inp.meta.get("vocabDigest"):
         return
-    with open(os.path.join(init["path"], "config.json"), encoding="utf-8") as f:
-        recorded = json.load(f).get("cspipe", {}).get("vocab_digest")
+    path = init["path"]
+    conf = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), "config.json")
+    if not os.path.isfile(conf):
+        return  # build_reader has already refused an initial model without its config.json
+    with open(conf, encoding="utf-8") as f:
+        recorded = (json.load(f).get("cspipe") or {}).get("vocab_digest")
+    what = "the initial reader" if init["kind"] == "checkpoint" else "the initial BERT"
     if recorded and recorded != inp.meta["vocabDigest"]:
-        raise QaInputError(f"vocabulary mismatch: the inputs were tokenized with {inp.meta['vocabDigest'][:12]}…, the initial reader with {recorded[:12]}…",
-                           os.path.join(init["path"], "config.json"), "cspipe.vocab_digest", "tokenize with the initial reader's vocabulary")
+        raise QaInputError(f"vocabulary mismatch: the inputs were tokenized with {inp.meta['vocabDigest'][:12]}…, {what} with {recorded[:12]}…",
+                           conf, "cspipe.vocab_digest", f"tokenize the reader inputs with {what}'s vocabulary (for θ0: the vocabulary θ0 was trained with)")

@@ -2,8 +2,9 @@
  * The DPR extractive reader as steps:
  * - `prepare-dpr-reader-inputs` (in-process): train and dev reader examples -> the trainer's
  *   .npy inputs, tokenized in Node with the pipeline's WordPiece vocabulary (prepare.ts);
- * - `train-dpr-reader` (container, torch + numpy: train_reader.py) from a random tiny BERT
- *   (mini pre-training), an earlier reader (fine-tuning) or BERT weights (real data);
+ * - `pretrain-dpr-reader` / `train-dpr-reader` (container, torch + numpy: train_reader.py) from a
+ *   random tiny BERT or θ0's passage encoder (mini pre-training), an earlier reader (fine-tuning)
+ *   or BERT weights (real data);
  * - `predict-dpr-reader` (in-process): the exported reader.onnx answers in Node (predict.ts).
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { canonicalJson } from "../../../pipeline/engine/canonical.ts";
 import { readVocabFile } from "../../encoding/tokenize/vocab.ts";
 import { createBertTokenizer } from "../../encoding/tokenize/bert-tokenizer.ts";
 import { TRAINING_IMAGE } from "../../training/steps.ts";
+import { TRAINING_OUTPUT_FILES } from "../../training/contract.ts";
 import { paramsShape, READER_FIELDS } from "../config-schema.ts";
 import { readReaderExamples, writeJsonLines } from "../reader-io.ts";
 import { prepareReaderInputs } from "./prepare.ts";
@@ -100,6 +102,25 @@ export const pretrainDprReader = defineStep({
   inputs: { inputs: "qa:dpr-reader-inputs" },
   outputs: modelOutputs,
   runtime: runtime([], false),
+  cost,
+});
+
+/**
+ * From θ0's passage encoder (the mini pre-training on mini-nq, θ0 standing in for a pre-trained
+ * language model as it does for the retrievers): the trainer reads the encoder with `--init-bert`,
+ * its shape from θ0's config.json, and refuses inputs tokenized with another vocabulary than the
+ * one θ0 records (`cspipe.vocab_digest`). The heads start random.
+ */
+export const pretrainDprReaderFromTheta0 = defineStep({
+  id: "pretrain-dpr-reader",
+  version: 1,
+  source: import.meta.url,
+  extraSources: SOURCES,
+  description: "Train a DPR reader from θ0's passage encoder (same vocabulary, checked by digest).",
+  params: z.object(readerConfig).strict(),
+  inputs: { inputs: "qa:dpr-reader-inputs", theta0: "dpr:model" },
+  outputs: modelOutputs,
+  runtime: runtime(["--init-bert", `{in:theta0}/${TRAINING_OUTPUT_FILES.passageWeights}`], false),
   cost,
 });
 

@@ -1,0 +1,77 @@
+/**
+ * Table 5's text: does the retrieval gain of iterative hard negatives carry to end-to-end QA?
+ * Per dataset and reader, the EM and F1 of the reader fine-tuned on and reading DPR (IHN, last
+ * iteration) passages minus those of the same reader on DPR (IBN) passages, checked by the
+ * findings step (steps/findings/claims.ts) from the evaluations Table 5's cells are made of:
+ * the value, the spread over seeds (mean ± sd, paired by seed, as soon as the QA setup has more
+ * than one; one seed today) and a verdict. "Beats" is strict: a tie does not hold. The paper's
+ * numbers in each claim's text come from paper-numbers.json (final Table 5).
+ */
+import { use, type OutputRef } from "../../engine/step.ts";
+import { checkFindingsDef } from "../../../steps/findings/steps.ts";
+import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
+import { paperValue } from "../../../steps/report/paper-numbers.ts";
+import { evalSplit } from "../dense/models.ts";
+import type { DenseContext } from "../dense/base.ts";
+import { qaEvaluation, qaSetupOf, READER_LABEL, READERS, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
+import { QA_DATASETS, type QaDataset } from "./setup.ts";
+
+const DATASET_LABEL: Readonly<Record<QaDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA" };
+const METRICS = [
+  { id: "em", label: "EM" },
+  { id: "f1", label: "F1" },
+] as const;
+
+/** The paper's pair of numbers for a claim's text: "4.7 vs 3.5 (+1.2)". */
+function paperText(dataset: QaDataset, reader: ReaderName, metric: string): string {
+  const v = (r: QaRetriever) => paperValue("final-table5", `${r}/${reader}`, `${dataset}-${metric}`);
+  const [ihn, ibn] = [v("dpr-ihn"), v("dpr-ibn")];
+  if (ihn === null || ibn === null) return "not reported";
+  const d = ihn - ibn;
+  return `${ihn.toFixed(1)} vs ${ibn.toFixed(1)} (${d >= 0 ? "+" : ""}${d.toFixed(1)})`;
+}
+
+type Metrics = OutputRef<"json:metrics">;
+
+/** The evaluations behind one Table 5 cell, one per seed (the QA setup trains one seed today). */
+export type QaEvaluations = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName) => readonly { readonly seed: number; readonly metrics: Metrics }[];
+
+/** The claims and their inputs: one gain claim per dataset, reader and metric, paired by seed. */
+export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, reader) => [{ seed: qaSetupOf(ctx).seed, metrics: qaEvaluation(ctx, d, r, reader) }]): { claims: ClaimSpec[]; refs: Record<string, Metrics>; labels: Record<string, string> } {
+  const refs: Record<string, Metrics> = {};
+  const labels: Record<string, string> = {};
+  const operand = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, metric: string): Operand => {
+    const evals = evaluations(dataset, retriever, reader);
+    const base = `${dataset}_${retriever}_${reader}`.replace(/-/g, "_");
+    const names = evals.map((e) => {
+      const name = evals.length === 1 ? base : `${base}_s${e.seed}`;
+      refs[name] = e.metrics;
+      labels[name] = `${DATASET_LABEL[dataset]} ${READER_LABEL[reader]} on ${RETRIEVER_LABEL[retriever]} passages, seed ${e.seed}`;
+      return name;
+    });
+    return { inputs: names, metric };
+  };
+  const claims = QA_DATASETS.flatMap((dataset) =>
+    READERS.flatMap((reader) =>
+      METRICS.map(
+        (m): ClaimSpec => ({
+          id: `qa-ihn-beats-ibn-${dataset}-${reader}-${m.id}`,
+          title: `The ${READER_LABEL[reader]} does better on DPR (IHN) passages than on DPR (IBN) passages (${DATASET_LABEL[dataset]} ${m.label})`,
+          paper: `${DATASET_LABEL[dataset]} ${m.label}, ${READER_LABEL[reader]}: DPR (IHN) vs DPR (IBN) ${paperText(dataset, reader, m.id)} (final Table 5)`,
+          measure: `${m.label} of the ${READER_LABEL[reader]} fine-tuned on and reading DPR (IHN, last iteration) passages minus on DPR (IBN) passages, ${DATASET_LABEL[dataset]} ${evalSplit(dataset)}, paired by seed`,
+          rule: { kind: "gain", better: operand(dataset, "dpr-ihn", reader, m.id), worse: operand(dataset, "dpr-ibn", reader, m.id) },
+          threshold: 0,
+          direction: "above",
+          unit: "points",
+        }),
+      ),
+    ),
+  );
+  return { claims, refs, labels };
+}
+
+/** The findings of Table 5 (findings.json, findings.md), a step of the `table5` target. */
+export function qaFindingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
+  const { claims, refs, labels } = qaClaims(ctx);
+  return use(checkFindingsDef(Object.keys(refs)), { name: `check-findings-qa${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels }, inputs: refs }).out.findings;
+}
