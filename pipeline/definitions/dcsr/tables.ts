@@ -118,7 +118,7 @@ const ABLATION_LABELS: Readonly<Record<Ablation, string>> = { "bm25-1": "+1 BM25
 const pct = { kind: "percent", digits: 1 } as const;
 
 /** θ0 is pre-trained with the trainer's default seed (42): DCSR on mini-nq starts from the same random BERT. */
-const NQ_SEED = 42;
+export const NQ_SEED = 42;
 
 export function ablationDcsr(ctx: DcsrTargetContext): OutputRef<"table"> {
   const dctx = contextOf(ctx);

@@ -3,14 +3,17 @@
  * in the default `report`: that run already takes longer than its 15-minute budget on two
  * cores, and table-dcsr adds seven DCSR trainings with their sentence indexes (more with
  * seeds); ablation-dcsr adds eleven more (three per conversational dataset, three on mini-nq
- * from a random BERT). `table-dcsr-smoke` is the one-epoch, QReCC-only wiring check.
+ * from a random BERT). `table-dcsr-smoke` is the one-epoch, QReCC-only wiring check. Each of
+ * the two writes its findings beside the table (findings.ts: `check-findings-table-dcsr`,
+ * `check-findings-ablation-dcsr`).
  */
 import type { Target, TargetContext } from "../../engine/targets.ts";
 import type { AnyStep } from "../../engine/step.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { ablationDcsr, tableDcsr, type DcsrTargetContext } from "./tables.ts";
-import { dcsrParameters } from "./parameters.ts";
+import { dcsrContext, dcsrParameters } from "./parameters.ts";
+import { ablationDcsrFindings, tableDcsrFindings } from "./findings.ts";
 
 const withProfile = (ctx: TargetContext, profile: Profile): DcsrTargetContext => ({ ...ctx, profile });
 
@@ -23,8 +26,8 @@ export function dcsrSections(profile: Profile): ReportSection[] {
 export function dcsrTargets(): Target[] {
   const [paper, smoke] = [dcsrParameters("paper"), dcsrParameters("smoke")];
   return [
-    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step], parameters: paper },
+    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step, tableDcsrFindings(dcsrContext(ctx, "paper")).step], parameters: paper },
     { name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "smoke")).step], parameters: smoke },
-    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step], parameters: paper },
+    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step, ablationDcsrFindings(dcsrContext(ctx, "paper")).step], parameters: paper },
   ];
 }
