@@ -3,11 +3,14 @@
 
     python3 steps/qa/fid/fid.py train --config cfg.json --inputs DIR --out DIR [--init-from FID_DIR | --init-hf-t5 T5_DIR] [--threads N]
     python3 steps/qa/fid/fid.py predict --model FID_DIR --inputs EVAL_DIR --out predictions.jsonl [--threads N] [--batch N]
+    python3 steps/qa/fid/fid.py pretrain-span --config cfg.json --inputs CORPUS_DIR --out DIR [--threads N]
     python3 steps/qa/fid/fid.py selftest <name>     (JSON on stdin; tests)
 
 Training: teacher-forced token cross-entropy of the answer given the question's n_context
 passages; after each epoch the dev questions are answered by greedy decoding and scored by
 EM; the epoch with the best dev EM is kept (strictly better; ties keep the earlier).
+pretrain-span: T5's span-corruption objective on a tokenized collection from a random T5
+(span_loop.py), the mini stand-in for t5-base's pre-training; its model starts `train`.
 stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only. Exit 2 on bad input, 3 without torch.
 """
 import os
@@ -20,7 +23,7 @@ sys.path[:0] = [HERE, os.path.join(HERE, "..", "pycommon"), os.path.join(HERE, "
 def main(argv):
     import argparse  # noqa: PLC0415
     ap = argparse.ArgumentParser(prog="fid.py")
-    ap.add_argument("mode", choices=["train", "predict", "selftest"])
+    ap.add_argument("mode", choices=["train", "predict", "pretrain-span", "selftest"])
     ap.add_argument("name", nargs="?")
     for flag in ("--config", "--inputs", "--out", "--init-from", "--init-hf-t5", "--model"):
         ap.add_argument(flag)
@@ -44,6 +47,12 @@ def main(argv):
         if args.mode == "selftest":
             from fid_selftest import run_selftest  # noqa: PLC0415
             return run_selftest(args.name, sys.stdin.read())
+        if args.mode == "pretrain-span":
+            if not (args.config and args.inputs and args.out):
+                raise QaInputError("pretrain-span needs --config, --inputs and --out")
+            from span_loop import pretrain_span  # noqa: PLC0415
+            pretrain_span(args)
+            return 0
         from fid_loop import predict, train  # noqa: PLC0415
         if args.mode == "train":
             if not (args.config and args.inputs and args.out):

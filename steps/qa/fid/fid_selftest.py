@@ -62,7 +62,24 @@ def _load(a):
     return all(torch.equal(dst.state_dict()[k], src.state_dict()[k]) for k in src.state_dict())
 
 
+def _span(a):
+    """A noise mask from a seeded generator and the corruption it gives (span_corruption.py)."""
+    import numpy as np  # noqa: PLC0415
+    from span_corruption import SpanError, corrupt, noise_mask, span_counts  # noqa: PLC0415
+    try:
+        if "mask" in a:
+            mask = np.asarray(a["mask"], dtype=bool)
+        else:
+            mask = noise_mask(len(a["tokens"]), a["density"], a["mean_span"], np.random.default_rng(a["seed"]))
+        counts = span_counts(len(a["tokens"]), a.get("density", 0.15), a.get("mean_span", 3.0))
+        inp, tgt = corrupt(a["tokens"], mask, a["vocab_size"], a["sentinels"], 1)
+        return {"mask": [int(b) for b in mask], "counts": list(counts), "input": inp, "target": tgt}
+    except SpanError as e:
+        return {"error": str(e)}
+
+
 TESTS = {
+    "span": _span,
     "buckets": _buckets,
     "generate": _generate,
     "load": _load,

@@ -164,14 +164,14 @@ export const prepareFidEvalInputs = defineStep({
 
 const { threads: _threads, ...fidConfig } = paramsShape(FID_FIELDS);
 
-const t5Config = z
+export const t5Config = z
   .object({ d_model: z.number().int().positive(), d_kv: z.number().int().positive(), d_ff: z.number().int().positive(), num_layers: z.number().int().positive(), num_decoder_layers: z.number().int().positive().optional(), num_heads: z.number().int().positive(), dropout_rate: z.number().min(0).max(1).optional() })
   .strict();
 
-const FID_SOURCES = ["steps/qa/fid", "steps/qa/pycommon", "steps/training/dpr/checkpoint.py", "steps/training/dpr/safetensors_np.py", "steps/training/dpr/errors.py"];
+export const FID_SOURCES = ["steps/qa/fid", "steps/qa/pycommon", "steps/training/dpr/checkpoint.py", "steps/training/dpr/safetensors_np.py", "steps/training/dpr/errors.py"];
 const FID = ["python3", "{src}/steps/qa/fid/fid.py"];
 
-function fidRuntime(argv: readonly string[], gpu: "optional" | "required"): ContainerRuntime {
+export function fidRuntime(argv: readonly string[], gpu: "optional" | "required"): ContainerRuntime {
   return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 8 }, executorSensitive: true };
 }
 
