@@ -4,6 +4,7 @@
 #       python3-torch python3-numpy libopenblas0-pthread  the training program (local executor)
 #       python3-sentencepiece                              the mini T5 vocabulary (SentencePiece Unigram trainer)
 #       libfaiss-dev                                       building faiss-node offline
+#       python3-faiss                                      the index-file test (Python faiss reads cspipe's index) and bench/dense's peer
 #       liblucene8-java default-jre-headless               the Lucene BM25 parity test
 #       unzip bzip2                                        unpacking dataset archives
 #       chromium fonts-dejavu-core                         the report's browser test and screenshots (headless)
@@ -14,7 +15,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
+APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev python3-faiss liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core)
 
 log() { echo "setup: $*" >&2; }
 
