@@ -13,7 +13,7 @@ from checkpoint import save_encoder
 from dcsr_batch import Sampler
 from dcsr_eval import dev_recall
 from dcsr_model import SENTENCE_ONNX, check_sentence_encoder, export_sentence_encoder, gather_markers, sentence_nll
-from dcsr_runtime import Amp, pick_device, seed_everything
+from device import Amp, pick_device, seed_everything  # the trainers' one device rule (a GPU-required step fails at once without CUDA)
 from dev_eval import to_batch
 from encoders import build_encoders
 from errors import TrainingInputError
@@ -91,7 +91,7 @@ def train(cfg, inputs, out_dir, log, emit, vocab=None):
             idx = order[s * bs:(s + 1) * bs]
             cols, mask = sampler.batch(idx)
             q, p, markers, pick = step_tensors(inputs, idx, cols, device)
-            with amp.autocast(device):
+            with amp.autocast():
                 loss, _ = sentence_nll(q_model(*q), sentence_columns(p_model, p, markers, pick), mask)
             amp.scaler.scale(loss).backward()
             amp.scaler.unscale_(opt)

@@ -52,10 +52,12 @@ def main(argv):
         from dcsr_inputs import Inputs  # noqa: PLC0415
         from dcsr_trainer import train  # noqa: PLC0415
         from vocab_identity import digest_of_vocab_file, training_vocab_digest  # noqa: PLC0415
+        from device import pick_device  # noqa: PLC0415
         vocab_digest, vocab_size = digest_of_vocab_file(args.vocab) if args.vocab else (None, None)
+        cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size)
+        pick_device(cfg["device"])  # the trainers' one rule, before any input is read: a GPU-required step fails at once without CUDA
         vocab = {"size": vocab_size, "file": args.vocab,
                  "digest": training_vocab_digest(args.inputs, args.passages, (args.vocab, vocab_digest) if args.vocab else None, args.init_from)}
-        cfg = load_config(args.config, init_from=args.init_from, vocab_size=vocab_size)
         threads = args.threads or cfg["threads"] or int(os.environ.get("CSPIPE_TORCH_THREADS", "1") or 1)
         torch.set_num_threads(max(1, threads))
         log(f"torch {torch.__version__}, {torch.get_num_threads()} CPU thread(s)")
