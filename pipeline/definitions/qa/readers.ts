@@ -19,7 +19,8 @@ import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../steps/qa/steps.ts";
 import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, pretrainDprReaderFromTheta0, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
-import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
+import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, pretrainFidFromT5, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
+import { prepareT5SpanCorpus, pretrainT5Span } from "../../../steps/qa/fid/span-steps.ts";
 import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts";
 import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
 import { memo } from "../memo.ts";
@@ -27,7 +28,7 @@ import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
 import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
 import { ibn, ihn } from "../dense/variants.ts";
 import { INPUT_FORM } from "../dense/setup.ts";
-import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining } from "./setup.ts";
+import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining, type SpanPretraining, type T5Shape } from "./setup.ts";
 
 type Run = OutputRef<"parquet:run">;
 type ReaderData = OutputRef<"qa:reader-data">;
@@ -210,17 +211,35 @@ function fidParams(q: QaSetup, set: QaDataset | "nq") {
   return { lr: f.lr, batch_size: f.batch, n_context: f.nContext, answer_max_length: f.answerLength[set], dev_questions: f.devQuestions, epochs: f.epochs, seed: q.seed };
 }
 
-/** Mini: FiD pre-trained on mini-nq from a random tiny T5. */
+/**
+ * Mini: FiD pre-trained on mini-nq, from a random tiny T5 or from one first pre-trained by span
+ * corruption on mini-nq's passages (the setup's `fid.pretrain.span`).
+ */
 export function pretrainedFid(ctx: DenseContext): OutputRef<"qa:fid"> {
   return memo(["pretrained-fid", ctx], () => {
     const q = qaSetupOf(ctx);
     const pre = q.fid.pretrain;
     if (pre === null) throw new Error(`no FiD pre-training on ${ctx.data} data`);
     const inputs = fidInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
-    return use(pretrainFid, {
-      name: `pretrain-fid.${tag(ctx, "nq")}`,
-      params: { ...fidParams(q, "nq"), epochs: pre.epochs, lr: pre.lr, init: { kind: "random", t5_config: pre.t5 } },
-      inputs: { inputs },
+    const name = `pretrain-fid.${tag(ctx, "nq")}`;
+    const params = { ...fidParams(q, "nq"), epochs: pre.epochs, lr: pre.lr };
+    if (pre.span === null) return use(pretrainFid, { name, params: { ...params, init: { kind: "random", t5_config: pre.t5 } }, inputs: { inputs } }).out.model;
+    return use(pretrainFidFromT5, { name, params, inputs: { inputs, init: spanPretrainedT5(ctx, pre.t5, pre.span) } }).out.model;
+  });
+}
+
+/** Mini: a random tiny T5 pre-trained by span corruption on mini-nq's passages. */
+export function spanPretrainedT5(ctx: DenseContext, t5: T5Shape, span: SpanPretraining): OutputRef<"qa:fid"> {
+  return memo(["span-t5", ctx, t5, span], () => {
+    const corpus = use(prepareT5SpanCorpus, {
+      name: `prepare-t5-span-corpus.${tag(ctx, "nq")}`,
+      params: { length: span.length, devEvery: span.devEvery, maxPassages: span.maxPassages },
+      inputs: { passages: miniNq().tables.passages, spm: sentencePiece(ctx) },
+    }).out.corpus;
+    return use(pretrainT5Span, {
+      name: `pretrain-t5-span.${tag(ctx, "nq")}`,
+      params: { epochs: span.epochs, lr: span.lr, batch_size: span.batch, noise_density: span.noiseDensity, mean_span_length: span.meanSpanLength, sentinels: span.sentinels, seed: qaSetupOf(ctx).seed, init: { kind: "random", t5_config: t5 } },
+      inputs: { corpus },
     }).out.model;
   });
 }

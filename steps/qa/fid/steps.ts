@@ -192,6 +192,20 @@ export const pretrainFid = defineStep({
   cost,
 });
 
+/** Mini: FiD's pre-training on mini-nq from a T5 first pre-trained by span corruption (span-steps.ts). */
+export const pretrainFidFromT5 = defineStep({
+  id: "pretrain-fid",
+  version: 1,
+  source: import.meta.url,
+  extraSources: FID_SOURCES,
+  description: "Train FiD from a span-corruption pre-trained tiny T5 (its vocabulary digest must be the inputs').",
+  params: z.object(fidConfig).strict(),
+  inputs: { inputs: "qa:fid-inputs", init: "qa:fid" },
+  outputs: fidOutputs,
+  runtime: fidRuntime([...TRAIN, "--init-from", "{in:init}"], "optional"),
+  cost,
+});
+
 const fidDefs = new Map<string, unknown>();
 
 /** Fine-tuning from an earlier FiD model (mini) or from Hugging Face T5 weights (real data: t5-base, a GPU step). */
