@@ -7,8 +7,13 @@ import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
-import { table5Target } from "./qa/table5.ts";
-import { dcsrTargets } from "./dcsr/targets.ts";
+import { qaPretrainingTarget, qaSection, table5Target } from "./qa/table5.ts";
+import { qaFindingsStep } from "./qa/findings.ts";
+import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
+import { tableDcsrFindings } from "./dcsr/findings.ts";
+import { dcsrContext } from "./dcsr/parameters.ts";
+import { use } from "../engine/step.ts";
+import { mergeFindingsDef } from "../../steps/report/merge-findings.ts";
 import { denseContext } from "./dense/base.ts";
 import { denseParameters } from "./dense/parameters.ts";
 
@@ -21,12 +26,20 @@ export function buildTargets(): TargetRegistry {
   for (const t of denseTargets()) targets.register(t);
   // End-to-end QA: a target of its own, outside the default report (whose run already fills its time budget).
   targets.register(table5Target);
+  targets.register(qaPretrainingTarget);
   for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
   const findings = (profile: "paper" | "smoke") => ({ findings: (ctx: TargetContext) => findingsStep(denseContext(ctx, profile)), parameters: denseParameters(profile) });
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper")], "report", "linking every table and figure", findings("paper")), { default: true });
   // The same graph with one training epoch everywhere: CI's end-to-end check of the wiring.
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("smoke")], "report-smoke", "of the one-epoch smoke run", findings("smoke")));
+  // Everything: the default report plus Table 5 and table-dcsr, one findings section over all
+  // their claims (hours on two cores; its own directory, ./report-full/).
+  const allFindings = (ctx: TargetContext) => {
+    const parts = [findingsStep(denseContext(ctx, "paper")), qaFindingsStep(denseContext(ctx, "paper")), tableDcsrFindings(dcsrContext(ctx, "paper"))];
+    return use(mergeFindingsDef(parts.length), { name: "merge-findings.report-full", params: {}, inputs: Object.fromEntries(parts.map((f, i) => [`f${i}`, f])) }).out.findings;
+  };
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), qaSection("paper"), ...dcsrSections("paper")], "report-full", "with Table 5 (end-to-end QA) and table-dcsr beside the default report's tables and figures", { findings: allFindings }));
   targets.register({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", steps: (ctx) => [findingsStep(denseContext(ctx, "paper")).step], parameters: denseParameters("paper") });
   return targets;
 }

@@ -1,0 +1,68 @@
+/**
+ * Several stages' findings as one (`merge-findings`): a report that shows the dense claims,
+ * Table 5's and table-dcsr's renders one findings section. Pure core (`mergeFindings`) and a
+ * step whose inputs are `f0`..`f{n-1}` in the given order; claims keep that order.
+ * Rules: every input's `data` must be the same source; a claim id may appear once in all of
+ * them (an error names both files); each input is validated as findings.json is everywhere.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { defineStep, file } from "../../pipeline/engine/step.ts";
+import { InputError } from "../../pipeline/engine/errors.ts";
+import { parseFindings, type Findings } from "./findings.ts";
+
+export function mergeFindings(parts: readonly { readonly findings: Findings; readonly file: string }[]): Findings {
+  const first = parts[0];
+  if (first === undefined) throw new InputError("no findings to merge", { fix: "wire at least one findings input" });
+  const seen = new Map<string, string>();
+  const claims: Findings["claims"] = [];
+  for (const p of parts) {
+    if (p.findings.data !== first.findings.data) {
+      throw new InputError(`findings on '${p.findings.data}' data beside findings on '${first.findings.data}' data (${first.file})`, { file: p.file, field: "data", fix: "merge the findings of one data source" });
+    }
+    for (const c of p.findings.claims) {
+      const other = seen.get(c.id);
+      if (other !== undefined) throw new InputError(`claim id '${c.id}' is also in ${other}`, { file: p.file, field: `claims.${c.id}`, fix: "give each stage's claims their own ids" });
+      seen.set(c.id, p.file);
+      claims.push(c);
+    }
+  }
+  return { schema: "cspipe.findings/1", data: first.findings.data, claims };
+}
+
+const defs = new Map<number, ReturnType<typeof makeDef>>();
+
+function makeDef(n: number) {
+  const inputs: Record<string, "json:findings"> = {};
+  for (let i = 0; i < n; i++) inputs[`f${i}`] = "json:findings";
+  return defineStep({
+    id: "merge-findings",
+    version: 1,
+    source: import.meta.url,
+    description: "Several stages' findings.json as one, claims in input order.",
+    params: z.object({}).strict(),
+    inputs,
+    outputs: { findings: file("json:findings", "findings.json") },
+    runtime: {
+      type: "in-process",
+      async run(ctx) {
+        const parts = [];
+        for (let i = 0; i < n; i++) {
+          const path = ctx.inputs[`f${i}`]!;
+          parts.push({ findings: parseFindings(await readFile(path, "utf8"), path), file: path });
+        }
+        const merged = mergeFindings(parts);
+        await writeFile(ctx.outputs.findings, JSON.stringify(merged, null, 2) + "\n");
+        ctx.log(`${merged.claims.length} claims from ${n} findings`);
+      },
+    },
+  });
+}
+
+/** The merge step definition for n inputs (one def object per n). */
+export function mergeFindingsDef(n: number) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`merge-findings needs n >= 1, got ${n}`);
+  let def = defs.get(n);
+  if (def === undefined) defs.set(n, (def = makeDef(n)));
+  return def;
+}
