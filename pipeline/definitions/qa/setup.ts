@@ -129,7 +129,7 @@ export const MINI_T5: T5Shape = { d_model: 64, d_kv: 32, d_ff: 256, num_layers: 
  * the tiny T5 is at its plateau after 3 epochs, and longer training does not make it competent.
  * FiD's start (2026-11-28, CPU, same inputs, 100 mini-nq dev questions): a random T5 0.03 after 3
  * epochs; the T5 first pre-trained by span corruption (MINI_SPAN; dev loss 2.97 -> 2.41 over its 4
- * epochs, still falling) 0.05 after 3 epochs and at best 0.07 over 20. Within the noise of 100
+ * epochs, still falling) 0.05 after 3 epochs and at best 0.08 (epoch 18) over 20. Within the noise of 100
  * questions (sd ~2.5 points), so the choice rests on fidelity, not on the gain: FiD on real data
  * starts from a pre-trained t5-base, and the span-corruption T5 is mini's stand-in for it, as θ0
  * is for DPR-NQ. It costs ~7 CPU-minutes, once (its step is shared by every FiD).
