@@ -7,16 +7,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { basicWords, passageTokens, tokenSpan, type ReaderPassageTokens } from "../../steps/qa/dpr_reader/inputs.ts";
 import { bestPassage, bestSpan } from "../../steps/qa/dpr_reader/span-selection.ts";
 import { prepareReaderInputs } from "../../steps/qa/dpr_reader/prepare.ts";
 import { openReader, predictOne } from "../../steps/qa/dpr_reader/predict.ts";
+import { verifyReaderParity } from "../../steps/qa/dpr_reader/reader-parity.ts";
 import { normalizeAnswer } from "../../steps/qa/scoring.ts";
 import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenizer.ts";
-import { readNpy } from "../../steps/lib/npy.ts";
+import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 import { tempDir } from "../tmp.ts";
 import { PYTHON, selftests } from "./python.ts";
@@ -120,6 +121,21 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
     assert.ok(diff < 1e-4, `${name}: max abs diff ${diff}`);
   }
   await session.release();
+  // The predict step's check before answering: passes on the export, refuses a tampered fixture.
+  const checked = await openReader(join(out, "reader.onnx"));
+  const ok = await verifyReaderParity(checked, out);
+  assert.ok(ok.maxAbsDiff < 1e-4 && ok.rows === ids.shape[0], ok.note);
+  const endFile = join(out, "parity", "reader", "end_logits.npy");
+  const original = readFileSync(endFile);
+  const end = fx("end_logits");
+  const bumped = Float32Array.from(end.data as Float32Array);
+  bumped[0] = bumped[0]! + 0.01;
+  writeNpy(endFile, { dtype: "float32", shape: end.shape, data: bumped });
+  await assert.rejects(verifyReaderParity(checked, out), /reader\.onnx: reader\.onnx differs from the torch reader it was exported from: end_logits max abs diff 0\.0100/);
+  writeFileSync(endFile, original);
+  rmSync(join(out, "parity", "reader", "relevance_logits.npy"));
+  await assert.rejects(verifyReaderParity(checked, out), /relevance_logits\.npy: the reader has no ONNX parity fixture relevance_logits\.npy/);
+  await checked.release();
   // Node's answers (onnxruntime + span-selection.ts) are torch's (train_reader.py + spans.py).
   const torchAnswers = JSON.parse(readFileSync(join(out, "dev_predictions.json"), "utf8")) as string[];
   const reader = await openReader(join(out, "reader.onnx"));

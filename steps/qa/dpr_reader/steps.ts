@@ -21,6 +21,7 @@ import { paramsShape, READER_FIELDS } from "../config-schema.ts";
 import { readReaderExamples, writeJsonLines } from "../reader-io.ts";
 import { prepareReaderInputs } from "./prepare.ts";
 import { openReader, predictOne, type ReaderPrediction } from "./predict.ts";
+import { verifyReaderParity } from "./reader-parity.ts";
 import type { ReaderPassageTokens } from "./inputs.ts";
 
 const tokenizer = (vocabDir: string) => createBertTokenizer(readVocabFile(join(vocabDir, "vocab.txt")));
@@ -155,7 +156,7 @@ export const predictDprReader = defineStep({
   id: "predict-dpr-reader",
   version: 1,
   source: import.meta.url,
-  description: "Answers of the DPR reader in Node (onnxruntime-node): best passage by selection logit, best span, whole words.",
+  description: "Answers of the DPR reader in Node (onnxruntime-node, its parity fixture checked first): best passage by selection logit, best span, whole words.",
   params: z.object({ topDocs: z.number().int().positive().optional(), threads: z.number().int().positive().default(1) }).strict(),
   inputs: { model: "qa:dpr-reader", data: "qa:reader-data", vocab: "wordpiece:vocab" },
   outputs: { predictions: file("qa:predictions", "predictions.jsonl") },
@@ -176,6 +177,12 @@ export const predictDprReader = defineStep({
       const settings = { maxLength: need("max_length"), maxQuestionLength: need("max_question_length"), maxAnswerLength: need("max_answer_length"), topDocs: ctx.params.topDocs ?? need("eval_top_docs") };
       const examples = await readReaderExamples(join(ctx.inputs.data, "examples.jsonl"));
       const session = await openReader(join(ctx.inputs.model, "reader.onnx"), ctx.params.threads);
+      try {
+        ctx.log((await verifyReaderParity(session, ctx.inputs.model)).note);
+      } catch (e) {
+        await session.release();
+        throw e;
+      }
       const cache = new Map<string, ReaderPassageTokens>();
       const out: ReaderPrediction[] = [];
       try {
