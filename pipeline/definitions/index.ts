@@ -7,7 +7,7 @@ import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
-import { qaPretrainingTarget, qaSection, table5Target } from "./qa/table5.ts";
+import { qaPretrainingTarget, qaSection, table5SmokeTarget, table5Target } from "./qa/table5.ts";
 import { qaFindingsStep } from "./qa/findings.ts";
 import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
 import { tableDcsrFindings } from "./dcsr/findings.ts";
@@ -26,6 +26,7 @@ export function buildTargets(): TargetRegistry {
   for (const t of denseTargets()) targets.register(t);
   // End-to-end QA: a target of its own, outside the default report (whose run already fills its time budget).
   targets.register(table5Target);
+  targets.register(table5SmokeTarget);
   targets.register(qaPretrainingTarget);
   for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.

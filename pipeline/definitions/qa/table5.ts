@@ -68,6 +68,13 @@ export const table5Target: Target = {
   steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "paper" }).step, qaFindingsStep({ ...ctx, profile: "paper" }).step],
 };
 
+/** Table 5 at one epoch everywhere, on the smoke retrievers (report-smoke's): CI's end-to-end check of the QA stage. */
+export const table5SmokeTarget: Target = {
+  name: "table5-smoke",
+  description: "Table 5 at one epoch everywhere on report-smoke's retrievers: every QA step end to end (wiring check, numbers meaningless)",
+  steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "smoke" }).step],
+};
+
 /** Table 5 as a report section of a profile. */
 export function qaSection(profile: Profile): ReportSection {
   return { kind: "table", id: profile === "paper" ? "table5" : `table5-${profile}`, build: (ctx) => table5({ ...ctx, profile }) };
