@@ -2,7 +2,8 @@
  * End to end on the mini benchmark: the whole reproduction graph (lexical and dense, 14
  * trainings, every table and figure, the report) with one training epoch everywhere
  * (target `report-smoke`), through the real engine, executors and Python trainer. Then a
- * rerun is all cache hits. Skipped when no Python with torch is found (CI installs it).
+ * rerun is all cache hits. Then the QA stage (`table5-smoke`) on the same store: the readers
+ * read report-smoke's retrievers. Skipped when no Python with torch is found (CI installs it).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -18,6 +19,9 @@ import { checkReportLinks } from "../report/report-links.ts";
 import type { RenderedTableJson } from "../../steps/report/table.ts";
 
 const python = resolvePython(["torch", "numpy"]);
+/** The store report-smoke filled, for the QA stage's run on its retrievers. */
+let smokeProject: Project | undefined;
+let smokeDir = "";
 
 test("report-smoke: the whole mini reproduction runs, writes the report, and reruns from cache", { skip: python.ok ? false : "no python3 with torch" }, async () => {
   const dir = tempDir("cspipe-e2e-");
@@ -64,4 +68,27 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
   const second = await runTargets(project, { targets: ["report-smoke"], executor: "local", emit: (e) => again.push(e), exportRoot: dir });
   assert.ok(second.ok);
   assert.equal(again.filter((e) => e.type === "started").length, 0, "a rerun must be all cache hits");
+  [smokeProject, smokeDir] = [project, dir];
+});
+
+test("table5-smoke: the QA stage end to end on report-smoke's retrievers (readers pre-trained, fine-tuned, answering, scored)", { skip: python.ok ? false : "no python3 with torch" }, async () => {
+  assert.ok(smokeProject, "report-smoke's run must pass first (its retrievers are the readers' passages)");
+  const events: EngineEvent[] = [];
+  const run = await runTargets(smokeProject, { targets: ["table5-smoke"], executor: "local", concurrency: 2, emit: (e) => events.push(e), exportRoot: smokeDir });
+  assert.ok(run.ok, `run failed: ${JSON.stringify(events.filter((e) => e.type === "failed").slice(0, 2))}`);
+  const started = new Set(events.flatMap((e) => (e.type === "started" ? [e.step] : [])));
+  // The retrievers are report-smoke's (cached): only QA steps and mini-nq's pre-training inputs run.
+  assert.ok(![...started].some((s) => s.startsWith("train-dpr.") || s.startsWith("search-dense.")), [...started].filter((s) => s.startsWith("train-dpr.")).join(", "));
+  for (const s of ["pretrain-t5-span.mini-smoke-nq", "pretrain-fid.mini-smoke-nq", "pretrain-dpr-reader.mini-smoke-nq", "predict-dpr-reader.mini-smoke-qrecc.dpr-ihn", "predict-fid.mini-smoke-topiocqa.dpr-ibn", "evaluate-qa.mini-smoke-topiocqa.bm25.fid"]) assert.ok(started.has(s), `${s} did not run`);
+  // Every cell of Table 5 holds a score in [0, 100] from one evaluation.
+  const table = events.find((e) => e.type === "succeeded" && e.step === "render-table5-smoke");
+  assert.ok(table && table.type === "succeeded", "render-table5-smoke did not run");
+  const t5 = JSON.parse(readFileSync(join(smokeDir, "store", "entries", "render-table", table.key, "outputs", "table", "table5-smoke.json"), "utf8")) as RenderedTableJson;
+  assert.equal(t5.rows.length, 6);
+  for (const row of t5.rows) {
+    for (const [column, cell] of Object.entries(row.cells)) {
+      assert.ok(typeof cell.value === "number" && cell.value >= 0 && cell.value <= 1, `${row.id} ${column}: ${cell.value}`);
+      assert.deepEqual([cell.seeds, cell.stepKeys.length], [1, 1], `${row.id} ${column}`);
+    }
+  }
 });
