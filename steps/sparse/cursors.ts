@@ -120,12 +120,16 @@ export class Cursors {
     this.blocksDecoded++;
   }
 
+  /** The largest score denominator of block b (any clause: it depends on the block, k1 and b only). */
+  private denominator(b: number): number {
+    const y = this.denominators[b]!;
+    return y !== 0 ? y : (this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache));
+  }
+
   /** Max score of block b of clause i. */
   blockMax(i: number, b: number): number {
-    let y = this.denominators[b]!;
-    if (y === 0) y = this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache);
     const w = this.weight[i]!;
-    return f(w - f(w / y));
+    return f(w - f(w / this.denominator(b)));
   }
 
   /** Moves clause i's block pointer to the first block that can hold target (without decoding); returns it. */
@@ -181,19 +185,24 @@ export class Cursors {
     return f(w - f(w / f(1 + f(tf * this.normCache[norm]!))));
   }
 
-  /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
+  /**
+   * Largest score clause i can give a document in [lo, hi); 0 when it has none there. The score is
+   * non-decreasing in the denominator (./blocks.ts), so it is the score at the blocks' largest one.
+   */
   windowMax(i: number, lo: number, hi: number): number {
     if (this.cur[i]! >= hi) return 0;
     const last = this.index.blockLastDoc;
     const end = this.blkEnd[i]!;
     let b = this.shallow(i, lo);
-    let best = 0;
+    if (b === end) return 0;
+    let y = 0;
     for (; b < end; b++) {
-      const s = this.blockMax(i, b);
-      if (s > best) best = s;
+      const yb = this.denominator(b);
+      if (yb > y) y = yb;
       if (last[b]! >= hi - 1) break;
     }
-    return best;
+    const w = this.weight[i]!;
+    return f(w - f(w / y));
   }
 
   /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
@@ -202,42 +211,44 @@ export class Cursors {
     this.lkOpened[i] = -1;
   }
 
-  /** Moves clause i's lookup pointer to the first block that can hold d (d increasing); false when none can. */
-  private lookupBlock(i: number, d: number): boolean {
+  /** Moves clause i's lookup pointer to the first block that can hold d (d increasing); returns it (blkEnd: none). */
+  private lookupBlock(i: number, d: number): number {
     const last = this.index.blockLastDoc;
     let b = this.lkBlk[i]!;
     const end = this.blkEnd[i]!;
     while (b < end && last[b]! < d) b++;
     this.lkBlk[i] = b;
-    if (b === end) return false;
-    if (this.lkOpened[i] !== b) {
-      const r = this.lkReaders[i]!.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
-      this.lkOpened[i] = b;
-      this.lkPos[i] = 0;
-      this.lkNext[i] = r.first;
-      this.lkMax[i] = this.blockMax(i, b);
-    }
-    return true;
+    return b;
   }
 
   /**
    * An upper bound of clause i's score for document d (lookup pointer; d increasing): the max score
    * of the block that can hold d, or 0 when no block can or the last lookup already passed over d
-   * (the block's next posting after the previous lookup lies beyond d).
+   * (the block's next posting after the previous lookup lies beyond d). Reads no postings.
    */
   lookupMax(i: number, d: number): number {
-    if (!this.lookupBlock(i, d)) return 0;
-    return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
+    const b = this.lookupBlock(i, d);
+    if (b === this.blkEnd[i]) return 0;
+    if (this.lkOpened[i] === b) return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
+    return this.blockMax(i, b);
   }
 
   /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
   lookup(i: number, d: number): number {
-    if (!this.lookupBlock(i, d)) return 0;
+    const b = this.lookupBlock(i, d);
+    if (b === this.blkEnd[i]) return 0;
+    const r = this.lkReaders[i]!;
+    if (this.lkOpened[i] !== b) {
+      r.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+      this.lkOpened[i] = b;
+      this.lkPos[i] = 0;
+      this.lkNext[i] = r.first;
+      this.lkMax[i] = this.blockMax(i, b);
+    }
     const next = this.lkNext[i]!;
     if (d < next) return 0;
     const postings = this.index.postings;
     const view = this.view;
-    const r = this.lkReaders[i]!;
     let lo = this.lkPos[i]!;
     if (d > next) {
       // the first posting >= d lies after lkPos (the block's last document is >= d)
