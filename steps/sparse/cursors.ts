@@ -43,6 +43,9 @@ export class Cursors {
   private lkPos = new Int32Array(0);
   private lkNext = new Int32Array(0);
   private lkMax = new Float64Array(0);
+  /** The block whose max score lkBound holds (lookupMax before the block is opened). */
+  private lkBoundBlk = new Float64Array(0);
+  private lkBound = new Float64Array(0);
   /** Per clause i, tf 1..TABLE_TF and norm byte: the clause score, at (i * TABLE_TF + tf - 1) * 256 + norm (float32 values: exact). */
   scoreTable = new Float32Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
@@ -71,7 +74,7 @@ export class Cursors {
       this.df[i] = x.df[c.term]!;
       this.firstBlk[i] = this.blk[i] = this.lkBlk[i] = x.termBlockOffsets[c.term]!;
       this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
-      this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
+      this.opened[i] = this.decoded[i] = this.lkOpened[i] = this.lkBoundBlk[i] = -1;
       this.cur[i] = -1;
       const w = c.weight;
       const cache = this.normCache;
@@ -85,7 +88,7 @@ export class Cursors {
 
   private grow(m: number): void {
     const n = Math.max(m, this.cap * 2, 8);
-    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "lkMax"] as const) this[k] = new Float64Array(n);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "lkMax", "lkBoundBlk", "lkBound"] as const) this[k] = new Float64Array(n);
     this.lkPos = new Int32Array(n);
     this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
@@ -230,7 +233,11 @@ export class Cursors {
     const b = this.lookupBlock(i, d);
     if (b === this.blkEnd[i]) return 0;
     if (this.lkOpened[i] === b) return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
-    return this.blockMax(i, b);
+    if (this.lkBoundBlk[i] !== b) {
+      this.lkBoundBlk[i] = b;
+      this.lkBound[i] = this.blockMax(i, b);
+    }
+    return this.lkBound[i]!;
   }
 
   /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
@@ -243,7 +250,7 @@ export class Cursors {
       this.lkOpened[i] = b;
       this.lkPos[i] = 0;
       this.lkNext[i] = r.first;
-      this.lkMax[i] = this.blockMax(i, b);
+      this.lkMax[i] = this.lkBoundBlk[i] === b ? this.lkBound[i]! : this.blockMax(i, b);
     }
     const next = this.lkNext[i]!;
     if (d < next) return 0;
