@@ -28,13 +28,12 @@
  * by a relative 2^-32 (far above the double rounding of a few hundred terms, far below anything
  * that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
  */
-import { Cursors, END, TABLE_TF } from "./cursors.ts";
+import { Cursors, END, INFLATE, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
 import type { TopK } from "./topk.ts";
 import { maxNormByte, sumsAreOrderFree } from "./sum-order.ts";
 
 const f = Math.fround;
-const INFLATE = 1 + 2 ** -32;
 /** Documents per inner window (bitset + per-clause score buffer). */
 const WINDOW = 1 << 12;
 const WORDS = WINDOW >>> 5;
@@ -67,7 +66,7 @@ export interface PruningStats {
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { orderFallbacks: 0, candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -101,7 +100,7 @@ export class BlockMaxScorer {
   }
 
   get stats(): PruningStats {
-    return { ...this.counters, blocksDecoded: this.c.blocksDecoded };
+    return { ...this.counters, lookups: this.c.lookups, blocksDecoded: this.c.blocksDecoded };
   }
 
   private ensure(m: number): void {
@@ -420,34 +419,7 @@ export class BlockMaxScorer {
     // one pass per lookup clause over the candidates still alive
     for (let t = 0; t < nl && n > 0; t++) {
       const i = lk[t]!;
-      const after = restAfter[t]!;
-      const isEssential = essential[i] === 1;
-      const g = gaps[i]!;
-      const ng = gapCount[i]!;
-      let gp = 0;
-      let kept = 0;
-      for (let r = 0; r < n; r++) {
-        const o = candO[r]!;
-        let partial = candP[r]!;
-        const d = lo + o;
-        let ub = 0;
-        if (isEssential) {
-          // only a candidate inside a skipped range needs the clause
-          while (gp < ng && g[2 * gp + 1]! < d) gp++;
-          if (gp < ng && g[2 * gp]! <= d) ub = c.lookupMax(i, d);
-        } else {
-          ub = c.lookupMax(i, d);
-        }
-        if (f((partial + ub + after) * INFLATE) < theta) continue;
-        if (ub > 0) {
-          this.counters.lookups++;
-          const tf = c.lookup(i, d);
-          if (tf > 0) partial += c.score(i, tf, d);
-        }
-        candO[kept] = o;
-        candP[kept++] = partial;
-      }
-      n = kept;
+      n = c.completeClause(i, lo, candO, candP, n, restAfter[t]!, theta, essential[i] === 1 ? gaps[i] : undefined, gapCount[i]!);
     }
     // the survivors: exact scores (the sums are order-free, see ./sum-order.ts)
     for (let r = 0; r < n; r++) heap.offer(lo + candO[r]!, f(candP[r]!));
