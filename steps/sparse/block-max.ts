@@ -9,30 +9,31 @@
  * maxima stay tight (the partitioning of Lucene 9's MaxScoreBulkScorer).
  *
  * Inner windows (at most 4096 documents): the essential clauses are scored term at a time into a
- * window buffer (a bitset of candidates plus each clause's score per candidate), rarest clause
- * first. A block of a more frequent essential clause whose maximum plus the maxima of the clauses
- * still to come is below θ cannot make a new candidate: it is not decoded; only the candidates the
- * rarer clauses already found in its range are looked up in it (random access), and the range is
- * remembered so that a candidate a later clause finds there looks it up too. Then the candidates
- * are completed one lookup clause at a time (non-essential clauses and essential ones with skipped
- * ranges, largest window maximum first): a candidate is dropped as soon as its partial score plus
- * the clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ,
- * else the clause is looked up. Each clause's lookup pointer only moves forward and remembers the
- * next posting after its last lookup, so a candidate it already passed over costs no search.
+ * window buffer (a bitset of candidates plus each candidate's partial score), rarest clause first.
+ * A block of a more frequent essential clause whose maximum plus the maxima of the clauses still to
+ * come is below θ cannot make a new candidate: it is not decoded, and its range is remembered (a
+ * gap) so that the candidates the other clauses find there look the clause up. Then the candidates
+ * are completed one lookup clause at a time (non-essential clauses and essential ones with gaps,
+ * largest window maximum first): a candidate is dropped as soon as its partial score plus the
+ * clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ, else
+ * the clause is looked up. Each clause's lookup pointer only moves forward and remembers the next
+ * posting after its last lookup, so a candidate it already passed over costs no search.
  *
- * Exactness: every score is computed exactly as the exhaustive scorer does (float32 clause scores,
- * summed in double in clause order, rounded to float), and a document is only dropped when an upper
- * bound of that score is strictly below θ: a tie with θ is never dropped, because it may still win
- * on the passage id. Bounds are sums of float32 maxima in another order than the final sum, so they
- * are inflated by a relative 2^-32 (far above the double rounding of a few hundred terms, far below
- * anything that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
+ * Exactness: every clause score is computed exactly as the exhaustive scorer does (float32), and
+ * the partial sums in double are exact, so the order in which a document meets its clauses does not
+ * change its total (./sum-order.ts checks that per query; `run` refuses a query where it could and
+ * the caller scores it exhaustively); the total is rounded to float as there. A document is only
+ * dropped when an upper bound of its score is strictly below θ: a tie with θ is never dropped,
+ * because it may still win on the passage id. Bounds are sums of float32 maxima in double, inflated
+ * by a relative 2^-32 (far above the double rounding of a few hundred terms, far below anything
+ * that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
  */
-import { Cursors, END, TABLE_TF } from "./cursors.ts";
+import { Cursors, END, INFLATE, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
 import type { TopK } from "./topk.ts";
+import { maxNormByte, sumsAreOrderFree } from "./sum-order.ts";
 
 const f = Math.fround;
-const INFLATE = 1 + 2 ** -32;
 /** Documents per inner window (bitset + per-clause score buffer). */
 const WINDOW = 1 << 12;
 const WORDS = WINDOW >>> 5;
@@ -59,11 +60,13 @@ export interface PruningStats {
   windowsSkipped: number;
   /** Outer windows scored. */
   windowsScored: number;
+  /** Queries scored exhaustively because their sums depend on the order (./sum-order.ts). */
+  orderFallbacks: number;
 }
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { candidates: 0, lookups: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -83,18 +86,21 @@ export class BlockMaxScorer {
   /** The window's live candidates: offset in the window and partial score. */
   private readonly candO = new Int32Array(WINDOW);
   private readonly candP = new Float64Array(WINDOW);
-  private windowScores = new Float32Array(0);
   private readonly windowAcc = new Float64Array(WINDOW);
   private readonly windowBits = new Int32Array(WORDS);
   private nextTheta = Infinity;
   private ne = 0;
 
+  /** The smallest norm factor of any matching document (cache at the largest norm byte). */
+  private readonly minNormInverse: number;
+
   constructor(index: Bm25Index, normCache: Float32Array) {
     this.c = new Cursors(index, normCache);
+    this.minNormInverse = normCache[maxNormByte(index.norms)]!;
   }
 
   get stats(): PruningStats {
-    return { ...this.counters, blocksDecoded: this.c.blocksDecoded };
+    return { ...this.counters, lookups: this.c.lookups, blocksDecoded: this.c.blocksDecoded };
   }
 
   private ensure(m: number): void {
@@ -109,7 +115,6 @@ export class BlockMaxScorer {
     this.gapCount = new Int32Array(n);
     this.lk = new Int32Array(n);
     this.restAfter = new Float64Array(n);
-    this.windowScores = new Float32Array(n * WINDOW);
     while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
     this.cap = n;
   }
@@ -198,13 +203,21 @@ export class BlockMaxScorer {
     return ne < m;
   }
 
-  /** Offers the exact top k of the clauses (given in the order their scores are summed) to `heap`. */
-  run(clauses: readonly WeightedClause[], heap: TopK): void {
+  /**
+   * Offers the exact top k of the clauses to `heap`; false (nothing offered) when the clause scores
+   * of a document could sum differently in another order (./sum-order.ts): the caller scores
+   * exhaustively then.
+   */
+  run(clauses: readonly WeightedClause[], heap: TopK): boolean {
     const m = clauses.length;
-    if (m === 0) return;
+    if (m === 0) return true;
     this.ensure(m);
     const c = this.c;
     c.reset(clauses);
+    if (!sumsAreOrderFree(c.weight, m, this.minNormInverse)) {
+      this.counters.orderFallbacks++;
+      return false;
+    }
     const { wmax, ord, essential } = this;
     for (let i = 0; i < m; i++) {
       ord[i] = i;
@@ -253,6 +266,7 @@ export class BlockMaxScorer {
       }
       lo = next;
     }
+    return true;
   }
 
   private addGap(i: number, start: number, end: number): void {
@@ -272,19 +286,6 @@ export class BlockMaxScorer {
     this.gapCount[i] = n + 1;
   }
 
-  /** True when some candidate bit is set for documents [a, b] (offsets in the window). */
-  private anyBits(a: number, b: number): boolean {
-    const bits = this.windowBits;
-    for (let w = a >>> 5; w <= b >>> 5; w++) {
-      let v = bits[w]!;
-      if (v === 0) continue;
-      if (w === a >>> 5) v &= -1 << (a & 31);
-      if (w === b >>> 5 && (b & 31) !== 31) v &= (1 << ((b & 31) + 1)) - 1;
-      if (v !== 0) return true;
-    }
-    return false;
-  }
-
   /** Scores the essential clauses over [lo, hi) into the window buffers, then completes the candidates. */
   private scoreInnerWindow(lo: number, hi: number, m: number, heap: TopK): number {
     const c = this.c;
@@ -294,13 +295,12 @@ export class BlockMaxScorer {
     const cache = c.normCache;
     const table = c.scoreTable;
     const { cur, weight } = c;
-    const { windowScores, windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
+    const { windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
     const ess = m - this.ne;
     for (let i = 0; i < m; i++) gapCount[i] = 0;
     for (let q = 0; q < ess; q++) {
       const i = eOrd[q]!;
       const w = weight[i]!;
-      const base = i * WINDOW;
       const tableBase = (i * TABLE_TF - 1) * 256;
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
@@ -308,28 +308,9 @@ export class BlockMaxScorer {
         const b = c.blk[i]!;
         const rangeEnd = Math.min(hi - 1, last[b]!);
         if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < heap.threshold) {
-          // No new candidate can come from this block: only the candidates already found in its range need it.
+          // No new candidate can come from this block: the candidates the other clauses find in its
+          // range look the clause up when they are completed (the range is remembered as a gap).
           this.counters.blocksSkipped++;
-          const a = cur[i]! - lo;
-          const z = rangeEnd - lo;
-          if (this.anyBits(a, z)) {
-            for (let wd = a >>> 5; wd <= z >>> 5; wd++) {
-              let bits = windowBits[wd]!;
-              while (bits !== 0) {
-                const low = bits & -bits;
-                bits ^= low;
-                const o = (wd << 5) + 31 - Math.clz32(low);
-                if (o < a || o > z) continue;
-                this.counters.lookups++;
-                const tf = c.lookup(i, lo + o);
-                if (tf > 0) {
-                  const s = c.score(i, tf, lo + o);
-                  windowScores[base + o] = s;
-                  windowAcc[o]! += s;
-                }
-              }
-            }
-          }
           this.addGap(i, cur[i]!, rangeEnd);
           c.advance(i, rangeEnd + 1); // past the range, by the block headers only
           continue;
@@ -352,7 +333,6 @@ export class BlockMaxScorer {
           const norm = norms[d]!;
           const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
           const o = d - lo;
-          windowScores[base + o] = s;
           windowAcc[o]! += s;
           windowBits[o >>> 5]! |= 1 << (o & 31);
           p++;
@@ -378,17 +358,19 @@ export class BlockMaxScorer {
 
   /**
    * Completes the window's candidates clause by clause. The *lookup clauses* are the non-essential
-   * ones and the essential ones with skipped ranges, by descending window max. A candidate is first
-   * dropped when its partial score plus every lookup clause's window max cannot reach θ; then each
-   * lookup clause in turn, for the candidates still alive, bounds the candidate by its partial
-   * score, the clause's block max at d (0 when the clause's last lookup already passed over d) and
+   * ones and the essential ones with skipped ranges (gaps), by descending window max. A candidate is
+   * first dropped when its partial score plus every lookup clause's window max cannot reach θ; then
+   * each lookup clause in turn, for the candidates still alive, bounds the candidate by its partial
+   * score, the clause's block max at d (0 when the clause's last lookup already passed over d, or
+   * when d lies outside the gaps of an essential clause: its score is already in the partial) and
    * the window maxima of the clauses after it, drops it below θ, else looks the clause up. The
-   * survivors are summed in clause order and offered. One clause at a time keeps each lookup pointer
-   * moving forward through the clause's blocks, with no per-candidate loop over the clauses.
+   * survivors are offered with their partial scores, which are then complete. One clause at a time
+   * keeps each lookup pointer moving forward through the clause's blocks, with no per-candidate
+   * loop over the clauses.
    */
   private completeCandidates(lo: number, m: number, heap: TopK): number {
     const c = this.c;
-    const { essential, windowScores, windowAcc, windowBits, eOrd, ord, wmax, gaps, gapCount, blockAtStart, lk, restAfter, candO, candP } = this;
+    const { essential, windowAcc, windowBits, eOrd, ord, wmax, gaps, gapCount, blockAtStart, lk, restAfter, candO, candP } = this;
     const ne = this.ne;
     const ess = m - ne;
     let nl = 0;
@@ -429,10 +411,7 @@ export class BlockMaxScorer {
         found++;
         const partial = windowAcc[o]!;
         windowAcc[o] = 0;
-        if (f((partial + rest) * INFLATE) < theta) {
-          for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
-          continue;
-        }
+        if (f((partial + rest) * INFLATE) < theta) continue;
         candO[n] = o;
         candP[n++] = partial;
       }
@@ -440,57 +419,11 @@ export class BlockMaxScorer {
     // one pass per lookup clause over the candidates still alive
     for (let t = 0; t < nl && n > 0; t++) {
       const i = lk[t]!;
-      const after = restAfter[t]!;
-      const isEssential = essential[i] === 1;
-      const g = gaps[i]!;
-      const ng = gapCount[i]!;
-      let gp = 0;
-      const base = i * WINDOW;
-      let kept = 0;
-      for (let r = 0; r < n; r++) {
-        const o = candO[r]!;
-        let partial = candP[r]!;
-        const d = lo + o;
-        let ub = 0;
-        if (isEssential) {
-          // only a candidate inside a skipped range with no score from this clause yet needs it
-          if (windowScores[base + o]! === 0) {
-            while (gp < ng && g[2 * gp + 1]! < d) gp++;
-            if (gp < ng && g[2 * gp]! <= d) ub = c.lookupMax(i, d);
-          }
-        } else {
-          ub = c.lookupMax(i, d);
-        }
-        if (f((partial + ub + after) * INFLATE) < theta) {
-          for (let q = 0; q < ess; q++) windowScores[eOrd[q]! * WINDOW + o] = 0;
-          for (let u = 0; u < t; u++) windowScores[lk[u]! * WINDOW + o] = 0;
-          continue;
-        }
-        if (ub > 0) {
-          this.counters.lookups++;
-          const tf = c.lookup(i, d);
-          if (tf > 0) {
-            const s = c.score(i, tf, d);
-            windowScores[base + o] = s;
-            partial += s;
-          }
-        }
-        candO[kept] = o;
-        candP[kept++] = partial;
-      }
-      n = kept;
+      n = c.completeClause(i, lo, candO, candP, n, restAfter[t]!, theta, essential[i] === 1 ? gaps[i] : undefined, gapCount[i]!);
     }
-    // the survivors: exact scores, summed in clause order
-    for (let r = 0; r < n; r++) {
-      const o = candO[r]!;
-      let total = 0;
-      for (let i = 0; i < m; i++) {
-        total += windowScores[i * WINDOW + o]!;
-        windowScores[i * WINDOW + o] = 0;
-      }
-      this.counters.scored++;
-      heap.offer(lo + o, f(total));
-    }
+    // the survivors: exact scores (the sums are order-free, see ./sum-order.ts)
+    for (let r = 0; r < n; r++) heap.offer(lo + candO[r]!, f(candP[r]!));
+    this.counters.scored += n;
     this.counters.candidates += found;
     return found;
   }

@@ -3,8 +3,8 @@
  * clauses of one query over one index, reused across queries. A clause moves forward through its
  * blocks (./postings.ts): `shallow` moves only its block pointer (no decoding), `advance` positions
  * it on a document (a binary search in the packed block unless the block is decoded), `decode`
- * unpacks the current block for a scan, and `lookup` reads one document's tf by random access
- * without moving the cursor (for documents behind it). Block maxima (./blocks.ts) are computed from
+ * unpacks the current block for a scan, and `completeClause` looks candidates up by random access
+ * with a separate lookup pointer, without moving the cursor (for documents behind it). Block maxima (./blocks.ts) are computed from
  * per-block score denominators cached for the life of the searcher (they depend on k1 and b only).
  */
 import { maxImpactDenominator } from "./blocks.ts";
@@ -13,6 +13,8 @@ import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
+/** Relative slack on bounds summed in double (see ./block-max.ts). */
+export const INFLATE = 1 + 2 ** -32;
 /** Term frequencies whose clause scores are tabulated per query (for every norm byte). */
 export const TABLE_TF = 4;
 
@@ -39,15 +41,16 @@ export class Cursors {
   private lkBlk = new Float64Array(0);
   private lkOpened = new Float64Array(0);
   private lkReaders: BlockReader[] = [];
-  /** In the opened lookup block: position of the first posting >= the last document looked up, that posting's document, the block's max score. */
+  /** In the opened lookup block: position of the first posting >= the last document looked up, and that posting's document. */
   private lkPos = new Int32Array(0);
   private lkNext = new Int32Array(0);
-  private lkMax = new Float64Array(0);
   /** Per clause i, tf 1..TABLE_TF and norm byte: the clause score, at (i * TABLE_TF + tf - 1) * 256 + norm (float32 values: exact). */
   scoreTable = new Float32Array(0);
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
+  /** Single-document lookups (cumulative). */
+  lookups = 0;
 
   constructor(
     readonly index: Bm25Index,
@@ -85,7 +88,7 @@ export class Cursors {
 
   private grow(m: number): void {
     const n = Math.max(m, this.cap * 2, 8);
-    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened", "lkMax"] as const) this[k] = new Float64Array(n);
+    for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
     this.lkPos = new Int32Array(n);
     this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
@@ -120,12 +123,16 @@ export class Cursors {
     this.blocksDecoded++;
   }
 
+  /** The largest score denominator of block b (any clause: it depends on the block, k1 and b only). */
+  private denominator(b: number): number {
+    const y = this.denominators[b]!;
+    return y !== 0 ? y : (this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache));
+  }
+
   /** Max score of block b of clause i. */
   blockMax(i: number, b: number): number {
-    let y = this.denominators[b]!;
-    if (y === 0) y = this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache);
     const w = this.weight[i]!;
-    return f(w - f(w / y));
+    return f(w - f(w / this.denominator(b)));
   }
 
   /** Moves clause i's block pointer to the first block that can hold target (without decoding); returns it. */
@@ -181,19 +188,24 @@ export class Cursors {
     return f(w - f(w / f(1 + f(tf * this.normCache[norm]!))));
   }
 
-  /** Largest score clause i can give a document in [lo, hi); 0 when it has none there. */
+  /**
+   * Largest score clause i can give a document in [lo, hi); 0 when it has none there. The score is
+   * non-decreasing in the denominator (./blocks.ts), so it is the score at the blocks' largest one.
+   */
   windowMax(i: number, lo: number, hi: number): number {
     if (this.cur[i]! >= hi) return 0;
     const last = this.index.blockLastDoc;
     const end = this.blkEnd[i]!;
     let b = this.shallow(i, lo);
-    let best = 0;
+    if (b === end) return 0;
+    let y = 0;
     for (; b < end; b++) {
-      const s = this.blockMax(i, b);
-      if (s > best) best = s;
+      const yb = this.denominator(b);
+      if (yb > y) y = yb;
       if (last[b]! >= hi - 1) break;
     }
-    return best;
+    const w = this.weight[i]!;
+    return f(w - f(w / y));
   }
 
   /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
@@ -202,57 +214,81 @@ export class Cursors {
     this.lkOpened[i] = -1;
   }
 
-  /** Moves clause i's lookup pointer to the first block that can hold d (d increasing); false when none can. */
-  private lookupBlock(i: number, d: number): boolean {
-    const last = this.index.blockLastDoc;
-    let b = this.lkBlk[i]!;
-    const end = this.blkEnd[i]!;
-    while (b < end && last[b]! < d) b++;
-    this.lkBlk[i] = b;
-    if (b === end) return false;
-    if (this.lkOpened[i] !== b) {
-      const r = this.lkReaders[i]!.open(this.index.postings, this.index.blockStart[b]!, this.prevDoc(i, b));
-      this.lkOpened[i] = b;
-      this.lkPos[i] = 0;
-      this.lkNext[i] = r.first;
-      this.lkMax[i] = this.blockMax(i, b);
-    }
-    return true;
-  }
-
   /**
-   * An upper bound of clause i's score for document d (lookup pointer; d increasing): the max score
-   * of the block that can hold d, or 0 when no block can or the last lookup already passed over d
-   * (the block's next posting after the previous lookup lies beyond d).
+   * One lookup clause's pass over a window's live candidates (documents lo + candO[q] in increasing
+   * order, partial scores candP[q], q < n), with the lookup pointer's state in locals: each
+   * candidate is bounded by its partial score, the clause's block max at d (0 when the pointer
+   * already passed over d, or when d lies outside the clause's `gaps` [start, end] pairs: an
+   * essential clause's score is then already in the partial) and `after`; below theta it is
+   * dropped, else the clause is looked up and its score added. Keeps the survivors in place; returns
+   * how many.
    */
-  lookupMax(i: number, d: number): number {
-    if (!this.lookupBlock(i, d)) return 0;
-    return d < this.lkNext[i]! ? 0 : this.lkMax[i]!;
-  }
-
-  /** Clause i's tf in document d by random access (0 when absent); lookups must come in increasing d. */
-  lookup(i: number, d: number): number {
-    if (!this.lookupBlock(i, d)) return 0;
-    const next = this.lkNext[i]!;
-    if (d < next) return 0;
+  completeClause(i: number, lo: number, candO: Int32Array, candP: Float64Array, n: number, after: number, theta: number, gaps: Int32Array | undefined, ng: number): number {
+    const last = this.index.blockLastDoc;
     const postings = this.index.postings;
     const view = this.view;
     const r = this.lkReaders[i]!;
-    let lo = this.lkPos[i]!;
-    if (d > next) {
-      // the first posting >= d lies after lkPos (the block's last document is >= d)
-      let hi = r.n - 1;
-      lo++;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (r.docIn(view, mid) < d) lo = mid + 1;
-        else hi = mid;
+    const end = this.blkEnd[i]!;
+    let b = this.lkBlk[i]!;
+    let opened = this.lkOpened[i]!;
+    let pos = this.lkPos[i]!;
+    let next = this.lkNext[i]!;
+    let maxBlk = -1;
+    let max = 0;
+    let gp = 0;
+    let kept = 0;
+    let lookups = 0;
+    for (let q = 0; q < n; q++) {
+      const o = candO[q]!;
+      let partial = candP[q]!;
+      const d = lo + o;
+      let ub = 0;
+      let open = true;
+      if (gaps !== undefined) {
+        while (gp < ng && gaps[2 * gp + 1]! < d) gp++;
+        open = gp < ng && gaps[2 * gp]! <= d;
       }
-      this.lkPos[i] = lo;
-      const at = r.docIn(view, lo);
-      this.lkNext[i] = at;
-      if (at !== d) return 0;
+      if (open) {
+        while (b < end && last[b]! < d) b++;
+        if (b < end && !(opened === b && d < next)) {
+          if (maxBlk !== b) {
+            maxBlk = b;
+            max = this.blockMax(i, b);
+          }
+          ub = max;
+        }
+      }
+      if (f((partial + ub + after) * INFLATE) < theta) continue;
+      if (ub > 0) {
+        lookups++;
+        if (opened !== b) {
+          r.open(postings, this.index.blockStart[b]!, this.prevDoc(i, b));
+          opened = b;
+          pos = 0;
+          next = r.first;
+        }
+        if (d > next) {
+          // the first posting >= d lies after pos (the block's last document is >= d)
+          let hi = r.n - 1;
+          let p = pos + 1;
+          while (p < hi) {
+            const mid = (p + hi) >>> 1;
+            if (r.docIn(view, mid) < d) p = mid + 1;
+            else hi = mid;
+          }
+          pos = p;
+          next = r.docIn(view, p);
+        }
+        if (next === d) partial += this.score(i, r.tf(postings, pos), d);
+      }
+      candO[kept] = o;
+      candP[kept++] = partial;
     }
-    return r.tf(postings, lo);
+    this.lkBlk[i] = b;
+    this.lkOpened[i] = opened;
+    this.lkPos[i] = pos;
+    this.lkNext[i] = next;
+    this.lookups += lookups;
+    return kept;
   }
 }

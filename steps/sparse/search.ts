@@ -89,14 +89,26 @@ export class Searcher {
     const index = this.index;
     const heap = new TopK(k, index.idRank);
     if (k > 0) {
-      const clauses = this.clauses(queryText).map(({ term, boost }) => ({ term, weight: Math.fround(boost * bm25Idf(index.docCount, index.df[term]!)) }));
-      this.pruner.run(clauses, heap);
+      const clauses = this.clauses(queryText).map(({ term, boost }) => ({ term, weight: this.weight(term, boost) }));
+      if (!this.pruner.run(clauses, heap)) return this.exhaustive(clauses, k);
     }
     return heap.sorted().map(({ doc, score }) => ({ pid: docId(index, doc), score }));
   }
 
+  private weight(term: number, boost: number): number {
+    return Math.fround(boost * bm25Idf(this.index.docCount, this.index.df[term]!));
+  }
+
   /** Top k with every posting of every query term scored (term at a time): the reference for `search`. */
   searchExhaustive(queryText: string, k: number): Hit[] {
+    return this.exhaustive(
+      this.clauses(queryText).map(({ term, boost }) => ({ term, weight: this.weight(term, boost) })),
+      k,
+    );
+  }
+
+  /** Exhaustive scoring of clauses in term order, clause scores summed in that order. */
+  private exhaustive(clauses: readonly { term: number; weight: number }[], k: number): Hit[] {
     const index = this.index;
     const acc = (this.acc ??= new Float64Array(index.numDocs));
     const touched = (this.touched ??= new Uint8Array(index.numDocs));
@@ -105,8 +117,7 @@ export class Searcher {
     const cache = this.normCache;
     const postings = index.postings;
     const view = (this.view ??= postingsView(postings));
-    for (const { term, boost } of this.clauses(queryText)) {
-      const weight = Math.fround(boost * bm25Idf(index.docCount, index.df[term]!));
+    for (const { term, weight } of clauses) {
       const r = this.reader;
       const docs = this.docs;
       const tfs = this.tfs;
