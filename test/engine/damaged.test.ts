@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -98,6 +98,10 @@ test("the CLI: ls warns naming the damaged manifest; doctor lists every problem 
   mkdirSync(join(store, "staging", `${"a".repeat(64)}.${deadPid}.0abc`, "outputs"), { recursive: true });
   writeFileSync(join(store, "leases", `${"b".repeat(64)}.lease`), JSON.stringify({ pid: Number(deadPid), host: hostname(), since: new Date().toISOString() }));
   writeFileSync(join(store, "leases", `${"c".repeat(64)}.lease`), '{"pid": 12');
+  // A writer that died, not one still writing: doctor leaves a lease younger than its write window
+  // (1 s) alone, and how long the CLI call below takes must not decide what this test sees.
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(join(store, "leases", `${"c".repeat(64)}.lease`), past, past);
 
   const cli = (...args: string[]) => spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "pipeline", "main.ts"), "--store", store, ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, CSPIPE_DEFINITIONS: join(ROOT, "test", "fixtures", "engine", "targets.ts") } });
   const ls = cli("ls");
