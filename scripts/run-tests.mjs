@@ -17,7 +17,13 @@ function walk(dir) {
   return out;
 }
 const filters = process.argv.slice(2);
-const files = walk(join(root, "test")).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+// The end-to-end files first: they are the longest (report-smoke then table5-smoke, ~12 min on
+// 2 cores), and node runs files in the order given, so the others fill the second slot meanwhile
+// instead of leaving the end-to-end run alone at the end.
+const longestFirst = (f) => (f.startsWith("test/e2e/") ? 0 : 1);
+const files = walk(join(root, "test"))
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort((a, b) => longestFirst(a) - longestFirst(b) || (a < b ? -1 : a > b ? 1 : 0));
 if (files.length === 0) {
   console.error("run-tests: no test files matched");
   process.exit(1);
