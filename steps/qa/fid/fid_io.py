@@ -1,4 +1,4 @@
-"""FiD's inputs, checkpoints and decoding of ids to text.
+"""FiD's inputs, checkpoints, optimiser and decoding of ids to text.
 
 Input directory (prepare-fid-inputs, steps/qa/fid/steps.ts):
     meta.json              {vocabDigest, vocabSize, padId 0, eosId 1, nContext, passageLength, answerLength}
@@ -10,13 +10,14 @@ Input directory (prepare-fid-inputs, steps/qa/fid/steps.ts):
 Evaluation inputs (prepare-fid-eval-inputs): input_ids.npy, qids.json, pieces.json, meta.json.
 """
 import json
+import math
 import os
 
 import numpy as np
 import torch
 
 from checkpoint import read_state_dict
-from qa_config import QaInputError
+from qa_config import QaInputError, linear_schedule
 from safetensors_np import read_safetensors, write_safetensors
 from t5_model import FiDT5, T5Config
 
@@ -101,6 +102,16 @@ def build_model(init, seed, vocab_size, allow_pickle):
         tensors, _ = read_safetensors(os.path.join(path, "fid.safetensors"))
         return model, {"kind": kind, **load_state(model, tensors, path)}
     return model, {"kind": kind, **load_state(model, read_state_dict(path, allow_pickle), path)}
+
+
+def optimizer(model, cfg, total_steps):
+    """AdamW (no weight decay on the RMS norm weights) and a linear schedule with `warmup_ratio`
+    warm-up over `total_steps`: the FiD trainer's and the span-corruption pre-trainer's."""
+    no_decay = [p for n, p in model.named_parameters() if n.endswith("layer_norm.weight")]
+    decay = [p for n, p in model.named_parameters() if not n.endswith("layer_norm.weight")]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], eps=cfg["adam_eps"])
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total_steps, int(math.ceil(total_steps * cfg["warmup_ratio"]))))
+    return opt, sched
 
 
 def save_model(model, out_dir, own):

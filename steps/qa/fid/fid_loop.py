@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from device import pick_device
-from fid_io import Decoder, build_model, npy, read_json, save_model
-from qa_config import QaInputError, exact_match, linear_schedule, load_config, load_schema, threads
+from fid_io import Decoder, build_model, npy, optimizer, read_json, save_model
+from qa_config import QaInputError, exact_match, load_config, load_schema, threads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -70,10 +70,7 @@ def train(args):
     nq, bs, k = tr_ids.shape[0], cfg["batch_size"], cfg["n_context"]
     steps_per_epoch = math.ceil(nq / bs)
     total = steps_per_epoch * cfg["epochs"]
-    no_decay = [p for n, p in model.named_parameters() if n.endswith("layer_norm.weight")]
-    decay = [p for n, p in model.named_parameters() if not n.endswith("layer_norm.weight")]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], eps=cfg["adam_eps"])
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total, int(math.ceil(total * cfg["warmup_ratio"]))))
+    opt, sched = optimizer(model, cfg, total)
     os.makedirs(args.out, exist_ok=True)
     open(os.path.join(args.out, "metrics.jsonl"), "w").close()
     t0, step, metrics, best = time.time(), 0, [], (None, -1.0, None)

@@ -22,7 +22,7 @@ import type { PassageRow } from "../../data/schemas.ts";
 import { paramsShape } from "../config-schema.ts";
 import { SPAN_FIELDS } from "./span-config.ts";
 import { loadT5Tokenizer, type T5Tokenizer } from "./t5-tokenizer.ts";
-import { FID_SOURCES, fidRuntime, t5Config } from "./steps.ts";
+import { FID_SOURCES, fidRuntime, t5Config, writePieces } from "./steps.ts";
 
 /** One passage's ids for span corruption: `title: <title> context: <text>` (no title part when it has none), cut to `length`. */
 export function spanCorpusRow(tok: T5Tokenizer, title: string | null, text: string, length: number): number[] {
@@ -71,7 +71,7 @@ export const prepareT5SpanCorpus = defineStep({
         rows[split].forEach((ids, r) => m.set(ids, r * p.length));
         writeNpy(join(ctx.outputs.corpus, split, "tokens.npy"), { dtype: "int32", shape: [rows[split].length, p.length], data: m });
       }
-      writeFileSync(join(ctx.outputs.corpus, "pieces.json"), JSON.stringify(tok.spec.pieces.map((x) => [x.piece, x.type])) + "\n");
+      writePieces(tok, ctx.outputs.corpus);
       const meta = { format: "cspipe/t5-span-corpus@1", vocabDigest: tok.vocabDigest, vocabSize: tok.vocabSize, padId: tok.padId, eosId: tok.eosId, length: p.length, train: rows.train.length, dev: rows.dev.length, skippedShort: short };
       writeFileSync(join(ctx.outputs.corpus, "meta.json"), canonicalJson(meta, 2) + "\n");
       ctx.log(`${rows.train.length} train and ${rows.dev.length} dev passages of up to ${p.length} tokens${short > 0 ? `; ${short} under 2 tokens skipped` : ""}`);

@@ -21,8 +21,8 @@ import numpy as np
 import torch
 
 from device import pick_device
-from fid_io import build_model, npy, read_json, save_model
-from qa_config import QaInputError, linear_schedule, load_config, threads
+from fid_io import build_model, npy, optimizer, read_json, save_model
+from qa_config import QaInputError, load_config, threads
 from span_corruption import corrupt, max_spans, noise_mask
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -101,10 +101,7 @@ def pretrain_span(args):
     bs = cfg["batch_size"]
     steps_per_epoch = math.ceil(train.shape[0] / bs)
     total = steps_per_epoch * cfg["epochs"]
-    no_decay = [p for n, p in model.named_parameters() if n.endswith("layer_norm.weight")]
-    decay = [p for n, p in model.named_parameters() if not n.endswith("layer_norm.weight")]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], eps=cfg["adam_eps"])
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total, int(math.ceil(total * cfg["warmup_ratio"]))))
+    opt, sched = optimizer(model, cfg, total)
     os.makedirs(args.out, exist_ok=True)
     open(os.path.join(args.out, "metrics.jsonl"), "w").close()
     t0, step, metrics, best = time.time(), 0, [], (None, math.inf, None)

@@ -105,8 +105,13 @@ const shape = z.object({
   answerLength: z.number().int().min(2).default(100),
 });
 
-function writeCommon(tok: T5Tokenizer, out: string, extra: Record<string, unknown>): void {
+/** `pieces.json`: the vocabulary as [piece, type] pairs, which the Python side decodes ids with. */
+export function writePieces(tok: T5Tokenizer, out: string): void {
   writeFileSync(join(out, "pieces.json"), JSON.stringify(tok.spec.pieces.map((p) => [p.piece, p.type])) + "\n");
+}
+
+function writeCommon(tok: T5Tokenizer, out: string, extra: Record<string, unknown>): void {
+  writePieces(tok, out);
   writeFileSync(join(out, "meta.json"), canonicalJson({ format: "cspipe/fid-inputs@1", vocabDigest: tok.vocabDigest, vocabSize: tok.vocabSize, padId: tok.padId, eosId: tok.eosId, ...extra }, 2) + "\n");
 }
 
