@@ -22,6 +22,7 @@ import { mulberry32 } from "../../steps/lib/prng.ts";
 import { tempDir } from "../tmp.ts";
 import { PYTHON, selftests } from "./python.ts";
 import { fixtureExamples, fixtureVocab } from "./reader-fixture.ts";
+import { keptEpoch, type SelectionResult } from "./selection.ts";
 
 const SCRIPT = new URL("../../steps/qa/dpr_reader/train_reader.py", import.meta.url).pathname;
 
@@ -104,9 +105,8 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
   const out = join(dir, "reader");
   const r = spawnSync(PYTHON, [SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
-  const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as { best_epoch: number; dev_em_per_epoch: Record<string, number> };
-  const ems = Object.values(result.dev_em_per_epoch);
-  assert.equal(result.best_epoch, ems.indexOf(Math.max(...ems)) + 1, "the kept epoch is the first with the best dev EM");
+  const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as SelectionResult;
+  assert.equal(result.best_epoch, keptEpoch(result), "the kept epoch is the first with the best dev EM, ties by dev F1");
   // ONNX parity: onnxruntime-node on the fixture torch wrote.
   const session = await ort.InferenceSession.create(join(out, "reader.onnx"));
   const fx = (n: string) => readNpy(join(out, "parity", "reader", `${n}.npy`));

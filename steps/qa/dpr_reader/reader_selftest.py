@@ -4,7 +4,7 @@ import sys
 
 import torch
 
-from qa_config import normalize_answer
+from qa_config import better_dev, dev_score, normalize_answer, token_f1
 from reader_model import selection_loss, span_loss
 from spans import best_passage, best_span
 
@@ -21,6 +21,9 @@ TESTS = {
     "best_span": lambda a: best_span(a["start"], a["end"], a["words"], a["max"]),
     "best_passage": lambda a: best_passage(a["relevance"]),
     "normalize": lambda a: [normalize_answer(s) for s in a["texts"]],
+    "token_f1": lambda a: [token_f1(golds, p) for golds, p in a["pairs"]],
+    "dev_score": lambda a: dev_score(a["golds"], a["predictions"]),
+    "better_dev": lambda a: [better_dev(score, kept) for score, kept in a["pairs"]],
 }
 
 

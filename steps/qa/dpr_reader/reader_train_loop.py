@@ -10,7 +10,7 @@ import torch
 
 from data import ReaderInputs, pair, strip
 from device import pick_device
-from qa_config import QaInputError, exact_match, linear_schedule, load_config, load_schema, threads
+from qa_config import QaInputError, better_dev, dev_score, linear_schedule, load_config, load_schema, threads
 from reader_model import build_reader, save_reader, selection_loss, span_loss
 from reader_onnx import export_reader
 from spans import answer_text, best_passage, best_span
@@ -115,12 +115,13 @@ def answer(model, inp, q, cfg, device, split):
     return answer_text(span[0], span[1], words, text, word_spans)
 
 
-def dev_em(model, inp, cfg, device):
+def dev_eval(model, inp, cfg, device):
+    """EM and F1 of the model's answers to the first dev_questions dev questions (0 = all)."""
     model.eval()
     n = len(inp.dev_answers) if cfg["dev_questions"] == 0 else min(cfg["dev_questions"], len(inp.dev_answers))
-    em = sum(exact_match(inp.dev_answers[q], answer(model, inp, q, cfg, device, inp.dev)) for q in range(n))
+    score = dev_score(inp.dev_answers, [answer(model, inp, q, cfg, device, inp.dev) for q in range(n)])
     model.train()
-    return em / max(1, n), n
+    return score
 
 
 def run(args):
@@ -151,9 +152,22 @@ def run(args):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total, int(math.ceil(total * cfg["warmup_ratio"]))))
     sampler = Sampler(inp, cfg)
     t0 = time.time()
-    metrics, best = [], (None, -1.0, None)
+    metrics, best = [], (None, None, None)
     open(os.path.join(args.out, "metrics.jsonl"), "w").close()
     step = 0
+
+    def record(row, score):
+        nonlocal best
+        metrics.append(row)
+        with open(os.path.join(args.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+        emit("EPOCH " + json.dumps(row, sort_keys=True))
+        if better_dev(score, best[1]):
+            best = (row["epoch"], score, {k: v.detach().clone().cpu() for k, v in model.state_dict().items()})
+
+    if cfg["start_is_candidate"]:  # epoch 0: the starting reader, kept unless an epoch scores better
+        score = dev_eval(model, inp, cfg, device)
+        record({"epoch": 0, "dev_em": score["em"], "dev_f1": score["f1"], "dev_questions": score["questions"], "train_loss": None, "steps": 0, "skipped_questions": 0, "seconds": round(time.time() - t0, 3)}, score)
     emit(f"PROGRESS 0 {total}")
     for epoch in range(1, cfg["epochs"] + 1):
         order = np.random.default_rng([int(cfg["seed"]), epoch]).permutation(nq)
@@ -174,15 +188,9 @@ def run(args):
             step += 1
             if step % cfg["progress_every"] == 0 or step == total:
                 emit(f"PROGRESS {step} {total}")
-        em, counted = dev_em(model, inp, cfg, device)
-        row = {"epoch": epoch, "dev_em": em, "dev_questions": counted, "train_loss": float(np.mean(losses)) if losses else None,
-               "steps": step, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3)}
-        metrics.append(row)
-        with open(os.path.join(args.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-        if em > best[1]:  # strictly better dev EM replaces the kept epoch; ties keep the earlier one
-            best = (epoch, em, {k: v.detach().clone().cpu() for k, v in model.state_dict().items()})
+        score = dev_eval(model, inp, cfg, device)
+        record({"epoch": epoch, "dev_em": score["em"], "dev_f1": score["f1"], "dev_questions": score["questions"], "train_loss": float(np.mean(losses)) if losses else None,
+                "steps": step, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3)}, score)
     if best[2] is not None:
         model.load_state_dict(best[2])
     model.cpu().eval()
@@ -197,7 +205,8 @@ def run(args):
     if cfg["export_onnx"]:
         export_reader(model, os.path.join(args.out, "reader.onnx"), cfg["onnx_opset"], cfg["seed"], log)
         outputs += ["reader.onnx", "parity/reader"]
-    result = {"best_epoch": best[0] or 0, "dev_em": best[1] if best[0] else None, "dev_em_per_epoch": {str(m["epoch"]): m["dev_em"] for m in metrics},
+    result = {"best_epoch": best[0] or 0, "dev_em": best[1]["em"] if best[1] else None, "dev_f1": best[1]["f1"] if best[1] else None,
+              "dev_em_per_epoch": {str(m["epoch"]): m["dev_em"] for m in metrics}, "dev_f1_per_epoch": {str(m["epoch"]): m["dev_f1"] for m in metrics},
               "steps": step, "train_questions": nq, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3),
               "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(), "load_report": load_report, "outputs": outputs}
     with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:

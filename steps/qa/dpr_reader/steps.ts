@@ -136,7 +136,7 @@ export function trainDprReaderDef(from: "reader" | "bert", gpuRequired: boolean)
       version: 1,
       source: import.meta.url,
       extraSources: SOURCES,
-      description: "Fine-tune the DPR reader on a retriever's passages; the epoch with the best dev EM is kept.",
+      description: "Fine-tune the DPR reader on a retriever's passages; the epoch with the best dev EM (ties: dev F1) is kept, the starting model among the candidates when start_is_candidate.",
       params: z.object(readerConfig).strict(),
       inputs: from === "reader" ? { inputs: "qa:dpr-reader-inputs", init: "qa:dpr-reader" } : { inputs: "qa:dpr-reader-inputs", init: "hf:bert" },
       outputs: modelOutputs,

@@ -9,7 +9,8 @@ Per step: questions of the batch, each with 1 passage holding the answer and
 passages_per_question - 1 without, sampled from its candidates; loss = passage-selection
 cross-entropy + the spans' marginal likelihood. After each epoch the dev questions are answered
 (best passage by selection logit among eval_top_docs, best span, whole words) and scored by
-EM; the epoch with the best dev EM is kept (strictly better; ties keep the earlier). Outputs:
+EM and F1; the epoch with the best dev EM is kept (ties: the higher dev F1, then the earlier
+epoch; with start_is_candidate the initial model is epoch 0, a candidate like the others). Outputs:
 reader.safetensors, config.json, reader.onnx + parity/, metrics.jsonl, result.json.
 stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only. Exit 2 on bad input, 3 without torch.
 """

@@ -8,7 +8,8 @@
 
 Training: teacher-forced token cross-entropy of the answer given the question's n_context
 passages; after each epoch the dev questions are answered by greedy decoding and scored by
-EM; the epoch with the best dev EM is kept (strictly better; ties keep the earlier).
+EM and F1; the epoch with the best dev EM is kept (ties: the higher dev F1, then the earlier
+epoch; with start_is_candidate the initial model is epoch 0, a candidate like the others).
 pretrain-span: T5's span-corruption objective on a tokenized collection from a random T5
 (span_loop.py), the mini stand-in for t5-base's pre-training; its model starts `train`.
 stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only. Exit 2 on bad input, 3 without torch.

@@ -8,7 +8,7 @@
 import type { TrainerField } from "../../training/config-schema.ts";
 import { FID_FIELDS } from "../config-schema.ts";
 
-const { dev_questions: _dq, allow_pickle: _ap, n_context: _nc, answer_max_length: _am, checkpointing: _cp, ...shared } = FID_FIELDS;
+const { dev_questions: _dq, allow_pickle: _ap, n_context: _nc, answer_max_length: _am, checkpointing: _cp, start_is_candidate: _sc, ...shared } = FID_FIELDS;
 
 export const SPAN_FIELDS = {
   ...shared,

@@ -221,7 +221,7 @@ export function trainFidDef(from: "fid" | "hf-t5", gpuRequired: boolean) {
       version: 1,
       source: import.meta.url,
       extraSources: FID_SOURCES,
-      description: "Fine-tune FiD on a retriever's passages; the epoch with the best dev EM is kept.",
+      description: "Fine-tune FiD on a retriever's passages; the epoch with the best dev EM (ties: dev F1) is kept, the starting model among the candidates when start_is_candidate.",
       params: z.object(fidConfig).strict(),
       inputs: from === "fid" ? { inputs: "qa:fid-inputs", init: "qa:fid" } : { inputs: "qa:fid-inputs", init: "hf:t5" },
       outputs: fidOutputs,

@@ -105,6 +105,44 @@ def exact_match(golds, prediction):
     return max((1.0 if normalize_answer(g) == p else 0.0) for g in golds) if golds else 0.0
 
 
+def token_f1(golds, prediction):
+    """SQuAD token F1 (multiset overlap of the normalised tokens), max over the gold answers: steps/qa/scoring.ts's tokenF1."""
+    p = normalize_answer(prediction).split()
+
+    def one(gold):
+        g = normalize_answer(gold).split()
+        if not g or not p:
+            return 1.0 if len(g) == len(p) else 0.0
+        counts = {}
+        for t in g:
+            counts[t] = counts.get(t, 0) + 1
+        same = 0
+        for t in p:
+            if counts.get(t, 0) > 0:
+                same += 1
+                counts[t] -= 1
+        if same == 0:
+            return 0.0
+        precision, recall = same / len(p), same / len(g)
+        return 2 * precision * recall / (precision + recall)
+    return max(one(g) for g in golds) if golds else 0.0
+
+
+def dev_score(golds_per_question, predictions):
+    """Mean EM and F1 of predictions[i] against golds_per_question[i] (the dev split's model-selection score)."""
+    n = len(predictions)
+    em = sum(exact_match(golds_per_question[i], a) for i, a in enumerate(predictions))
+    f1 = sum(token_f1(golds_per_question[i], a) for i, a in enumerate(predictions))
+    return {"em": em / max(1, n), "f1": f1 / max(1, n), "questions": n}
+
+
+def better_dev(score, kept):
+    """The model-selection rule of both readers: a checkpoint replaces the kept one when its dev EM is
+    higher, or equal with a higher dev F1 (QReCC's sentence answers leave EM at 0 for every epoch of a
+    small reader, so EM alone would keep the first epoch by default); a full tie keeps the earlier one."""
+    return kept is None or (score["em"], score["f1"]) > (kept["em"], kept["f1"])
+
+
 def linear_schedule(total_steps, warmup):
     def f(step):
         if step < warmup:
