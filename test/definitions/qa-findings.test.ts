@@ -1,7 +1,7 @@
 /**
  * Table 5's text (pipeline/definitions/qa/findings.ts): per dataset and reader, EM and F1 of the
  * reader on DPR (IHN) passages minus on DPR (IBN) passages, read from the very evaluations the
- * table's cells are made of, checked on hand-made metrics (one seed; three seeds give mean ± sd);
+ * table's cells are made of, one per seed, checked on hand-made metrics (one seed; three seeds give mean ± sd);
  * the paper's pair of numbers in each claim comes from paper-numbers.json.
  */
 import { test } from "node:test";
@@ -21,7 +21,7 @@ import type { MetricsFile } from "../../steps/eval/steps.ts";
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 
-test("the table5 target checks its findings over the evaluations its cells read: 8 claims, IHN against IBN per dataset, reader and metric", () => {
+test("the table5 target checks its findings over the evaluations its cells read: 8 claims, IHN against IBN per dataset, reader and metric, paired by seed", () => {
   const steps = buildTargets().get("table5")!.steps({ data: "mini" });
   const a = analyze(steps, lock);
   assert.ok(a.ok);
@@ -35,8 +35,12 @@ test("the table5 target checks its findings over the evaluations its cells read:
   const refs = findings.inputs as Record<string, { step: AnyStep }>;
   for (const c of claims) {
     const [, dataset, reader] = c.id.match(/^qa-ihn-beats-ibn-(qrecc|topiocqa)-(dpr-reader|fid)-(em|f1)$/)! as unknown as [string, "qrecc" | "topiocqa", "dpr-reader" | "fid"];
-    assert.equal(refs[c.rule.better.inputs[0]!]!.step, qaEvaluation(MINI, dataset, "dpr-ihn", reader).step, c.id);
-    assert.equal(refs[c.rule.worse.inputs[0]!]!.step, qaEvaluation(MINI, dataset, "dpr-ibn", reader).step, c.id);
+    // The mini setup's three seeds, in order: seed s of IHN against seed s of IBN.
+    assert.equal(c.rule.better.inputs.length, 3);
+    [1, 2, 3].forEach((seed, i) => {
+      assert.equal(refs[c.rule.better.inputs[i]!]!.step, qaEvaluation(MINI, dataset, "dpr-ihn", reader, seed).step, c.id);
+      assert.equal(refs[c.rule.worse.inputs[i]!]!.step, qaEvaluation(MINI, dataset, "dpr-ibn", reader, seed).step, c.id);
+    });
   }
 });
 
@@ -49,7 +53,7 @@ function text(files: Map<string, MetricsFile>, claims: ReturnType<typeof qaClaim
 }
 
 test("one seed: the gain in points and whether IHN beats IBN; a tie does not", () => {
-  const { claims } = qaClaims(MINI);
+  const { claims } = qaClaims(MINI, (d, r, reader) => [{ seed: 1, metrics: qaEvaluation(MINI, d, r, reader, 1) }]);
   const files = new Map<string, MetricsFile>();
   for (const d of ["qrecc", "topiocqa"]) {
     for (const r of ["dpr_reader", "fid"]) {
@@ -70,7 +74,7 @@ test("one seed: the gain in points and whether IHN beats IBN; a tie does not", (
 });
 
 test("several seeds: mean ± sd of the per-seed gains, and the verdict by the spread", () => {
-  const { claims, refs, labels } = qaClaims(MINI, (d, r, reader) => [1, 2, 3].map((seed) => ({ seed, metrics: qaEvaluation(MINI, d, r, reader) })));
+  const { claims, refs, labels } = qaClaims(MINI, (d, r, reader) => [1, 2, 3].map((seed) => ({ seed, metrics: qaEvaluation(MINI, d, r, reader, seed) })));
   assert.equal(Object.keys(refs).length, 2 * 3 * 2 * 2);
   assert.equal(labels["qrecc_dpr_ihn_fid_s2"], "QReCC FiD on DPR (IHN) passages, seed 2");
   const files = new Map<string, MetricsFile>();

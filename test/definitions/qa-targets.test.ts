@@ -19,21 +19,22 @@ const MINI: DenseContext = { data: "mini", profile: "paper" };
 
 const params = <T>(s: AnyStep) => s.params as T;
 
-test("table5 analyzes on mini: 2 pre-trainings on mini-nq and 12 fine-tunings, none of them in the default report", () => {
+test("table5 analyzes on mini: 2 pre-trainings on mini-nq and 12 fine-tunings per seed, none of them in the default report", () => {
   const targets = buildTargets();
   const g = graphOf(targets.get("table5")!.steps({ data: "mini" }));
   const ids = (id: string) => g.order.filter((s) => s.def.id === id).map((s) => s.name);
   assert.deepEqual(ids("pretrain-dpr-reader"), ["pretrain-dpr-reader.mini-nq"]);
   assert.deepEqual(ids("pretrain-fid"), ["pretrain-fid.mini-nq"]);
-  assert.equal(ids("train-dpr-reader").length, 6);
-  assert.equal(ids("train-fid").length, 6);
-  assert.equal(ids("evaluate-qa-predictions").length, 12);
+  assert.equal(ids("train-dpr-reader").length, 6 * 3);
+  assert.equal(ids("train-fid").length, 6 * 3);
+  assert.equal(ids("evaluate-qa-predictions").length, 12 * 3);
   assert.ok(g.order.some((s) => s.def.id === "render-table" && s.name === "render-table5"));
   const report = graphOf(targets.get("report")!.steps({ data: "mini" }));
   assert.ok(!report.order.some((s) => s.def.id.includes("reader") || s.def.id.includes("fid")));
   // The smoke section builds on the smoke retrievers.
   const smoke = graphOf([qaSection("smoke").build({ data: "mini" }).step]);
-  assert.ok(smoke.order.some((s) => s.name === "train-fid.mini-smoke-qrecc.dpr-ihn"));
+  assert.ok(smoke.order.some((s) => s.name === "train-fid.mini-smoke-qrecc.dpr-ihn.s1"));
+  assert.equal(smoke.order.filter((s) => s.def.id === "train-fid").length, 6, "the smoke profile trains one seed");
 });
 
 test("on real data the readers start from the locked bert-base-uncased and t5-base, as GPU steps, with t5-base's spiece.model", () => {
@@ -51,22 +52,22 @@ test("on real data the readers start from the locked bert-base-uncased and t5-ba
   assert.ok(!g.order.some((s) => s.def.id === "train-sentencepiece"));
 });
 
-test("each reader trains, is selected and answers on its own retriever's passages", () => {
+test("each reader trains, is selected and answers on its own retriever's passages (seed 1)", () => {
   for (const dataset of ["qrecc", "topiocqa"] as const) {
     for (const retriever of ["bm25", "dpr-ibn", "dpr-ihn"] as const satisfies readonly QaRetriever[]) {
       for (const reader of ["dpr-reader", "fid"] as const) {
-        const evaluate = qaEvaluation(MINI, dataset, retriever, reader).step;
+        const evaluate = qaEvaluation(MINI, dataset, retriever, reader, 1).step;
         assert.deepEqual(params(evaluate), { split: dataset === "qrecc" ? "test" : "dev", scoring: dataset });
         assert.equal(producer(evaluate, "references").def.id, "extract-qa-references");
         const predict = producer(evaluate, "predictions");
-        assert.ok(predict.name.endsWith(`${dataset}.${retriever}`), predict.name);
+        assert.ok(predict.name.endsWith(`${dataset}.${retriever}.s1`), predict.name);
         const evalData = reader === "fid" ? producer(producer(predict, "inputs"), "data") : producer(predict, "data");
         const model = producer(predict, "model");
         assert.equal(model.def.id, reader === "fid" ? "train-fid" : "train-dpr-reader");
         assert.equal(producer(model, "init").def.id, reader === "fid" ? "pretrain-fid" : "pretrain-dpr-reader");
         const inputs = producer(model, "inputs");
         const [train, dev] = [producer(inputs, "train"), producer(inputs, "dev")];
-        const runOf = (split: string) => retrieverRun(MINI, dataset, retriever, split).step;
+        const runOf = (split: string) => retrieverRun(MINI, dataset, retriever, split, 1).step;
         const cases: [AnyStep, string, boolean][] = [[train, "train", true], [dev, "dev", false], [evalData, dataset === "qrecc" ? "test" : "dev", false]];
         for (const [data, split, gold] of cases) {
           assert.equal(data.def.id, "build-reader-data");
@@ -76,9 +77,9 @@ test("each reader trains, is selected and answers on its own retriever's passage
       }
     }
     // DPR (IBN) is the first seed's in-batch model; DPR (IHN) the first seed's last iteration.
-    const searchModel = (r: QaRetriever) => producer(producer(retrieverRun(MINI, dataset, r, "train").step, "queries"), "model");
+    const searchModel = (r: QaRetriever) => producer(producer(retrieverRun(MINI, dataset, r, "train", 1).step, "queries"), "model");
     assert.equal(searchModel("dpr-ibn"), modelOf(MINI, ibn(dataset, 1)).step);
     assert.equal(searchModel("dpr-ihn"), modelOf(MINI, ihn(dataset, dataset === "qrecc" ? 2 : 3, 1)).step);
-    assert.equal(retrieverRun(MINI, dataset, "bm25", "train").step.def.id, "search-bm25");
+    assert.equal(retrieverRun(MINI, dataset, "bm25", "train", 1).step.def.id, "search-bm25");
   }
 });

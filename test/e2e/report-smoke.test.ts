@@ -79,7 +79,7 @@ test("table5-smoke: the QA stage end to end on report-smoke's retrievers (reader
   const started = new Set(events.flatMap((e) => (e.type === "started" ? [e.step] : [])));
   // The retrievers are report-smoke's models (none trains again); their searches over the train and dev splits are new.
   assert.deepEqual([...started].filter((s) => s.startsWith("train-dpr.")), []);
-  for (const s of ["pretrain-t5-span.mini-smoke-nq", "pretrain-fid.mini-smoke-nq", "pretrain-dpr-reader.mini-smoke-nq", "predict-dpr-reader.mini-smoke-qrecc.dpr-ihn", "predict-fid.mini-smoke-topiocqa.dpr-ibn", "evaluate-qa.mini-smoke-topiocqa.bm25.fid"]) assert.ok(started.has(s), `${s} did not run`);
+  for (const s of ["pretrain-t5-span.mini-smoke-nq", "pretrain-fid.mini-smoke-nq", "pretrain-dpr-reader.mini-smoke-nq", "predict-dpr-reader.mini-smoke-qrecc.dpr-ihn.s1", "predict-fid.mini-smoke-topiocqa.dpr-ibn.s1", "evaluate-qa.mini-smoke-topiocqa.bm25.fid.s1"]) assert.ok(started.has(s), `${s} did not run`);
   // Every cell of Table 5 holds a score in [0, 100] from one evaluation.
   const table = events.find((e) => e.type === "succeeded" && e.step === "render-table5-smoke");
   assert.ok(table && table.type === "succeeded", "render-table5-smoke did not run");

@@ -4,7 +4,7 @@
  * iteration) passages minus those of the same reader on DPR (IBN) passages, checked by the
  * findings step (steps/findings/claims.ts) from the evaluations Table 5's cells are made of:
  * the value, the spread over seeds (mean ± sd, paired by seed, as soon as the QA setup has more
- * than one; one seed today) and a verdict. "Beats" is strict: a tie does not hold. The paper's
+ * than one) and a verdict. "Beats" is strict: a tie does not hold. The paper's
  * numbers in each claim's text come from paper-numbers.json (final Table 5).
  */
 import { use, type OutputRef } from "../../engine/step.ts";
@@ -13,7 +13,7 @@ import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { paperValue } from "../../../steps/report/paper-numbers.ts";
 import { evalSplit } from "../dense/models.ts";
 import type { DenseContext } from "../dense/base.ts";
-import { qaEvaluation, qaSetupOf, READER_LABEL, READERS, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
+import { qaEvaluations, READER_LABEL, READERS, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
 
 const DATASET_LABEL: Readonly<Record<QaDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA" };
@@ -33,11 +33,11 @@ function paperText(dataset: QaDataset, reader: ReaderName, metric: string): stri
 
 type Metrics = OutputRef<"json:metrics">;
 
-/** The evaluations behind one Table 5 cell, one per seed (the QA setup trains one seed today). */
+/** The evaluations behind one Table 5 cell, one per seed. */
 export type QaEvaluations = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName) => readonly { readonly seed: number; readonly metrics: Metrics }[];
 
 /** The claims and their inputs: one gain claim per dataset, reader and metric, paired by seed. */
-export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, reader) => [{ seed: qaSetupOf(ctx).seed, metrics: qaEvaluation(ctx, d, r, reader) }]): { claims: ClaimSpec[]; refs: Record<string, Metrics>; labels: Record<string, string> } {
+export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, reader) => qaEvaluations(ctx, d, r, reader)): { claims: ClaimSpec[]; refs: Record<string, Metrics>; labels: Record<string, string> } {
   const refs: Record<string, Metrics> = {};
   const labels: Record<string, string> = {};
   const operand = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, metric: string): Operand => {

@@ -65,24 +65,39 @@ function bm25Run(ctx: DenseContext, dataset: QaDataset, split: string): Run {
   });
 }
 
-/** A retriever's run over one split: BM25, or the first seed's DPR (IBN) / DPR (IHN, last iteration). */
-export function retrieverRun(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string): Run {
-  if (retriever === "bm25") return bm25Run(ctx, dataset, split);
+/**
+ * The retriever seed a reader of `seed` reads: its own (seed s reads DPR trained with seed s, so a
+ * reader's spread over seeds includes its retriever's); BM25 has none (null).
+ */
+export function retrieverSeed(ctx: DenseContext, retriever: QaRetriever, seed: number): number | null {
+  if (retriever === "bm25") return null;
+  const seeds = setupOf(ctx).seeds;
+  if (!seeds.includes(seed)) throw new Error(`QA seed ${seed}: the ${ctx.data} ${ctx.profile} retrievers train seeds ${seeds.join(", ")} only (QA_SETUPS' seeds must be among them)`);
+  return seed;
+}
+
+/** A suffix naming a retriever seed in step names: "" for BM25, ".s<seed>" for DPR. */
+const seedTag = (seed: number | null): string => (seed === null ? "" : `.s${seed}`);
+
+/** A retriever's run over one split: BM25, or DPR (IBN) / DPR (IHN, last iteration) trained with `seed`. */
+export function retrieverRun(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, seed: number): Run {
+  const rs = retrieverSeed(ctx, retriever, seed);
+  if (rs === null) return bm25Run(ctx, dataset, split);
   const s = setupOf(ctx);
-  const seed = s.seeds[0]!;
-  const variant = retriever === "dpr-ibn" ? ibn(dataset, seed) : ihn(dataset, s.schedule[dataset].iterations, seed);
+  const variant = retriever === "dpr-ibn" ? ibn(dataset, rs) : ihn(dataset, s.schedule[dataset].iterations, rs);
   return denseRun(ctx, dataset, variant, INPUT_FORM[dataset], split);
 }
 
-/** Reader examples of one split of a dataset from a retriever's run. */
-export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, role: Role): ReaderData {
-  return memo(["reader-data", ctx, dataset, retriever, split, role], () => {
+/** Reader examples of one split of a dataset from a retriever's run (the run of seed `seed`; one for BM25). */
+export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, role: Role, seed: number): ReaderData {
+  const rs = retrieverSeed(ctx, retriever, seed);
+  return memo(["reader-data", ctx, dataset, retriever, split, role, rs], () => {
     const q = qaSetupOf(ctx);
     const t = datasetTables(dataset, ctx.data);
     return use(buildReaderData, {
-      name: `build-reader-data.${tag(ctx, dataset)}.${retriever}.${split}`,
+      name: `build-reader-data.${tag(ctx, dataset)}.${retriever}${seedTag(rs)}.${split}`,
       params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
-      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split, seed), turns: t.turns, passages: t.passages },
     }).out.data;
   });
 }
@@ -111,10 +126,13 @@ function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData 
   });
 }
 
-const trainDevData = (ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever) => ({
-  train: readerData(ctx, dataset, retriever, "train", "train"),
-  dev: readerData(ctx, dataset, retriever, "dev", "read"),
+const trainDevData = (ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number) => ({
+  train: readerData(ctx, dataset, retriever, "train", "train", seed),
+  dev: readerData(ctx, dataset, retriever, "dev", "read", seed),
 });
+
+/** The one seed the shared starting points (the pre-trained readers, the span-corrupted T5) train with. */
+const startSeed = (q: QaSetup): number => q.seeds[0]!;
 
 /** Real data: a locked Hugging Face model (weights + config.json entries) as one directory. */
 function lockedBert(): OutputRef<"hf:bert"> {
@@ -141,9 +159,9 @@ function readerInputs(ctx: DenseContext, set: QaDataset | "nq", data: { train: R
   }).out.inputs;
 }
 
-function readerParams(q: QaSetup, set: QaDataset | "nq") {
+function readerParams(q: QaSetup, set: QaDataset | "nq", seed: number) {
   const r = q.reader;
-  return { lr: r.lr, batch_size: r.batch, passages_per_question: r.passagesPerQuestion, max_answer_length: r.maxAnswerLength[set], eval_top_docs: r.evalTopDocs, dev_questions: r.devQuestions, epochs: r.epochs, seed: q.seed };
+  return { lr: r.lr, batch_size: r.batch, passages_per_question: r.passagesPerQuestion, max_answer_length: r.maxAnswerLength[set], eval_top_docs: r.evalTopDocs, dev_questions: r.devQuestions, epochs: r.epochs, seed };
 }
 
 /**
@@ -158,20 +176,25 @@ export function pretrainedReader(ctx: DenseContext, pretraining?: ReaderPretrain
   return memo(["pretrained-reader", ctx, pre], () => {
     const inputs = readerInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
     const name = `pretrain-dpr-reader.${tag(ctx, "nq")}`;
-    const params = { ...readerParams(q, "nq"), epochs: pre.epochs, lr: pre.lr };
+    const params = { ...readerParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr };
     if (pre.init.kind === "theta0") return use(pretrainDprReaderFromTheta0, { name, params, inputs: { inputs, theta0: baseOf(ctx).theta0 } }).out.model;
     return use(pretrainDprReader, { name, params: { ...params, init: { kind: "random", bert_config: pre.init.bert } }, inputs: { inputs } }).out.model;
   });
 }
 
-/** The DPR reader fine-tuned on a retriever's passages of a dataset. */
-export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): OutputRef<"qa:dpr-reader"> {
-  return memo(["dpr-reader", ctx, dataset, retriever], () => {
-    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), `${tag(ctx, dataset)}.${retriever}`);
-    const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}`;
-    const params = readerParams(qaSetupOf(ctx), dataset);
+/**
+ * The DPR reader fine-tuned with `seed` on a retriever's passages of a dataset (DPR's of the same
+ * seed). On mini it starts from the reader pre-trained on mini-nq, which already answers, so that
+ * start is scored on dev as epoch 0 and kept unless an epoch beats it; bert-base-uncased's span
+ * head is untrained, so on real data it is not a candidate.
+ */
+export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:dpr-reader"> {
+  return memo(["dpr-reader", ctx, dataset, retriever, seed], () => {
+    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`);
+    const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}.s${seed}`;
+    const params = readerParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() } }).out.model;
-    return use(trainDprReaderDef("reader", false), { name, params, inputs: { inputs, init: pretrainedReader(ctx) } }).out.model;
+    return use(trainDprReaderDef("reader", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedReader(ctx) } }).out.model;
   });
 }
 
@@ -206,9 +229,9 @@ function fidInputs(ctx: DenseContext, set: QaDataset | "nq", data: { train: Read
   }).out.inputs;
 }
 
-function fidParams(q: QaSetup, set: QaDataset | "nq") {
+function fidParams(q: QaSetup, set: QaDataset | "nq", seed: number) {
   const f = q.fid;
-  return { lr: f.lr, batch_size: f.batch, n_context: f.nContext, answer_max_length: f.answerLength[set], dev_questions: f.devQuestions, epochs: f.epochs, seed: q.seed };
+  return { lr: f.lr, batch_size: f.batch, n_context: f.nContext, answer_max_length: f.answerLength[set], dev_questions: f.devQuestions, epochs: f.epochs, seed };
 }
 
 /**
@@ -222,7 +245,7 @@ export function pretrainedFid(ctx: DenseContext): OutputRef<"qa:fid"> {
     if (pre === null) throw new Error(`no FiD pre-training on ${ctx.data} data`);
     const inputs = fidInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
     const name = `pretrain-fid.${tag(ctx, "nq")}`;
-    const params = { ...fidParams(q, "nq"), epochs: pre.epochs, lr: pre.lr };
+    const params = { ...fidParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr };
     if (pre.span === null) return use(pretrainFid, { name, params: { ...params, init: { kind: "random", t5_config: pre.t5 } }, inputs: { inputs } }).out.model;
     return use(pretrainFidFromT5, { name, params, inputs: { inputs, init: spanPretrainedT5(ctx, pre.t5, pre.span) } }).out.model;
   });
@@ -238,36 +261,39 @@ export function spanPretrainedT5(ctx: DenseContext, t5: T5Shape, span: SpanPretr
     }).out.corpus;
     return use(pretrainT5Span, {
       name: `pretrain-t5-span.${tag(ctx, "nq")}`,
-      params: { epochs: span.epochs, lr: span.lr, batch_size: span.batch, noise_density: span.noiseDensity, mean_span_length: span.meanSpanLength, sentinels: span.sentinels, seed: qaSetupOf(ctx).seed, init: { kind: "random", t5_config: t5 } },
+      params: { epochs: span.epochs, lr: span.lr, batch_size: span.batch, noise_density: span.noiseDensity, mean_span_length: span.meanSpanLength, sentinels: span.sentinels, seed: startSeed(qaSetupOf(ctx)), init: { kind: "random", t5_config: t5 } },
       inputs: { corpus },
     }).out.model;
   });
 }
 
-/** FiD fine-tuned on a retriever's passages of a dataset. */
-export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): OutputRef<"qa:fid"> {
-  return memo(["fid", ctx, dataset, retriever], () => {
-    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), `${tag(ctx, dataset)}.${retriever}`);
-    const name = `train-fid.${tag(ctx, dataset)}.${retriever}`;
-    const params = fidParams(qaSetupOf(ctx), dataset);
+/** FiD fine-tuned with `seed` on a retriever's passages of a dataset; on mini its start (FiD pre-trained on mini-nq) is a candidate, as the DPR reader's. */
+export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:fid"> {
+  return memo(["fid", ctx, dataset, retriever, seed], () => {
+    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`);
+    const name = `train-fid.${tag(ctx, dataset)}.${retriever}.s${seed}`;
+    const params = fidParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() } }).out.model;
-    return use(trainFidDef("fid", false), { name, params, inputs: { inputs, init: pretrainedFid(ctx) } }).out.model;
+    return use(trainFidDef("fid", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedFid(ctx) } }).out.model;
   });
 }
 
 // ---- Answers and their evaluation ------------------------------------------------------------
 
-/** A reader's answers to the dataset's evaluation split, read from the retriever's passages. */
-export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): Predictions {
-  return memo(["qa-predictions", ctx, dataset, retriever, reader], () => {
+/** The answers of the reader trained with `seed` to the dataset's evaluation split, read from its retriever's passages. */
+export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, seed: number): Predictions {
+  return memo(["qa-predictions", ctx, dataset, retriever, reader, seed], () => {
     const split = evalSplit(dataset);
-    const data = readerData(ctx, dataset, retriever, split, "read");
-    const name = `${tag(ctx, dataset)}.${retriever}`;
+    const data = readerData(ctx, dataset, retriever, split, "read", seed);
+    const name = `${tag(ctx, dataset)}.${retriever}.s${seed}`;
     if (reader === "dpr-reader") {
-      return use(predictDprReader, { name: `predict-dpr-reader.${name}`, params: {}, inputs: { model: dprReader(ctx, dataset, retriever), data, vocab: baseOf(ctx).vocab } }).out.predictions;
+      return use(predictDprReader, { name: `predict-dpr-reader.${name}`, params: {}, inputs: { model: dprReader(ctx, dataset, retriever, seed), data, vocab: baseOf(ctx).vocab } }).out.predictions;
     }
-    const inputs = use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${name}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs;
-    return use(predictFid, { name: `predict-fid.${name}`, params: {}, inputs: { model: fidReader(ctx, dataset, retriever), inputs } }).out.predictions;
+    const evalName = `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`;
+    const inputs = memo(["fid-eval-inputs", ctx, dataset, retriever, retrieverSeed(ctx, retriever, seed)], () =>
+      use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${evalName}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs,
+    );
+    return use(predictFid, { name: `predict-fid.${name}`, params: {}, inputs: { model: fidReader(ctx, dataset, retriever, seed), inputs } }).out.predictions;
   });
 }
 
@@ -287,13 +313,18 @@ export function references(data: DataSource, dataset: QaDataset): OutputRef<"qa:
   });
 }
 
-/** EM / F1 (with breakdowns) of a reader on a retriever's passages, on the dataset's evaluation split. */
-export function qaEvaluation(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): OutputRef<"json:metrics"> {
-  return memo(["qa-eval", ctx, dataset, retriever, reader], () =>
+/** EM / F1 (with breakdowns) of the reader trained with `seed` on a retriever's passages, on the dataset's evaluation split. */
+export function qaEvaluation(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, seed: number): OutputRef<"json:metrics"> {
+  return memo(["qa-eval", ctx, dataset, retriever, reader, seed], () =>
     use(evaluateQaStep, {
-      name: `evaluate-qa.${tag(ctx, dataset)}.${retriever}.${reader}`,
+      name: `evaluate-qa.${tag(ctx, dataset)}.${retriever}.${reader}.s${seed}`,
       params: { split: evalSplit(dataset), scoring: QA_REFERENCES[dataset].scoring },
-      inputs: { predictions: predictions(ctx, dataset, retriever, reader), references: references(ctx.data, dataset), turns: datasetTables(dataset, ctx.data).turns },
+      inputs: { predictions: predictions(ctx, dataset, retriever, reader, seed), references: references(ctx.data, dataset), turns: datasetTables(dataset, ctx.data).turns },
     }).out.metrics,
   );
+}
+
+/** A Table 5 cell's evaluations: one per QA seed (QaSetup.seeds), in order. */
+export function qaEvaluations(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): readonly { readonly seed: number; readonly metrics: OutputRef<"json:metrics"> }[] {
+  return qaSetupOf(ctx).seeds.map((seed) => ({ seed, metrics: qaEvaluation(ctx, dataset, retriever, reader, seed) }));
 }

@@ -14,7 +14,7 @@ import type { DenseTargetContext } from "../dense/tables.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { InputError } from "../../engine/errors.ts";
-import { pretrainedFid, pretrainedReader, qaEvaluation, READER_LABEL, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
+import { pretrainedFid, pretrainedReader, qaEvaluations, READER_LABEL, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
 import { QA_DATASETS } from "./setup.ts";
 import { qaFindingsStep } from "./findings.ts";
 
@@ -50,11 +50,11 @@ export function table5Spec(ctx: DenseTargetContext): TableSpec {
   };
 }
 
-/** The cells: one QA evaluation per (dataset, retriever, reader). The one place a renderer change touches. */
+/** The cells: the QA evaluations of each (dataset, retriever, reader), one per seed (mean ± sd when several). The one place a renderer change touches. */
 export function table5(ctx: DenseTargetContext): OutputRef<"table"> {
   const spec = table5Spec(ctx);
   const sources: CellSource[] = QA_DATASETS.flatMap((d) =>
-    TABLE5_ROWS.map((r) => ({ input: `${d}_${r.retriever}_${r.reader}`.replace(/-/g, "_"), metrics: qaEvaluation(ctx, d, r.retriever, r.reader), map: { row: rowId(r), columns: [`${d}-em`, `${d}-f1`] } })),
+    TABLE5_ROWS.map((r) => ({ input: `${d}_${r.retriever}_${r.reader}`.replace(/-/g, "_"), metrics: qaEvaluations(ctx, d, r.retriever, r.reader).map((e) => e.metrics), map: { row: rowId(r), columns: [`${d}-em`, `${d}-f1`] } })),
   );
   return renderTableStep(`render-${spec.id}`, spec, "final-table5", sources);
 }
