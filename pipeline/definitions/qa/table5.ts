@@ -37,7 +37,7 @@ export function table5Spec(ctx: DenseTargetContext): TableSpec {
     id: ctx.profile === "paper" ? "table5" : `table5-${ctx.profile}`,
     title: `Table 5: end-to-end QA on QReCC test and TopiOCQA dev, ${tail}`,
     caption:
-      "Each reader is fine-tuned on the passages of its own retriever (train split, gold passage added where the retriever missed it; dev split for the best epoch by EM) and answers the evaluation split from that retriever's top passages. EM and F1 by each dataset's own rule (QReCC: SCAI-QReCC-21, empty truths skipped; TopiOCQA: leave-one-out over its additional answers). On mini the readers are tiny models pre-trained on mini-nq; BM25(X_t) rows are not in the paper.",
+      "Each reader is fine-tuned on the passages of its own retriever (train split, gold passage added where the retriever missed it; dev split for the best epoch by EM, ties by F1, the pre-trained start a candidate on mini) and answers the evaluation split from that retriever's top passages. EM and F1 by each dataset's own rule (QReCC: SCAI-QReCC-21, empty truths skipped; TopiOCQA: leave-one-out over its additional answers). On mini the readers are tiny models pre-trained on mini-nq; BM25(X_t) rows are not in the paper.",
     columns: QA_DATASETS.flatMap((d) => {
       const band = d === "qrecc" ? "QReCC test" : "TopiOCQA dev";
       return [
