@@ -20,7 +20,7 @@ import { diffFingerprints } from "./engine/fingerprint.ts";
 import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
 import type { Executor } from "./engine/executor.ts";
-import { runPlanEvent } from "./reporters/overall.ts";
+import { planEvent } from "./reporters/overall.ts";
 import { gpuSlots } from "./executors/gpu-slots.ts";
 
 export interface ProjectOptions {
@@ -289,7 +289,9 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const g = pf;
   const overridden = Object.keys(pf.overrides).length > 0;
   const measured = await project.store.measuredSeconds();
-  req.emit(await runPlanEvent(graph, { store: project.store, keys, force: new Set(req.force ?? []), measured, concurrency: req.concurrency ?? 2 }));
+  // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
+  const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
+  req.emit(planEvent(graph, rows, measured, req.concurrency ?? 2));
   try {
     const result = await runGraph(graph, {
       store: project.store,
@@ -301,6 +303,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       concurrency: req.concurrency ?? 2,
       failureMode: req.failureMode ?? "stop",
       force: new Set(req.force ?? []),
+      planned: { graph, keys, rows: new Map(rows.map((r) => [r.step, r])) },
       ...(only ? { only } : {}),
       verify: req.verify ?? false,
       targets: g.names,

@@ -32,7 +32,9 @@ import { claimer, recordRunOutcome } from "./run-record.ts";
 import { storeIoProblem } from "./store-errors.ts";
 import { DevicePool, devicesWanted } from "./devices.ts";
 
-export { planGraph, type PlanRow } from "./plan.ts";
+import { plannedKey, type Planned } from "./plan.ts";
+
+export { planGraph, type PlanRow, type Planned } from "./plan.ts";
 
 export type FailureMode = "stop" | "continue" | "kill";
 
@@ -47,6 +49,12 @@ export interface RunOptions {
   readonly failureMode: FailureMode;
   /** Step names to rerun even when cached. */
   readonly force: ReadonlySet<string>;
+  /**
+   * The plan made just before this run (the `plan` event's): used only when made over this graph
+   * with this key context. Its keys are taken where the inputs' digests are the planned ones, and
+   * the entries it read are checked instead of read again (entry-guard.ts `lookup`).
+   */
+  readonly planned?: Planned;
   /** When set, only these steps may execute; every other step must be a cache hit. */
   readonly only?: ReadonlySet<string>;
   /** Re-hash cached outputs before trusting them (instead of checking their stat stamps). */
@@ -110,6 +118,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
   const failures: RunFailure[] = [];
   const analysisFailures: AnalysisFailure[] = [];
   const guard = new EntryGuard(opts.store, opts.emit, opts.verify);
+  const planned = opts.planned?.graph === graph && opts.planned.keys === opts.keys ? opts.planned : undefined;
   const claim = await claimer(opts.store, opts.targets, opts.record !== false, abort.signal, opts.emit);
   let stopping = false;
   let executed = 0;
@@ -211,14 +220,16 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
       inputs[input] = { entry, output: step.inputs[input]!.output };
     }
     const params = graph.params.get(step);
-    const fp = fingerprintOf(step, params, (i) => inputs[i]?.entry, opts.keys)!;
-    const key = cacheKey(fp);
+    const row = planned?.rows.get(step.name);
+    const same = plannedKey(step, row, inputs);
+    const fp = same?.fingerprint ?? fingerprintOf(step, params, (i) => inputs[i]?.entry, opts.keys)!;
+    const key = same?.key ?? cacheKey(fp);
     resolved.set(step, { key, fp, params, inputs });
     const forced = opts.force.has(step.name);
     const mayRun = opts.only === undefined || opts.only.has(step.name);
 
     await claim(step.name, key);
-    const hit = forced ? undefined : await guard.lookup(step, key);
+    const hit = forced ? undefined : await guard.lookup(step, key, row?.entry);
     if (hit) {
       cached++;
       opts.emit({ type: "cache-hit", step: step.name, key });

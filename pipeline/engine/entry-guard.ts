@@ -31,8 +31,21 @@ export class EntryGuard {
     this.emit(ev);
   }
 
-  /** The complete, intact entry for `key`, or undefined (absent, or damaged and now moved aside). */
-  async lookup(step: AnyStep, key: string): Promise<Entry | undefined> {
+  /**
+   * The complete, intact entry for `key`, or undefined (absent, or damaged and now moved aside).
+   * `known`: the entry for `key` a plan of this run read moments ago. Entries are immutable, so
+   * its outputs are checked against its manifest without reading that again; only when they do
+   * not match (the entry was removed, or replaced, since) is the store read afresh.
+   */
+  async lookup(step: AnyStep, key: string, known?: Entry): Promise<Entry | undefined> {
+    if (known !== undefined && known.key === key && known.stepId === step.def.id && !this.rejected.has(known)) {
+      if (this.checked.has(known)) return known;
+      // No rejection on failure: the plan's copy may just be out of date; the fresh look below decides.
+      if ((await this.store.content.check(known, { full: this.verify })).length === 0) {
+        this.checked.add(known);
+        return known;
+      }
+    }
     const found = await this.store.inspect(step.def.id, key);
     if (found === undefined) return undefined;
     if ("damaged" in found) {

@@ -34,9 +34,9 @@ function producers(step: AnyStep): AnyStep[] {
  * twice. Hashed, so identities stay 64 characters however deep the graph (nesting the
  * producers' identities verbatim grows exponentially with depth under fan-in).
  */
-function identity(step: AnyStep, ids: Map<AnyStep, string>): string {
+function identity(step: AnyStep, idOf: (producer: AnyStep) => string | undefined): string {
   const inputs: Record<string, string> = {};
-  for (const [name, ref] of Object.entries(step.inputs)) if (ref) inputs[name] = `${ids.get(ref.step) ?? ref.step.name}:${ref.output}`;
+  for (const [name, ref] of Object.entries(step.inputs)) if (ref) inputs[name] = `${idOf(ref.step) ?? ref.step.name}:${ref.output}`;
   return canonicalHash({ def: step.def.id, v: step.def.version, params: step.params, inputs });
 }
 
@@ -64,17 +64,28 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
   for (const r of [...roots].sort((a, b) => a.name.localeCompare(b.name))) visit(r);
 
   // Merge structurally identical steps built twice under one name; reject different ones.
+  // Identities are hashed only for names met twice (and their producers'): a graph without
+  // duplicates, the usual case, hashes none.
   const byName = new Map<string, AnyStep>();
   const canonical = new Map<AnyStep, AnyStep>();
+  // A producer's identity enters a step's only when it comes first in `post` (always, but in a cycle).
   const ids = new Map<AnyStep, string>();
+  const position = new Map(post.map((s, i) => [s, i]));
+  const idOf = (s: AnyStep): string => {
+    let id = ids.get(s);
+    if (id === undefined) {
+      const at = position.get(s)!;
+      id = identity(s, (p) => ((position.get(p) ?? Infinity) < at ? idOf(p) : undefined));
+      ids.set(s, id);
+    }
+    return id;
+  };
   for (const s of post) {
-    const id = identity(s, ids);
-    ids.set(s, id);
     const prev = byName.get(s.name);
     if (!prev) {
       byName.set(s.name, s);
       canonical.set(s, s);
-    } else if (ids.get(prev) === id && prev.def === s.def) {
+    } else if (prev.def === s.def && idOf(prev) === idOf(s)) {
       canonical.set(s, prev);
     } else {
       failures.push({ reason: "duplicate-step-name", step: s.name });

@@ -41,3 +41,29 @@ export async function planGraph(graph: Graph, opts: { readonly store: Store; rea
   }
   return graph.order.map((s) => rows.get(s)!);
 }
+
+/** A plan a run may reuse (RunOptions.planned): its rows, and the graph and key context it computed them from. */
+export interface Planned {
+  readonly graph: Graph;
+  readonly keys: KeyContext;
+  readonly rows: ReadonlyMap<string, PlanRow>;
+}
+
+/**
+ * The planned fingerprint and key of `step`, when the plan computed them from the digests its
+ * inputs have now; else undefined. A fingerprint is a function of the step, its params, its
+ * inputs' digests and the key context, so a run over the plan's graph with the plan's key context
+ * (checked by the caller) gets the same key without hashing again.
+ */
+export function plannedKey(step: AnyStep, row: PlanRow | undefined, inputs: Readonly<Record<string, { readonly entry: Entry; readonly output: string }>>): { fingerprint: Fingerprint; key: string } | undefined {
+  if (row?.fingerprint === undefined || row.key === undefined || row.step !== step.name || row.stepId !== step.def.id) return undefined;
+  const planned = row.fingerprint.inputs;
+  const names = Object.keys(step.def.inputs);
+  if (Object.keys(planned).length !== names.length) return undefined;
+  for (const name of names) {
+    const i = inputs[name];
+    const digest = i?.entry.manifest.outputs[i.output]?.digest;
+    if (digest === undefined || planned[name]?.digest !== digest) return undefined;
+  }
+  return { fingerprint: row.fingerprint, key: row.key };
+}

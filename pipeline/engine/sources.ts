@@ -66,6 +66,8 @@ export class SourceScanner {
   private readonly modules = new Map<string, ModuleInfo>();
   private readonly packageVersions = new Map<string, string>();
   private readonly closures = new Map<string, SourceFingerprint>();
+  /** fingerprint()'s answers by its arguments (a module URL or absolute path, and the extra sources). */
+  private readonly answered = new Map<string, SourceFingerprint>();
   readonly distDir: string;
   private buildManifest: BuildManifest | undefined;
 
@@ -82,6 +84,17 @@ export class SourceScanner {
    * dist/ was built from other bytes than the sources in its closure.
    */
   fingerprint(entry: string, extraSources: readonly string[] = []): SourceFingerprint {
+    // Every step of a definitions module asks with the same URL: answer repeats without
+    // converting and mapping the path again (relative paths depend on the cwd: not kept).
+    const asked = entry.startsWith("file:") || isAbsolute(entry) ? `${entry}\0${extraSources.join("\0")}` : undefined;
+    const known = asked === undefined ? undefined : this.answered.get(asked);
+    if (known) return known;
+    const fp = this.closureOf(entry, extraSources);
+    if (asked !== undefined) this.answered.set(asked, fp);
+    return fp;
+  }
+
+  private closureOf(entry: string, extraSources: readonly string[]): SourceFingerprint {
     const given = entry.startsWith("file:") ? fileURLToPath(entry) : resolve(entry);
     const compiled = this.isCompiled(given);
     const entryPath = compiled ? this.sourceOfCompiled(given) : given;

@@ -25,11 +25,12 @@ export class StoreFileError extends Error {
 export type Shape = (value: unknown) => string | undefined;
 
 /**
- * The parsed file; undefined when it does not exist. Throws StoreFileError when it is
- * unreadable or malformed. Read synchronously: these files are small, and a cache hit costs
- * one of these reads (an asynchronous read takes four thread-pool round trips).
+ * The parsed file; undefined when it does not exist, or when `wanted` says its text is of no use
+ * (then it is not parsed). Throws StoreFileError when it is unreadable or malformed. Read
+ * synchronously: these files are small, and a cache hit costs one of these reads (an
+ * asynchronous read takes four thread-pool round trips).
  */
-export async function readStoreJson<T>(file: string, shape?: Shape): Promise<T | undefined> {
+export async function readStoreJson<T>(file: string, shape?: Shape, wanted?: (text: string) => boolean): Promise<T | undefined> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -38,6 +39,7 @@ export async function readStoreJson<T>(file: string, shape?: Shape): Promise<T |
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new StoreFileError(file, `cannot read: ${(e as Error).message}`);
   }
+  if (wanted !== undefined && !wanted(text)) return undefined;
   return parseStoreJson<T>(file, text, shape);
 }
 

@@ -2,9 +2,10 @@
  * Overall progress of a run, for every reporter: steps done of total, cached vs run, and the
  * expected time left.
  *
- * - `runPlanEvent`: before a run starts, the `plan` event: every step with what a plan says
+ * - `planEvent`: before a run starts, the `plan` event: every step with what a plan says
  *   (cached / run / pending), its producers, and its expected duration: how long it took when
- *   it last ran (the run records the scheduler already reads), else its cost hint.
+ *   it last ran (the run records the scheduler already reads), else its cost hint. The run
+ *   then reuses the plan's rows (session.ts, RunOptions.planned).
  * - `RunProgress`: folds the events of the run into counts, and estimates the time left by
  *   replaying the scheduler on what is left: the same slots, longest chain of work first,
  *   running steps finishing at the rate their progress lines show (or as expected), steps a
@@ -16,7 +17,7 @@
 import type { EngineEvent, EventSink, StepStatus } from "../engine/events.ts";
 import type { Graph } from "../engine/graph.ts";
 import { producerOf } from "../engine/graph.ts";
-import { planGraph, type PlanRow, type RunOptions } from "../engine/engine.ts";
+import type { PlanRow } from "../engine/engine.ts";
 import { stepCost } from "../engine/schedule.ts";
 
 type PlanEvent = Extract<EngineEvent, { type: "plan" }>;
@@ -35,10 +36,6 @@ export function planEvent(graph: Graph, rows: readonly PlanRow[], measured: Read
       return { step: s.name, status: row?.status ?? "pending", ...(row?.key !== undefined ? { key: row.key } : {}), expectedSeconds, after };
     }),
   };
-}
-
-export async function runPlanEvent(graph: Graph, opts: Pick<RunOptions, "store" | "keys" | "force"> & { measured: ReadonlyMap<string, number>; concurrency: number }): Promise<PlanEvent> {
-  return planEvent(graph, await planGraph(graph, opts), opts.measured, opts.concurrency);
 }
 
 /** Expected seconds for a whole plan with nothing done yet (the same estimate a run starts with). */
