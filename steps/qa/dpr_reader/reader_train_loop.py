@@ -10,7 +10,8 @@ import torch
 
 from data import ReaderInputs, pair, strip
 from device import pick_device
-from qa_config import QaInputError, better_dev, dev_score, linear_schedule, load_config, load_schema, threads
+from kept import KeptCheckpoint
+from qa_config import QaInputError, dev_score, linear_schedule, load_config, load_schema, threads
 from reader_model import build_reader, save_reader, selection_loss, span_loss
 from reader_onnx import export_reader
 from spans import answer_text, best_passage, best_span
@@ -152,22 +153,10 @@ def run(args):
     sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total, int(math.ceil(total * cfg["warmup_ratio"]))))
     sampler = Sampler(inp, cfg)
     t0 = time.time()
-    metrics, best = [], (None, None, None)
-    open(os.path.join(args.out, "metrics.jsonl"), "w").close()
+    kept = KeptCheckpoint(args.out, emit)
     step = 0
-
-    def record(row, score):
-        nonlocal best
-        metrics.append(row)
-        with open(os.path.join(args.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-        if better_dev(score, best[1]):
-            best = (row["epoch"], score, {k: v.detach().clone().cpu() for k, v in model.state_dict().items()})
-
     if cfg["start_is_candidate"]:  # epoch 0: the starting reader, kept unless an epoch scores better
-        score = dev_eval(model, inp, cfg, device)
-        record({"epoch": 0, "dev_em": score["em"], "dev_f1": score["f1"], "dev_questions": score["questions"], "train_loss": None, "steps": 0, "skipped_questions": 0, "seconds": round(time.time() - t0, 3)}, score)
+        kept.record(0, dev_eval(model, inp, cfg, device), {"train_loss": None, "steps": 0, "skipped_questions": 0, "seconds": round(time.time() - t0, 3)}, model)
     emit(f"PROGRESS 0 {total}")
     for epoch in range(1, cfg["epochs"] + 1):
         order = np.random.default_rng([int(cfg["seed"]), epoch]).permutation(nq)
@@ -188,25 +177,22 @@ def run(args):
             step += 1
             if step % cfg["progress_every"] == 0 or step == total:
                 emit(f"PROGRESS {step} {total}")
-        score = dev_eval(model, inp, cfg, device)
-        record({"epoch": epoch, "dev_em": score["em"], "dev_f1": score["f1"], "dev_questions": score["questions"], "train_loss": float(np.mean(losses)) if losses else None,
-                "steps": step, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3)}, score)
-    if best[2] is not None:
-        model.load_state_dict(best[2])
+        kept.record(epoch, dev_eval(model, inp, cfg, device), {"train_loss": float(np.mean(losses)) if losses else None,
+                                                                "steps": step, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3)}, model)
+    kept.restore(model)
     model.cpu().eval()
     cpu = torch.device("cpu")  # the kept epoch's dev answers, in float32 on CPU (what the ONNX export answers)
     n_dev = len(inp.dev_answers) if cfg["dev_questions"] == 0 else min(cfg["dev_questions"], len(inp.dev_answers))
     with open(os.path.join(args.out, "dev_predictions.json"), "w", encoding="utf-8") as f:
         json.dump([answer(model, inp, q, cfg, cpu, inp.dev) for q in range(n_dev)], f)
-    own = {"format": "dpr-reader/1", "best_epoch": best[0] or 0, "vocab_digest": inp.meta.get("vocabDigest"),
+    own = {"format": "dpr-reader/1", "best_epoch": kept.epoch or 0, "vocab_digest": inp.meta.get("vocabDigest"),
            "max_length": int(inp.meta["maxLength"]), "max_question_length": int(inp.meta["maxQuestionLength"]), "max_answer_length": cfg["max_answer_length"], "eval_top_docs": cfg["eval_top_docs"]}
     save_reader(model, args.out, own)
     outputs = ["reader.safetensors", "config.json", "dev_predictions.json"]
     if cfg["export_onnx"]:
         export_reader(model, os.path.join(args.out, "reader.onnx"), cfg["onnx_opset"], cfg["seed"], log)
         outputs += ["reader.onnx", "parity/reader"]
-    result = {"best_epoch": best[0] or 0, "dev_em": best[1]["em"] if best[1] else None, "dev_f1": best[1]["f1"] if best[1] else None,
-              "dev_em_per_epoch": {str(m["epoch"]): m["dev_em"] for m in metrics}, "dev_f1_per_epoch": {str(m["epoch"]): m["dev_f1"] for m in metrics},
+    result = {**kept.result(),
               "steps": step, "train_questions": nq, "skipped_questions": sampler.skipped, "seconds": round(time.time() - t0, 3),
               "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(), "load_report": load_report, "outputs": outputs}
     with open(os.path.join(args.out, "result.json"), "w", encoding="utf-8") as f:

@@ -11,7 +11,8 @@ import torch
 
 from device import pick_device
 from fid_io import Decoder, build_model, npy, optimizer, read_json, save_model
-from qa_config import QaInputError, better_dev, dev_score, load_config, load_schema, threads
+from kept import KeptCheckpoint
+from qa_config import QaInputError, dev_score, load_config, load_schema, threads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,21 +73,14 @@ def train(args):
     total = steps_per_epoch * cfg["epochs"]
     opt, sched = optimizer(model, cfg, total)
     os.makedirs(args.out, exist_ok=True)
-    open(os.path.join(args.out, "metrics.jsonl"), "w").close()
-    t0, step, metrics, best = time.time(), 0, [], (None, None, None)
+    kept = KeptCheckpoint(args.out, emit)
+    t0, step = time.time(), 0
     limit = None if cfg["dev_questions"] == 0 else cfg["dev_questions"]
 
     def evaluate(epoch, extra):
-        nonlocal best
         score = dev_score(dev_answers, answer_all(model, dev_ids, k, cfg["answer_max_length"], cfg["eval_batch_size"], decode, device, limit))
         model.train()
-        row = {"epoch": epoch, "dev_em": score["em"], "dev_f1": score["f1"], "dev_questions": score["questions"], **extra, "seconds": round(time.time() - t0, 3)}
-        metrics.append(row)
-        with open(os.path.join(args.out, "metrics.jsonl"), "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-        if better_dev(score, best[1]):
-            best = (epoch, score, {kk: v.detach().clone().cpu() for kk, v in model.state_dict().items()})
+        kept.record(epoch, score, {**extra, "seconds": round(time.time() - t0, 3)}, model)
 
     if cfg["start_is_candidate"]:  # epoch 0: the starting FiD, kept unless an epoch scores better
         evaluate(0, {"train_loss": None, "steps": 0})
@@ -112,15 +106,13 @@ def train(args):
             if step % cfg["progress_every"] == 0 or step == total:
                 emit(f"PROGRESS {step} {total}")
         evaluate(epoch, {"train_loss": float(np.mean(losses)), "steps": step})
-    if best[2] is not None:
-        model.load_state_dict(best[2])
+    kept.restore(model)
     model.cpu().eval()
     with open(os.path.join(args.out, "dev_predictions.json"), "w", encoding="utf-8") as f:
         json.dump(answer_all(model, dev_ids, k, cfg["answer_max_length"], cfg["eval_batch_size"], decode, torch.device("cpu"), limit), f)
-    own = {"format": "fid-t5/1", "best_epoch": best[0] or 0, "vocab_digest": meta.get("vocabDigest"), "n_context": k, "answer_max_length": cfg["answer_max_length"]}
+    own = {"format": "fid-t5/1", "best_epoch": kept.epoch or 0, "vocab_digest": meta.get("vocabDigest"), "n_context": k, "answer_max_length": cfg["answer_max_length"]}
     save_model(model, args.out, own)
-    result = {"best_epoch": best[0] or 0, "dev_em": best[1]["em"] if best[1] else None, "dev_f1": best[1]["f1"] if best[1] else None,
-              "dev_em_per_epoch": {str(r["epoch"]): r["dev_em"] for r in metrics}, "dev_f1_per_epoch": {str(r["epoch"]): r["dev_f1"] for r in metrics},
+    result = {**kept.result(),
               "steps": step, "train_questions": nq, "seconds": round(time.time() - t0, 3), "torch_version": torch.__version__,
               "device": str(device), "threads": torch.get_num_threads(), "load_report": report,
               "outputs": ["fid.safetensors", "config.json", "dev_predictions.json", "metrics.jsonl"]}
