@@ -10,6 +10,7 @@
 import { maxImpactDenominator } from "./blocks.ts";
 import type { Bm25Index } from "./index.ts";
 import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
+import { TermBitsets } from "./term-bitsets.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
@@ -23,6 +24,7 @@ export class Cursors {
   private cap = 0;
   weight = new Float64Array(0);
   df = new Float64Array(0);
+  term = new Int32Array(0);
   /** Current block, end of the term's blocks, first block of the term. */
   blk = new Float64Array(0);
   blkEnd = new Float64Array(0);
@@ -46,16 +48,24 @@ export class Cursors {
   private lkNext = new Int32Array(0);
   /** Per clause i, tf 1..TABLE_TF and norm byte: the clause score, at (i * TABLE_TF + tf - 1) * 256 + norm (float32 values: exact). */
   scoreTable = new Float32Array(0);
+  /** Per clause, its term's document bitset (./term-bitsets.ts) once asked for (undefined: none); `filterAsked` 1 once asked. */
+  private filters: (Int32Array | undefined)[] = [];
+  private filterAsked = new Uint8Array(0);
+  private readonly bitsets: TermBitsets;
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
   blocksDecoded = 0;
   /** Single-document lookups (cumulative). */
   lookups = 0;
+  /** Lookups a clear bit of the clause's document bitset answered without the postings (cumulative). */
+  bitsetMisses = 0;
 
   constructor(
     readonly index: Bm25Index,
     readonly normCache: Float32Array,
+    bitsetBudgetBytes?: number,
   ) {
+    this.bitsets = new TermBitsets(index, bitsetBudgetBytes);
     this.denominators = new Float32Array(index.blockLastDoc.length);
     this.view = postingsView(index.postings);
   }
@@ -72,6 +82,8 @@ export class Cursors {
       const c = clauses[i]!;
       this.weight[i] = c.weight;
       this.df[i] = x.df[c.term]!;
+      this.term[i] = c.term;
+      this.filterAsked[i] = 0;
       this.firstBlk[i] = this.blk[i] = this.lkBlk[i] = x.termBlockOffsets[c.term]!;
       this.blkEnd[i] = x.termBlockOffsets[c.term + 1]!;
       this.opened[i] = this.decoded[i] = this.lkOpened[i] = -1;
@@ -90,6 +102,9 @@ export class Cursors {
     const n = Math.max(m, this.cap * 2, 8);
     for (const k of ["weight", "df", "blk", "blkEnd", "firstBlk", "opened", "decoded", "lkBlk", "lkOpened"] as const) this[k] = new Float64Array(n);
     this.lkPos = new Int32Array(n);
+    this.term = new Int32Array(n);
+    this.filterAsked = new Uint8Array(n);
+    this.filters = new Array<Int32Array | undefined>(n).fill(undefined);
     this.lkNext = new Int32Array(n);
     this.pos = new Int32Array(n);
     this.cnt = new Int32Array(n);
@@ -208,6 +223,20 @@ export class Cursors {
     return f(w - f(w / y));
   }
 
+  /** Bytes of term bitsets held. */
+  get bitsetBytes(): number {
+    return this.bitsets.size;
+  }
+
+  /** Clause i's document bitset, when its term is frequent enough to have one (built on first use). */
+  filter(i: number): Int32Array | undefined {
+    if (this.filterAsked[i] === 0) {
+      this.filterAsked[i] = 1;
+      this.filters[i] = this.bitsets.get(this.term[i]!);
+    }
+    return this.filters[i];
+  }
+
   /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
   startLookups(i: number, b: number): void {
     this.lkBlk[i] = b;
@@ -220,7 +249,8 @@ export class Cursors {
    * candidate is bounded by its partial score, the clause's block max at d (0 when the pointer
    * already passed over d, or when d lies outside the clause's `gaps` [start, end] pairs: an
    * essential clause's score is then already in the partial) and `after`; below theta it is
-   * dropped, else the clause is looked up and its score added. Keeps the survivors in place; returns
+   * dropped, else the clause is looked up and its score added. A document whose bit in the clause's
+   * bitset (./term-bitsets.ts, frequent terms only) is clear has score 0 there and is not looked up. Keeps the survivors in place; returns
    * how many.
    */
   completeClause(i: number, lo: number, candO: Int32Array, candP: Float64Array, n: number, after: number, theta: number, gaps: Int32Array | undefined, ng: number): number {
@@ -238,6 +268,8 @@ export class Cursors {
     let gp = 0;
     let kept = 0;
     let lookups = 0;
+    let misses = 0;
+    const bits = this.filter(i);
     for (let q = 0; q < n; q++) {
       const o = candO[q]!;
       let partial = candP[q]!;
@@ -247,6 +279,11 @@ export class Cursors {
       if (gaps !== undefined) {
         while (gp < ng && gaps[2 * gp + 1]! < d) gp++;
         open = gp < ng && gaps[2 * gp]! <= d;
+      }
+      // a clear bit: d lacks the term, its score is 0 (no block to open or search)
+      if (open && bits !== undefined && (bits[d >>> 5]! & (1 << (d & 31))) === 0) {
+        open = false;
+        misses++;
       }
       if (open) {
         while (b < end && last[b]! < d) b++;
@@ -289,6 +326,8 @@ export class Cursors {
     this.lkPos[i] = pos;
     this.lkNext[i] = next;
     this.lookups += lookups;
+    this.bitsetMisses += misses;
+    if (bits === undefined) this.bitsets.countLookups(this.term[i]!, lookups);
     return kept;
   }
 }

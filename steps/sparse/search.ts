@@ -27,6 +27,15 @@ export interface SearchOptions extends Bm25Params {
   readonly k: number;
 }
 
+export interface SearcherOptions {
+  /**
+   * Bytes this searcher may hold in document bitsets of frequent terms (./term-bitsets.ts): they
+   * answer most lookups of the pruned search without the postings. 0 turns them off; the hits are
+   * the same either way. Default DEFAULT_BITSET_BUDGET_BYTES (64 MiB).
+   */
+  readonly bitsetBudgetBytes?: number;
+}
+
 export interface Hit {
   readonly pid: string;
   readonly score: number;
@@ -54,11 +63,12 @@ export class Searcher {
   constructor(
     readonly index: Bm25Index,
     readonly params: Bm25Params,
+    options: SearcherOptions = {},
   ) {
     const avgdl = index.docCount > 0 ? averageLength(index.sumTotalTermFreq, index.docCount) : 1;
     this.normCache = normInverseCache(params, avgdl);
     // The block bounds assume scores fall with the norm byte (any k1 > 0, 0 <= b <= 1); else score everything.
-    this.pruner = normCacheIsMonotone(this.normCache) ? new BlockMaxScorer(index, this.normCache) : undefined;
+    this.pruner = normCacheIsMonotone(this.normCache) ? new BlockMaxScorer(index, this.normCache, options.bitsetBudgetBytes) : undefined;
   }
 
   /** Whether `search` prunes (false only for parameters where the block bounds do not hold). */
