@@ -6,6 +6,15 @@
  * unpacks the current block for a scan, and `completeClause` looks candidates up by random access
  * with a separate lookup pointer, without moving the cursor (for documents behind it). Block maxima (./blocks.ts) are computed from
  * per-block score denominators cached for the life of the searcher (they depend on k1 and b only).
+ *
+ * Groups: at level k (0-based) the blocks size * g .. size * g + size - 1 (global block numbers,
+ * size = GROUP^(k+1)) form group g. A group that lies inside one term's blocks is passed whole by
+ * `shallow` (one test of its last block) and by `windowMax` (its largest denominator, cached like
+ * the blocks'): levels over the blocks in the spirit of Lucene's multi-level skip data. At 10M
+ * passages a window of a rare essential clause spans hundreds of a frequent clause's blocks, and
+ * the block-by-block maximum was the largest single cost of a query. The maximum over a group is
+ * the maximum over its blocks, so every bound, and so every pruning decision, is the same as block
+ * by block.
  */
 import { maxImpactDenominator } from "./blocks.ts";
 import type { Bm25Index } from "./index.ts";
@@ -18,6 +27,13 @@ export const END = 0x7fffffff;
 export const INFLATE = 1 + 2 ** -32;
 /** Term frequencies whose clause scores are tabulated per query (for every norm byte). */
 export const TABLE_TF = 4;
+/** Groups of a level per group of the next level, and blocks per group of level 0 (a power of two; see "Groups" above). */
+export const GROUP = 16;
+/** Group levels: blocks of GROUP and GROUP^2. */
+export const GROUP_LEVELS = 2;
+const GROUP_SHIFT = 31 - Math.clz32(GROUP);
+/** Per level, log2 of its blocks per group, largest level first (the order `windowMax` tries them). */
+const LEVEL_SHIFTS = Array.from({ length: GROUP_LEVELS }, (_, k) => GROUP_SHIFT * (GROUP_LEVELS - k));
 
 export class Cursors {
   /** Capacity (clauses). */
@@ -54,6 +70,8 @@ export class Cursors {
   private readonly bitsets: TermBitsets;
   /** Per block, the largest score denominator, 0 until first needed. */
   private readonly denominators: Float32Array;
+  /** Per level and group, the largest of its blocks' denominators, 0 until first needed (largest level first, as LEVEL_SHIFTS). */
+  private readonly groupDenominators: Float32Array[];
   blocksDecoded = 0;
   /** Single-document lookups (cumulative). */
   lookups = 0;
@@ -67,6 +85,7 @@ export class Cursors {
   ) {
     this.bitsets = new TermBitsets(index, bitsetBudgetBytes);
     this.denominators = new Float32Array(index.blockLastDoc.length);
+    this.groupDenominators = LEVEL_SHIFTS.map((shift) => new Float32Array(Math.ceil(index.blockLastDoc.length / 2 ** shift)));
     this.view = postingsView(index.postings);
   }
 
@@ -144,6 +163,19 @@ export class Cursors {
     return y !== 0 ? y : (this.denominators[b] = maxImpactDenominator(this.index.impacts, this.index.blockImpactOffsets[b]!, this.normCache));
   }
 
+  /** The largest denominator of group g of the level at LEVEL_SHIFTS[l] (its blocks must all exist). */
+  private groupDenominator(l: number, g: number): number {
+    const level = this.groupDenominators[l]!;
+    const y = level[g]!;
+    if (y !== 0) return y;
+    let m = 0;
+    for (let c = g << GROUP_SHIFT, e = c + GROUP; c < e; c++) {
+      const yc = l === GROUP_LEVELS - 1 ? this.denominator(c) : this.groupDenominator(l + 1, c);
+      if (yc > m) m = yc;
+    }
+    return (level[g] = m);
+  }
+
   /** Max score of block b of clause i. */
   blockMax(i: number, b: number): number {
     const w = this.weight[i]!;
@@ -155,7 +187,18 @@ export class Cursors {
     const last = this.index.blockLastDoc;
     let b = this.blk[i]!;
     const end = this.blkEnd[i]!;
-    while (b < end && last[b]! < target) b++;
+    while (b < end && last[b]! < target) {
+      // the largest group of this term's blocks that starts at b and ends before target, else one block
+      let step = 1;
+      for (let l = 0; l < GROUP_LEVELS; l++) {
+        const size = 1 << LEVEL_SHIFTS[l]!;
+        if ((b & (size - 1)) === 0 && b + size <= end && last[b + size - 1]! < target) {
+          step = size;
+          break;
+        }
+      }
+      b += step;
+    }
     this.blk[i] = b;
     return b;
   }
@@ -214,10 +257,24 @@ export class Cursors {
     let b = this.shallow(i, lo);
     if (b === end) return 0;
     let y = 0;
-    for (; b < end; b++) {
+    // blocks b.. up to and including the first that reaches hi - 1; a whole group at a time when
+    // the group is the term's and its first GROUP - 1 blocks end before hi - 1
+    outer: while (b < end) {
+      for (let l = 0; l < GROUP_LEVELS; l++) {
+        const shift = LEVEL_SHIFTS[l]!;
+        const size = 1 << shift;
+        if ((b & (size - 1)) === 0 && b + size <= end && last[b + size - 2]! < hi - 1) {
+          const yg = this.groupDenominator(l, b >>> shift);
+          if (yg > y) y = yg;
+          b += size;
+          if (last[b - 1]! >= hi - 1) break outer;
+          continue outer;
+        }
+      }
       const yb = this.denominator(b);
       if (yb > y) y = yb;
       if (last[b]! >= hi - 1) break;
+      b++;
     }
     const w = this.weight[i]!;
     return f(w - f(w / y));
