@@ -19,7 +19,7 @@
 import { maxImpactDenominator } from "./blocks.ts";
 import type { Bm25Index } from "./index.ts";
 import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
-import { TermBitsets } from "./term-bitsets.ts";
+import { TermBitsets, type BitsetPool } from "./term-bitsets.ts";
 
 const f = Math.fround;
 export const END = 0x7fffffff;
@@ -81,9 +81,9 @@ export class Cursors {
   constructor(
     readonly index: Bm25Index,
     readonly normCache: Float32Array,
-    bitsetBudgetBytes?: number,
+    bitsets?: BitsetPool | number,
   ) {
-    this.bitsets = new TermBitsets(index, bitsetBudgetBytes);
+    this.bitsets = new TermBitsets(index, bitsets);
     this.denominators = new Float32Array(index.blockLastDoc.length);
     this.groupDenominators = LEVEL_SHIFTS.map((shift) => new Float32Array(Math.ceil(index.blockLastDoc.length / 2 ** shift)));
     this.view = postingsView(index.postings);
@@ -280,7 +280,7 @@ export class Cursors {
     return f(w - f(w / y));
   }
 
-  /** Bytes of term bitsets held. */
+  /** Bytes of term bitsets held (by the pool, which other searchers may share). */
   get bitsetBytes(): number {
     return this.bitsets.size;
   }

@@ -2,11 +2,16 @@
 // the term occurs in the document (checked against the postings read one by one), a term gets one
 // only after enough lookups, rare terms and terms past the budget get none, and the pruned search gives the exhaustive scorer's hits with
 // bitsets, with a budget that holds only a few of them, and without them.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildIndexSync, forEachPostingOf } from "../../steps/sparse/index.ts";
-import { Searcher } from "../../steps/sparse/search.ts";
-import { BUILD_AFTER_LOOKUPS, DEFAULT_BITSET_BUDGET_BYTES, TermBitsets, termBitset } from "../../steps/sparse/term-bitsets.ts";
+import { writeIndex } from "../../steps/sparse/index-file.ts";
+import { searchBatchParallel } from "../../steps/sparse/parallel.ts";
+import { Searcher, type RunRow } from "../../steps/sparse/search.ts";
+import { tempDir } from "../tmp.ts";
+import { BUILD_AFTER_LOOKUPS, MIN_DEFAULT_BITSET_BUDGET_BYTES, bitsetPool, defaultBitsetBudget, TermBitsets, termBitset } from "../../steps/sparse/term-bitsets.ts";
 import { collection, queries } from "./random-collection.ts";
 
 const docs = collection(3000, 11);
@@ -45,7 +50,9 @@ test("a frequent term gets its bitset once looked up df / 8 times, within the by
   const due = (t: number): number => Math.ceil(index.df[t]! / BUILD_AFTER_LOOKUPS);
 
   const all = new TermBitsets(index);
-  assert.equal(all.budgetBytes, DEFAULT_BITSET_BUDGET_BYTES);
+  assert.equal(defaultBitsetBudget(index), MIN_DEFAULT_BITSET_BUDGET_BYTES, "a small index gets the least default");
+  assert.equal(defaultBitsetBudget({ postings: new Uint8Array(2 ** 29) }), 2 ** 27, "a large one a quarter of its postings");
+  assert.equal(all.pool.capacity, frequent.length, "the default holds every frequent term of a small index");
   all.countLookups(rare, 1_000_000);
   assert.equal(all.get(rare), undefined, "a rare term has no bitset");
   const t0 = frequent[0]!;
@@ -74,6 +81,42 @@ test("a frequent term gets its bitset once looked up df / 8 times, within the by
   assert.equal(none.size, 0);
 });
 
+test("searchers sharing a pool build each bitset once; one being built elsewhere is not waited for", () => {
+  const index = buildIndexSync(docs);
+  const setBytes = Math.ceil(index.numDocs / 32) * 4;
+  const frequent = Array.from({ length: index.numTerms }, (_, t) => t).filter((t) => index.df[t]! * 32 >= index.numDocs);
+  const due = (t: number): number => Math.ceil(index.df[t]! / BUILD_AFTER_LOOKUPS);
+  const pool = bitsetPool(index, 10 * setBytes, true);
+  assert.ok(pool.words.buffer instanceof SharedArrayBuffer && pool.state.buffer instanceof SharedArrayBuffer);
+  const [a, b] = [new TermBitsets(index, pool), new TermBitsets(index, pool)];
+  const [t0, t1] = [frequent[0]!, frequent[1]!];
+  a.countLookups(t0, due(t0));
+  const built = a.get(t0)!;
+  assert.deepEqual(built, termBitset(index, t0));
+  // b has not looked t0 up often enough: none for it yet, though the pool has one
+  assert.equal(b.get(t0), undefined);
+  b.countLookups(t0, due(t0));
+  const seen = b.get(t0)!;
+  assert.equal(seen.buffer, built.buffer, "the same memory");
+  assert.equal(seen.byteOffset, built.byteOffset);
+  assert.equal(a.size, setBytes);
+  assert.equal(b.size, setBytes, "counted once for the pool");
+  // t1 being built by a third searcher: b goes on without it, and gets it once it is published
+  const k1 = frequent.indexOf(t1);
+  Atomics.store(pool.state, 1 + k1, -1);
+  b.countLookups(t1, due(t1));
+  assert.equal(b.get(t1), undefined);
+  Atomics.store(pool.state, 1 + k1, 0);
+  assert.deepEqual(b.get(t1), termBitset(index, t1));
+  assert.equal(a.size, 2 * setBytes);
+});
+
+test("a pool made for another index is refused", () => {
+  const index = buildIndexSync(docs);
+  const other = buildIndexSync(docs.slice(0, 1000));
+  assert.throws(() => new TermBitsets(index, bitsetPool(other)), /a bitset pool for another index/);
+});
+
 test("pruned search with full, partial and no bitsets equals exhaustive search", () => {
   const index = buildIndexSync(docs, { blockSize: 16 });
   const setBytes = Math.ceil(index.numDocs / 32) * 4;
@@ -98,4 +141,22 @@ test("pruned search with full, partial and no bitsets equals exhaustive search",
   // a clear bit also lowers the candidate's bound to its partial score (the term adds 0), so no
   // more documents are scored in full than without bitsets
   assert.ok(stats.full!.scored <= stats.none!.scored, `scored ${stats.full!.scored} with bitsets, ${stats.none!.scored} without`);
+});
+
+test("worker threads sharing one pool return the rows of a searcher without bitsets", async () => {
+  const dir = tempDir("cspipe-bitsets-");
+  try {
+    const index = buildIndexSync(docs, { blockSize: 16 });
+    const path = join(dir, "i.bm25");
+    writeIndex(index, path);
+    const params = { k1: 0.82, b: 0.68 };
+    const plain = new Searcher(index, params, { bitsetBudgetBytes: 0 });
+    const topics = qs.map((text, i) => ({ qid: `q${i}`, text }));
+    const expected = topics.flatMap((t) => plain.search(t.text, 50).map((h, r) => ({ qid: t.qid, pid: h.pid, rank: r + 1, score: h.score })));
+    const rows: RunRow[] = [];
+    for await (const batch of searchBatchParallel(path, topics, { ...params, k: 50, threads: 2, batchSize: 10 })) rows.push(...batch);
+    assert.deepEqual(rows, expected);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
