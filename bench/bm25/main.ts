@@ -73,7 +73,7 @@ function runJson(cmd: string, args: readonly string[]): Json[] {
 const tsx = (script: string, args: readonly string[]): Json[] => runJson(process.execPath, ["--import", "tsx", join(HERE, script), ...args]);
 const java = (classpath: string, args: readonly string[], heap: string): Json[] => runJson("java", [`-Xms${heap}`, `-Xmx${heap}`, "-cp", classpath, join(HERE, "LuceneBench.java"), ...args]);
 const fmt = (x: number): string => (Number.isNaN(x) ? "-" : x >= 100 ? Math.round(x).toLocaleString("en-US") : x.toFixed(2));
-const mib = (kib: number): string => `${Math.round(kib / 1024).toLocaleString("en-US")} MiB`;
+const mib = (kib: number): string => (Number.isNaN(kib) ? "-" : `${Math.round(kib / 1024).toLocaleString("en-US")} MiB`);
 const pathBytes = (p: string): number => (statSync(p).isDirectory() ? 0 : statSync(p).size);
 
 async function main(): Promise<void> {
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
     let ourHits: HitList[] = [];
     let theirHits: HitList[] = [];
     let stats: unknown;
+    const searchRss = { ours: [] as number[], lucene: [] as number[] };
     const args = [queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), values.warmup, "1"];
     for (let r = 0; r < REPEATS; r++) {
       const o = tsx("cspipe-run.ts", ["search", ours, ...args, "0"]);
@@ -126,11 +127,13 @@ async function main(): Promise<void> {
       qps.oursCpu.push(NQ / (o[0]!.cpuSeconds as number));
       ourHits = o[1]!.firstHits as HitList[];
       stats = o[1]!.stats;
+      searchRss.ours.push(o[1]!.peakRssKiB as number);
       if (lucene) {
         const l = java(lucene, ["search", theirs, ...args, "0"], "1g");
         qps.lucene.push(NQ / (l[0]!.seconds as number));
         qps.luceneCpu.push(NQ / (l[0]!.cpuSeconds as number));
         theirHits = l[1]!.firstHits as HitList[];
+        searchRss.lucene.push(l[1]!.peakRssKiB as number);
       }
       if (values.exhaustive) {
         const e = tsx("cspipe-run.ts", ["search", ours, ...args, "1"]);
@@ -156,6 +159,9 @@ async function main(): Promise<void> {
     row(`search top-${K}, q/s, 1 thread (median of ${REPEATS})`, median(qps.ours), lucene ? median(qps.lucene) : undefined, true);
     row(`search top-${K}, q/s, 1 thread (min of ${REPEATS})`, minimum(qps.ours), lucene ? minimum(qps.lucene) : undefined, true);
     row(`search top-${K}, queries per CPU-second (median)`, median(qps.oursCpu), lucene ? median(qps.luceneCpu) : undefined, true);
+    // the search child's whole process: the index read into memory (cspipe) or mapped (Lucene's pages
+    // touched count), the JIT, and cspipe's term bitsets
+    console.log(`| search, peak RSS (median) | ${mib(median(searchRss.ours))} | ${lucene ? mib(median(searchRss.lucene)) : "-"} | |`);
     if (values.exhaustive) console.log(`| cspipe exhaustive scorer, q/s (median; per CPU-s) | ${fmt(median(qps.exhaustive))} (${fmt(median(qps.exhaustiveCpu))}) | | pruned/exhaustive ${(median(qps.ours) / median(qps.exhaustive)).toFixed(2)}x |`);
     if (parallel) console.log(`| cspipe ${THREADS} worker threads, q/s steady (whole run incl. start-up) | ${fmt(parallel.steadyQps as number)} (${fmt(NQ / (parallel.seconds as number))}) | | |`);
     console.log(`\ncspipe pruning counters (all passes of the last repeat): ${JSON.stringify(stats)}`);
@@ -164,7 +170,7 @@ async function main(): Promise<void> {
       console.log(`hits vs Lucene on the first ${ourHits.length} queries: ${c.identical} identical lists, ${c.agreeAboveKth} agree above the k-th score, max |score diff| ${c.maxDiff}${c.problems.length ? `; DIFFER: ${c.problems.slice(0, 3).join("; ")}` : ""}`);
       if (c.problems.length > 0) process.exitCode = 1;
     }
-    writeFileSync(join(dataDir, `last-run-${N}.json`), JSON.stringify({ date: new Date().toISOString(), N, NQ, K, build: { cspipe: b, lucene: lb }, qps, parallel }, null, 1));
+    writeFileSync(join(dataDir, `last-run-${N}.json`), JSON.stringify({ date: new Date().toISOString(), N, NQ, K, build: { cspipe: b, lucene: lb }, qps, searchRss, parallel }, null, 1));
   } finally {
     if (!keep) rmSync(work, { recursive: true, force: true });
     else console.log(`indexes kept in ${work}`);

@@ -30,6 +30,7 @@
  */
 import { Cursors, END, INFLATE, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
+import type { BitsetPool } from "./term-bitsets.ts";
 import type { TopK } from "./topk.ts";
 import { maxNormByte, sumsAreOrderFree } from "./sum-order.ts";
 
@@ -54,6 +55,10 @@ export interface PruningStats {
   scored: number;
   /** Postings blocks decoded whole (lookups read single postings). */
   blocksDecoded: number;
+  /** Candidate lookups answered "absent" by a term's document bitset (./term-bitsets.ts), not counted in `lookups`. */
+  bitsetMisses: number;
+  /** Bytes of term bitsets in the searcher's pool (shared with the other threads of a parallel search). */
+  bitsetBytes: number;
   /** Blocks of essential clauses not decoded: no new candidate could reach θ there. */
   blocksSkipped: number;
   /** Outer windows skipped whole (every clause non-essential there). */
@@ -94,13 +99,14 @@ export class BlockMaxScorer {
   /** The smallest norm factor of any matching document (cache at the largest norm byte). */
   private readonly minNormInverse: number;
 
-  constructor(index: Bm25Index, normCache: Float32Array) {
-    this.c = new Cursors(index, normCache);
+  constructor(index: Bm25Index, normCache: Float32Array, bitsets?: BitsetPool | number) {
+    this.c = new Cursors(index, normCache, bitsets);
     this.minNormInverse = normCache[maxNormByte(index.norms)]!;
   }
 
   get stats(): PruningStats {
-    return { ...this.counters, lookups: this.c.lookups, blocksDecoded: this.c.blocksDecoded };
+    const c = this.c;
+    return { ...this.counters, lookups: c.lookups, blocksDecoded: c.blocksDecoded, bitsetMisses: c.bitsetMisses, bitsetBytes: c.bitsetBytes };
   }
 
   private ensure(m: number): void {

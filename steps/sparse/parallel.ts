@@ -1,6 +1,8 @@
 /**
  * searchBatchParallel: BM25 top-k for a stream of queries on `threads` worker threads.
- * The index is read once into SharedArrayBuffers and shared by all workers (no copies); queries
+ * The index is read once into SharedArrayBuffers and shared by all workers (no copies), and so is
+ * the pool of frequent terms' document bitsets (./term-bitsets.ts: each built once, by whichever
+ * worker needs it first, within one budget for all threads); queries
  * are sent in batches, at most 2 batches in flight per worker, and results come back as one array
  * of run rows per batch, in input order, so output is deterministic whatever the thread count.
  */
@@ -10,6 +12,7 @@ import type { Bm25Index } from "./index.ts";
 import { readIndex } from "./index-file.ts";
 import type { RunRow, SearchOptions } from "./search.ts";
 import type { BatchReply, BatchRequest, WorkerInit } from "./search-worker.ts";
+import { bitsetPool, defaultBitsetBudget } from "./term-bitsets.ts";
 
 export interface ParallelOptions extends SearchOptions {
   /** Worker threads (default: available parallelism). */
@@ -18,6 +21,8 @@ export interface ParallelOptions extends SearchOptions {
   readonly batchSize?: number;
   readonly onProgress?: (done: number, total?: number) => void;
   readonly total?: number;
+  /** Bytes of term bitsets for all threads together (default: defaultBitsetBudget; 0: none). */
+  readonly bitsetBudgetBytes?: number;
 }
 
 export type QueryInput = { readonly qid: string; readonly text: string };
@@ -44,7 +49,7 @@ export async function* searchBatchParallel(
   const idx = typeof index === "string" ? readIndex(index, { shared: true }) : index;
   const threads = Math.max(1, opts.threads ?? availableParallelism());
   const batchSize = Math.max(1, opts.batchSize ?? 64);
-  const init: WorkerInit = { index: idx, k1: opts.k1, b: opts.b };
+  const init: WorkerInit = { index: idx, k1: opts.k1, b: opts.b, bitsets: bitsetPool(idx, opts.bitsetBudgetBytes ?? defaultBitsetBudget(idx), true) };
   const workers = Array.from({ length: threads }, () => startWorker(init));
   const results = new Map<number, RunRow[]>();
   const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];

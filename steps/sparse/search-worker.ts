@@ -6,11 +6,14 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Bm25Index } from "./index.ts";
 import { Searcher } from "./search.ts";
 import type { RunRow } from "./search.ts";
+import type { BitsetPool } from "./term-bitsets.ts";
 
 export interface WorkerInit {
   readonly index: Bm25Index;
   readonly k1: number;
   readonly b: number;
+  /** Shared by all the workers of a search (SharedArrayBuffers). */
+  readonly bitsets: BitsetPool;
 }
 export interface BatchRequest {
   readonly seq: number;
@@ -20,7 +23,7 @@ export interface BatchRequest {
 export type BatchReply = { readonly seq: number; readonly rows: RunRow[] } | { readonly seq: number; readonly error: string };
 
 const init = workerData as WorkerInit;
-const searcher = new Searcher(init.index, { k1: init.k1, b: init.b });
+const searcher = new Searcher(init.index, { k1: init.k1, b: init.b }, { bitsetPool: init.bitsets });
 parentPort?.on("message", (req: BatchRequest) => {
   try {
     const rows: RunRow[] = [];

@@ -17,6 +17,7 @@ import type { Bm25Params } from "./similarity.ts";
 import { BlockMaxScorer } from "./block-max.ts";
 import type { PruningStats } from "./block-max.ts";
 import { normCacheIsMonotone } from "./blocks.ts";
+import type { BitsetPool } from "./term-bitsets.ts";
 import { TopK } from "./topk.ts";
 import { BlockReader, MAX_BLOCK_SIZE, postingsView } from "./postings.ts";
 
@@ -25,6 +26,17 @@ export { TopK } from "./topk.ts";
 export interface SearchOptions extends Bm25Params {
   /** Hits per query (Pyserini's default is 1000; mining uses 100). */
   readonly k: number;
+}
+
+export interface SearcherOptions {
+  /**
+   * Bytes of document bitsets of frequent terms (./term-bitsets.ts) this searcher may build: they
+   * answer most lookups of the pruned search without the postings. 0 turns them off; the hits are
+   * the same either way. Default: defaultBitsetBudget (a quarter of the postings, at least 64 MiB).
+   */
+  readonly bitsetBudgetBytes?: number;
+  /** A pool of bitsets shared with other searchers of the same index (other threads); overrides bitsetBudgetBytes. */
+  readonly bitsetPool?: BitsetPool;
 }
 
 export interface Hit {
@@ -54,11 +66,12 @@ export class Searcher {
   constructor(
     readonly index: Bm25Index,
     readonly params: Bm25Params,
+    options: SearcherOptions = {},
   ) {
     const avgdl = index.docCount > 0 ? averageLength(index.sumTotalTermFreq, index.docCount) : 1;
     this.normCache = normInverseCache(params, avgdl);
     // The block bounds assume scores fall with the norm byte (any k1 > 0, 0 <= b <= 1); else score everything.
-    this.pruner = normCacheIsMonotone(this.normCache) ? new BlockMaxScorer(index, this.normCache) : undefined;
+    this.pruner = normCacheIsMonotone(this.normCache) ? new BlockMaxScorer(index, this.normCache, options.bitsetPool ?? options.bitsetBudgetBytes) : undefined;
   }
 
   /** Whether `search` prunes (false only for parameters where the block bounds do not hold). */
