@@ -159,6 +159,14 @@ async function main(): Promise<void> {
     row(`search top-${K}, q/s, 1 thread (median of ${REPEATS})`, median(qps.ours), lucene ? median(qps.lucene) : undefined, true);
     row(`search top-${K}, q/s, 1 thread (min of ${REPEATS})`, minimum(qps.ours), lucene ? minimum(qps.lucene) : undefined, true);
     row(`search top-${K}, queries per CPU-second (median)`, median(qps.oursCpu), lucene ? median(qps.luceneCpu) : undefined, true);
+    if (lucene) {
+      // each repeat runs the two children back to back: a ratio within a repeat shares most of the machine's load
+      const pairs = (a: number[], l: number[]): string => {
+        const r = a.map((x, i) => x / l[i]!);
+        return `${median(r).toFixed(2)}x (${r.map((x) => x.toFixed(2)).join(", ")})`;
+      };
+      console.log(`| search, median of the per-repeat ratios: wall; per CPU-second | | | ${pairs(qps.ours, qps.lucene)}; ${pairs(qps.oursCpu, qps.luceneCpu)} |`);
+    }
     // the search child's whole process: the index read into memory (cspipe) or mapped (Lucene's pages
     // touched count), the JIT, and cspipe's term bitsets
     console.log(`| search, peak RSS (median) | ${mib(median(searchRss.ours))} | ${lucene ? mib(median(searchRss.lucene)) : "-"} | |`);
