@@ -258,7 +258,7 @@ export class Cursors {
     if (b === end) return 0;
     let y = 0;
     // blocks b.. up to and including the first that reaches hi - 1; a whole group at a time when
-    // the group is the term's and its first GROUP - 1 blocks end before hi - 1
+    // the group is the term's and all its blocks but the last end before hi - 1
     outer: while (b < end) {
       for (let l = 0; l < GROUP_LEVELS; l++) {
         const shift = LEVEL_SHIFTS[l]!;
@@ -285,7 +285,7 @@ export class Cursors {
     return this.bitsets.size;
   }
 
-  /** Clause i's document bitset, when its term is frequent enough to have one (built on first use). */
+  /** Clause i's document bitset, when its term has one (frequent, looked up often enough: ./term-bitsets.ts); asked once per query. */
   filter(i: number): Int32Array | undefined {
     if (this.filterAsked[i] === 0) {
       this.filterAsked[i] = 1;
@@ -307,8 +307,8 @@ export class Cursors {
    * already passed over d, or when d lies outside the clause's `gaps` [start, end] pairs: an
    * essential clause's score is then already in the partial) and `after`; below theta it is
    * dropped, else the clause is looked up and its score added. A document whose bit in the clause's
-   * bitset (./term-bitsets.ts, frequent terms only) is clear has score 0 there and is not looked up. Keeps the survivors in place; returns
-   * how many.
+   * bitset (./term-bitsets.ts, frequent terms only) is clear has score 0 there and is not looked up.
+   * Keeps the survivors in place; returns how many.
    */
   completeClause(i: number, lo: number, candO: Int32Array, candP: Float64Array, n: number, after: number, theta: number, gaps: Int32Array | undefined, ng: number): number {
     const last = this.index.blockLastDoc;
