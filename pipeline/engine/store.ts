@@ -259,16 +259,16 @@ export class Store {
   /**
    * Run records with their files, oldest first; with `newest`, only the last that many. An
    * unreadable record is skipped, or with `strict` (gc: it must not forget what a record
-   * keeps) an error naming it.
+   * keeps) an error naming it. With `wanted`, a record whose text it refuses is skipped unparsed.
    */
-  async runRecords(newest?: number, options: { strict?: boolean } = {}): Promise<{ file: string; record: RunRecord }[]> {
+  async runRecords(newest?: number, options: { strict?: boolean; wanted?: (text: string) => boolean } = {}): Promise<{ file: string; record: RunRecord }[]> {
     const dir = join(this.root, "runs");
     const names = await this.jsonFiles(dir);
     const out: { file: string; record: RunRecord }[] = [];
     for (const name of newest === undefined ? names : names.slice(-newest)) {
       const file = join(dir, name);
       try {
-        const record = await readStoreJson<RunRecord>(file, keysShape("keys"));
+        const record = await readStoreJson<RunRecord>(file, keysShape("keys"), options.wanted);
         if (record) out.push({ file, record });
       } catch (e) {
         if (options.strict) throw e;
@@ -285,14 +285,9 @@ export class Store {
   /** Step name -> seconds of its latest execution among the newest `lookBack` run records. */
   async measuredSeconds(lookBack = 10): Promise<Map<string, number>> {
     const out = new Map<string, number>();
-    const dir = join(this.root, "runs");
-    const records: RunRecord[] = [];
-    for (const name of (await this.jsonFiles(dir)).slice(-lookBack)) {
-      // A record without "seconds" (a run that executed nothing: every no-op rerun) adds nothing: not parsed (1,000 steps: ~200 kB).
-      const r = await readStoreJson<RunRecord>(join(dir, name), keysShape("keys"), (text) => text.includes('"seconds"')).catch(() => undefined);
-      if (r) records.push(r); // unreadable ones skipped, as runs() skips them
-    }
-    for (const r of records.reverse()) {
+    // A record without "seconds" (a run that executed nothing: every no-op rerun) adds nothing: not parsed (1,000 steps: ~200 kB).
+    const records = await this.runRecords(lookBack, { wanted: (text) => text.includes('"seconds"') });
+    for (const { record: r } of records.reverse()) {
       for (const [name, s] of Object.entries(r.steps ?? {})) {
         if (!out.has(name) && typeof s.seconds === "number" && Number.isFinite(s.seconds) && s.seconds >= 0) out.set(name, s.seconds);
       }
