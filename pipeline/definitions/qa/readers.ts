@@ -76,8 +76,14 @@ export function retrieverSeed(ctx: DenseContext, retriever: QaRetriever, seed: n
   return seed;
 }
 
-/** A suffix naming a retriever seed in step names: "" for BM25, ".s<seed>" for DPR. */
-const seedTag = (seed: number | null): string => (seed === null ? "" : `.s${seed}`);
+/**
+ * How step names call the passages a reader of `seed` reads: "<dataset tag>.<retriever>", with
+ * ".s<seed>" for DPR (BM25's run has no seed, so its readers of every seed share its data steps).
+ */
+function passagesName(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): string {
+  const rs = retrieverSeed(ctx, retriever, seed);
+  return `${tag(ctx, dataset)}.${retriever}${rs === null ? "" : `.s${rs}`}`;
+}
 
 /** A retriever's run over one split: BM25, or DPR (IBN) / DPR (IHN, last iteration) trained with `seed`. */
 export function retrieverRun(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, seed: number): Run {
@@ -95,7 +101,7 @@ export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaR
     const q = qaSetupOf(ctx);
     const t = datasetTables(dataset, ctx.data);
     return use(buildReaderData, {
-      name: `build-reader-data.${tag(ctx, dataset)}.${retriever}${seedTag(rs)}.${split}`,
+      name: `build-reader-data.${passagesName(ctx, dataset, retriever, seed)}.${split}`,
       params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
       inputs: { run: retrieverRun(ctx, dataset, retriever, split, seed), turns: t.turns, passages: t.passages },
     }).out.data;
@@ -190,7 +196,7 @@ export function pretrainedReader(ctx: DenseContext, pretraining?: ReaderPretrain
  */
 export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:dpr-reader"> {
   return memo(["dpr-reader", ctx, dataset, retriever, seed], () => {
-    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`);
+    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
     const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}.s${seed}`;
     const params = readerParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() } }).out.model;
@@ -270,7 +276,7 @@ export function spanPretrainedT5(ctx: DenseContext, t5: T5Shape, span: SpanPretr
 /** FiD fine-tuned with `seed` on a retriever's passages of a dataset; on mini its start (FiD pre-trained on mini-nq) is a candidate, as the DPR reader's. */
 export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:fid"> {
   return memo(["fid", ctx, dataset, retriever, seed], () => {
-    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`);
+    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
     const name = `train-fid.${tag(ctx, dataset)}.${retriever}.s${seed}`;
     const params = fidParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() } }).out.model;
@@ -289,9 +295,8 @@ export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: Qa
     if (reader === "dpr-reader") {
       return use(predictDprReader, { name: `predict-dpr-reader.${name}`, params: {}, inputs: { model: dprReader(ctx, dataset, retriever, seed), data, vocab: baseOf(ctx).vocab } }).out.predictions;
     }
-    const evalName = `${tag(ctx, dataset)}.${retriever}${seedTag(retrieverSeed(ctx, retriever, seed))}`;
     const inputs = memo(["fid-eval-inputs", ctx, dataset, retriever, retrieverSeed(ctx, retriever, seed)], () =>
-      use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${evalName}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs,
+      use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${passagesName(ctx, dataset, retriever, seed)}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs,
     );
     return use(predictFid, { name: `predict-fid.${name}`, params: {}, inputs: { model: fidReader(ctx, dataset, retriever, seed), inputs } }).out.predictions;
   });
