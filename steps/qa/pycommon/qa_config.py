@@ -1,5 +1,6 @@
 """A reader's config JSON checked against its generated schema (steps/qa/config-schema.ts is the
 one source): defaults, types, ranges, unknown keys as errors, and the `init` union."""
+from collections import Counter
 import json
 import os
 
@@ -113,14 +114,7 @@ def token_f1(golds, prediction):
         g = normalize_answer(gold).split()
         if not g or not p:
             return 1.0 if len(g) == len(p) else 0.0
-        counts = {}
-        for t in g:
-            counts[t] = counts.get(t, 0) + 1
-        same = 0
-        for t in p:
-            if counts.get(t, 0) > 0:
-                same += 1
-                counts[t] -= 1
+        same = sum((Counter(g) & Counter(p)).values())
         if same == 0:
             return 0.0
         precision, recall = same / len(p), same / len(g)
