@@ -38,6 +38,9 @@ export const BUILD_AFTER_LOOKUPS = 8;
 
 type PoolIndex = Pick<Bm25Index, "numDocs" | "df" | "numTerms" | "postings">;
 
+/** 32-bit words of one bitset over numDocs documents. */
+const wordsPerSet = (numDocs: number): number => (numDocs + 31) >>> 5;
+
 /**
  * The default budget: a quarter of the index's postings bytes, at least 64 MiB. The bitsets of
  * every term with df >= N/32 took 23% of the postings at 1M and 10M generated passages (33 and
@@ -74,13 +77,13 @@ export interface BitsetPool {
 /** A pool for `index` holding at most `budgetBytes` of bitsets (and no more than its frequent terms need). */
 export function bitsetPool(index: PoolIndex, budgetBytes: number = defaultBitsetBudget(index), shared = false): BitsetPool {
   const frequent = frequentTerms(index).length;
-  const wordsPerSet = (index.numDocs + 31) >>> 5;
-  const capacity = Math.min(frequent, Math.floor(budgetBytes / (wordsPerSet * 4)));
+  const words = wordsPerSet(index.numDocs);
+  const capacity = Math.min(frequent, Math.floor(budgetBytes / (words * 4)));
   const ints = (n: number): Int32Array => (shared ? new Int32Array(new SharedArrayBuffer(n * 4)) : new Int32Array(n));
-  return { state: ints(1 + frequent), words: ints(capacity * wordsPerSet), wordsPerSet, capacity };
+  return { state: ints(1 + frequent), words: ints(capacity * words), wordsPerSet: words, capacity };
 }
 
-/** Sets the bits of term t's documents in `bits` (zeroed, (numDocs + 31) >>> 5 words): bit d % 32 of word d >>> 5 for document d. */
+/** Sets the bits of term t's documents in `bits` (zeroed, wordsPerSet(numDocs) words): bit d % 32 of word d >>> 5 for document d. */
 export function fillTermBitset(index: Pick<Bm25Index, "postings" | "termBlockOffsets" | "blockStart" | "blockLastDoc">, t: number, bits: Int32Array): Int32Array {
   const r = new BlockReader();
   const docs = new Int32Array(MAX_BLOCK_SIZE);
@@ -100,7 +103,7 @@ export function fillTermBitset(index: Pick<Bm25Index, "postings" | "termBlockOff
 
 /** The document bitset of term t, in new memory. */
 export function termBitset(index: Pick<Bm25Index, "numDocs" | "postings" | "termBlockOffsets" | "blockStart" | "blockLastDoc">, t: number): Int32Array {
-  return fillTermBitset(index, t, new Int32Array((index.numDocs + 31) >>> 5));
+  return fillTermBitset(index, t, new Int32Array(wordsPerSet(index.numDocs)));
 }
 
 /** One searcher's view of a pool: its own lookup counts, the pool's bitsets. */
@@ -119,8 +122,9 @@ export class TermBitsets {
   ) {
     this.pool = typeof poolOrBudget === "number" ? bitsetPool(index, poolOrBudget) : poolOrBudget;
     frequentTerms(index).forEach((t, k) => this.slots.set(t, k));
-    if (this.slots.size + 1 !== this.pool.state.length || this.pool.wordsPerSet !== (index.numDocs + 31) >>> 5) {
-      throw new Error(`a bitset pool for another index (${this.pool.state.length - 1} frequent terms, ${this.pool.wordsPerSet} words a set; this index: ${this.slots.size}, ${(index.numDocs + 31) >>> 5})`);
+    const words = wordsPerSet(index.numDocs);
+    if (this.slots.size + 1 !== this.pool.state.length || this.pool.wordsPerSet !== words) {
+      throw new Error(`a bitset pool for another index (${this.pool.state.length - 1} frequent terms, ${this.pool.wordsPerSet} words a set; this index: ${this.slots.size}, ${words})`);
     }
   }
 
