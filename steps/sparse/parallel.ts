@@ -12,7 +12,7 @@ import type { Bm25Index } from "./index.ts";
 import { readIndex } from "./index-file.ts";
 import type { RunRow, SearchOptions } from "./search.ts";
 import type { BatchReply, BatchRequest, WorkerInit } from "./search-worker.ts";
-import { bitsetPool, defaultBitsetBudget } from "./term-bitsets.ts";
+import { bitsetPool } from "./term-bitsets.ts";
 
 export interface ParallelOptions extends SearchOptions {
   /** Worker threads (default: available parallelism). */
@@ -49,7 +49,7 @@ export async function* searchBatchParallel(
   const idx = typeof index === "string" ? readIndex(index, { shared: true }) : index;
   const threads = Math.max(1, opts.threads ?? availableParallelism());
   const batchSize = Math.max(1, opts.batchSize ?? 64);
-  const init: WorkerInit = { index: idx, k1: opts.k1, b: opts.b, bitsets: bitsetPool(idx, opts.bitsetBudgetBytes ?? defaultBitsetBudget(idx), true) };
+  const init: WorkerInit = { index: idx, k1: opts.k1, b: opts.b, bitsets: bitsetPool(idx, opts.bitsetBudgetBytes, true) };
   const workers = Array.from({ length: threads }, () => startWorker(init));
   const results = new Map<number, RunRow[]>();
   const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
