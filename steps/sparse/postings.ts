@@ -149,21 +149,8 @@ export class BlockReader {
 
   /** Decodes every posting into docs/tfs (sized >= n); returns n. `view` is a DataView of the postings. */
   decode(view: DataView, docs: Int32Array, tfs: Int32Array): number {
-    const { n, first, docBits, tfBits, docArea, tfArea } = this;
-    docs[0] = first;
-    if (docBits === 0) {
-      for (let j = 1; j < n; j++) docs[j] = first;
-    } else {
-      const mask = this.docMask;
-      let bit = 0;
-      for (let j = 1; j < n; j++, bit += docBits) {
-        const at = docArea + (bit >>> 3);
-        const sh = bit & 7;
-        let v = view.getUint32(at, true) >>> sh;
-        if (docBits + sh > 32) v |= view.getUint8(at + 4) << (32 - sh);
-        docs[j] = first + (v & mask);
-      }
-    }
+    const n = this.decodeDocs(view, docs);
+    const { tfBits, tfArea } = this;
     if (tfBits === 0) {
       tfs.fill(1, 0, n);
     } else {
@@ -176,6 +163,26 @@ export class BlockReader {
         let v = view.getUint32(at, true) >>> sh;
         if (tfBits + sh > 32) v |= view.getUint8(at + 4) << (32 - sh);
         tfs[j] = 1 + (v & mask);
+      }
+    }
+    return n;
+  }
+
+  /** Decodes the documents of every posting into docs (sized >= n), not the tfs; returns n. */
+  decodeDocs(view: DataView, docs: Int32Array): number {
+    const { n, first, docBits, docArea } = this;
+    docs[0] = first;
+    if (docBits === 0) {
+      for (let j = 1; j < n; j++) docs[j] = first;
+    } else {
+      const mask = this.docMask;
+      let bit = 0;
+      for (let j = 1; j < n; j++, bit += docBits) {
+        const at = docArea + (bit >>> 3);
+        const sh = bit & 7;
+        let v = view.getUint32(at, true) >>> sh;
+        if (docBits + sh > 32) v |= view.getUint8(at + 4) << (32 - sh);
+        docs[j] = first + (v & mask);
       }
     }
     return n;

@@ -51,10 +51,13 @@ export function defaultBitsetBudget(index: Pick<Bm25Index, "postings">): number 
   return Math.max(MIN_DEFAULT_BITSET_BUDGET_BYTES, Math.floor(index.postings.byteLength / 4));
 }
 
-/** Terms that may get a bitset (df >= numDocs / 32), ascending: slot k of a pool belongs to the k-th. */
+/** Whether a term of document frequency df may get a bitset (df >= numDocs / 32). */
+export const mayHaveBitset = (df: number, numDocs: number): boolean => df * MIN_DENSITY_INVERSE >= numDocs;
+
+/** Terms that may get a bitset, ascending: slot k of a pool belongs to the k-th. */
 export function frequentTerms(index: PoolIndex): number[] {
   const out: number[] = [];
-  for (let t = 0; t < index.numTerms; t++) if (index.df[t]! * MIN_DENSITY_INVERSE >= index.numDocs) out.push(t);
+  for (let t = 0; t < index.numTerms; t++) if (mayHaveBitset(index.df[t]!, index.numDocs)) out.push(t);
   return out;
 }
 
@@ -87,12 +90,11 @@ export function bitsetPool(index: PoolIndex, budgetBytes: number = defaultBitset
 export function fillTermBitset(index: Pick<Bm25Index, "postings" | "termBlockOffsets" | "blockStart" | "blockLastDoc">, t: number, bits: Int32Array): Int32Array {
   const r = new BlockReader();
   const docs = new Int32Array(MAX_BLOCK_SIZE);
-  const tfs = new Int32Array(MAX_BLOCK_SIZE);
   const view = postingsView(index.postings);
   const first = index.termBlockOffsets[t]!;
   const end = index.termBlockOffsets[t + 1]!;
   for (let b = first; b < end; b++) {
-    const n = r.open(index.postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decode(view, docs, tfs);
+    const n = r.open(index.postings, index.blockStart[b]!, b === first ? -1 : index.blockLastDoc[b - 1]!).decodeDocs(view, docs);
     for (let j = 0; j < n; j++) {
       const d = docs[j]!;
       bits[d >>> 5]! |= 1 << (d & 31);
