@@ -9,7 +9,8 @@
  * maxima stay tight (the partitioning of Lucene 9's MaxScoreBulkScorer).
  *
  * Inner windows (at most 4096 documents): the essential clauses are scored term at a time into a
- * window buffer (a bitset of candidates plus each candidate's partial score), rarest clause first.
+ * window buffer (a bitset of candidates plus each candidate's partial score), rarest clause first,
+ * skipping documents that the clauses' document bitsets rule out (./window-mask.ts).
  * A block of a more frequent essential clause whose maximum plus the maxima of the clauses still to
  * come is below θ cannot make a new candidate: it is not decoded, and its range is remembered (a
  * gap) so that the candidates the other clauses find there look the clause up. Then the candidates
@@ -33,6 +34,7 @@ import type { Bm25Index } from "./index.ts";
 import type { BitsetPool } from "./term-bitsets.ts";
 import type { TopK } from "./topk.ts";
 import { maxNormByte, sumsAreOrderFree } from "./sum-order.ts";
+import { WindowMask } from "./window-mask.ts";
 
 const f = Math.fround;
 /** Documents per inner window (bitset + per-clause score buffer). */
@@ -67,11 +69,13 @@ export interface PruningStats {
   windowsScored: number;
   /** Queries scored exhaustively because their sums depend on the order (./sum-order.ts). */
   orderFallbacks: number;
+  /** Postings of essential clauses not made candidates because the clauses' bitsets rule their document out (./window-mask.ts). */
+  masked: number;
 }
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0 };
+  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0, masked: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -93,6 +97,8 @@ export class BlockMaxScorer {
   private readonly candP = new Float64Array(WINDOW);
   private readonly windowAcc = new Float64Array(WINDOW);
   private readonly windowBits = new Int32Array(WORDS);
+  /** Documents of the inner window that can still reach θ, by the clauses' bitsets (./window-mask.ts). */
+  private readonly mask = new WindowMask(WORDS);
   private nextTheta = Infinity;
   private ne = 0;
 
@@ -121,6 +127,7 @@ export class BlockMaxScorer {
     this.gapCount = new Int32Array(n);
     this.lk = new Int32Array(n);
     this.restAfter = new Float64Array(n);
+    this.mask.ensure(n);
     while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
     this.cap = n;
   }
@@ -225,6 +232,7 @@ export class BlockMaxScorer {
       return false;
     }
     const { wmax, ord, essential } = this;
+    this.mask.startQuery(c, m);
     for (let i = 0; i < m; i++) {
       ord[i] = i;
       essential[i] = 1;
@@ -304,6 +312,10 @@ export class BlockMaxScorer {
     const { windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
     const ess = m - this.ne;
     for (let i = 0; i < m; i++) gapCount[i] = 0;
+    const masked = this.mask.build(c, this.wmax, this.ord, this.ne, m, lo, hi, heap.threshold);
+    const mask = this.mask.words;
+    const maskBase = this.mask.base;
+    let dropped = 0;
     for (let q = 0; q < ess; q++) {
       const i = eOrd[q]!;
       const w = weight[i]!;
@@ -335,6 +347,11 @@ export class BlockMaxScorer {
         while (p < n) {
           d = docs[p]!;
           if (d >= hi) break;
+          if (masked && (mask[(d >>> 5) - maskBase]! & (1 << (d & 31))) === 0) {
+            p++;
+            dropped++;
+            continue;
+          }
           const tf = tfs[p]!;
           const norm = norms[d]!;
           const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
@@ -359,7 +376,10 @@ export class BlockMaxScorer {
         cur[i] = c.docs[i]![0]!;
       }
     }
-    return this.completeCandidates(lo, m, heap);
+    this.counters.masked += dropped;
+    const found = this.completeCandidates(lo, m, heap);
+    this.mask.countUses(c, found + dropped);
+    return found;
   }
 
   /**

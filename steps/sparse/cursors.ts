@@ -294,6 +294,11 @@ export class Cursors {
     return this.filters[i];
   }
 
+  /** Records n documents that clause i's bitset would have told apart (it has none yet): they count as lookups towards building it. */
+  countUses(i: number, n: number): void {
+    if (this.filters[i] === undefined) this.bitsets.countLookups(this.term[i]!, n);
+  }
+
   /** Starts a run of lookups (increasing documents) of clause i from block b (which may lie behind the last run's). */
   startLookups(i: number, b: number): void {
     this.lkBlk[i] = b;
