@@ -12,9 +12,10 @@
  * clauses that have one. Bounds are inflated as everywhere (INFLATE, ./cursors.ts), so a document
  * ruled out scores strictly below θ: a document tying θ is kept (it may win on its id).
  *
- * Why: on queries of frequent terms (the slowest of the bench's generated queries at 10M) θ needs
- * most of the terms, and most candidates hold one or two of them; each would be made, tested
- * against θ and looked up in the other clauses, one at a time.
+ * Why: on queries of frequent terms only (among the slowest of the bench's generated queries at
+ * 10M) θ needs most of the terms, and most candidates hold one or two of them; each would be made,
+ * tested against θ and looked up in the other clauses, one at a time. It does not reach long
+ * queries of mid-frequency terms: those get no bitsets (df < N/32) and count as present.
  *
  * Cost: a word of mask costs an AND per required bitset and `least` operations per counted one; a
  * posting ruled out saves a candidate (a pass-1 test and some lookup-clause tests, ~MASK_SAVES
