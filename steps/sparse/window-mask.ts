@@ -74,7 +74,6 @@ export class WindowMask {
   /** Before a query's first window (c reset to its m clauses). */
   startQuery(c: Cursors, m: number): void {
     this.maskable = false;
-    this.nWanted = 0;
     for (let i = 0; i < m; i++) if (mayHaveBitset(c.df[i]!, c.index.numDocs)) this.maskable = true;
   }
 
