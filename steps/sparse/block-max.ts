@@ -13,8 +13,10 @@
  * skipping documents that the clauses' document bitsets rule out (./window-mask.ts).
  * A block of a more frequent essential clause whose maximum plus the maxima of the clauses still to
  * come is below θ cannot make a new candidate: it is not decoded, and its range is remembered (a
- * gap) so that the candidates the other clauses find there look the clause up. Then the candidates
- * are completed one lookup clause at a time (non-essential clauses and essential ones with gaps,
+ * gap) so that the candidates the other clauses find there look the clause up. Likewise a single
+ * posting that is not yet a candidate's, and whose score plus the maxima of the clauses still to
+ * come is below θ, makes no candidate (see "New candidates" below). Then the candidates are
+ * completed one lookup clause at a time (non-essential clauses and essential ones with gaps,
  * largest window maximum first): a candidate is dropped as soon as its partial score plus the
  * clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ, else
  * the clause is looked up. Each clause's lookup pointer only moves forward and remembers the next
@@ -28,6 +30,16 @@
  * because it may still win on the passage id. Bounds are sums of float32 maxima in double, inflated
  * by a relative 2^-32 (far above the double rounding of a few hundred terms, far below anything
  * that changes what is pruned). fround is monotone: fround(bound) < θ => fround(score) < θ.
+ *
+ * New candidates: call a document's first clause the first essential clause, in scan order, that
+ * holds it. If that posting is scanned, the document becomes a candidate and each later posting of
+ * it adds to its partial score. If it is not, the document's score is below θ whatever follows: it
+ * was masked (./window-mask.ts), or it lies in a skipped block, or the posting was cut, and in the
+ * last two cases the block maximum or the posting's score plus the maxima of the clauses after it
+ * (all the document can still hold) is below θ. So a posting that is not a candidate's and fails
+ * its clause's test may be left out. If a later clause then makes the document a candidate, its sum
+ * lacks that score, but the true score is below θ already and θ only rises: the heap turns it away.
+ * The test reads the window's candidate bit, set iff an earlier clause scanned the document.
  */
 import { Cursors, END, INFLATE, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
@@ -71,11 +83,13 @@ export interface PruningStats {
   orderFallbacks: number;
   /** Postings of essential clauses not made candidates because the clauses' bitsets rule their document out (./window-mask.ts). */
   masked: number;
+  /** Postings of essential clauses that made no new candidate: the document could not reach θ with them (see "New candidates" in ./block-max.ts). */
+  cut: number;
 }
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0, masked: 0 };
+  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0, masked: 0, cut: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -316,10 +330,16 @@ export class BlockMaxScorer {
     const mask = this.mask.words;
     const maskBase = this.mask.base;
     let dropped = 0;
+    let cut = 0;
+    const theta = heap.threshold;
     for (let q = 0; q < ess; q++) {
       const i = eOrd[q]!;
       const w = weight[i]!;
       const tableBase = (i * TABLE_TF - 1) * 256;
+      // A posting that would make a new candidate whose score here plus the maxima of the clauses
+      // still to come is below θ makes none (see "New candidates" above).
+      const bound = rest[q]!;
+      const cuts = f(bound * INFLATE) < theta;
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
       while (cur[i]! < hi) {
@@ -356,8 +376,15 @@ export class BlockMaxScorer {
           const norm = norms[d]!;
           const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
           const o = d - lo;
+          const bit = 1 << (o & 31);
+          const word = windowBits[o >>> 5]!;
+          if (cuts && (word & bit) === 0 && f((s + bound) * INFLATE) < theta) {
+            p++;
+            cut++;
+            continue;
+          }
           windowAcc[o]! += s;
-          windowBits[o >>> 5]! |= 1 << (o & 31);
+          windowBits[o >>> 5] = word | bit;
           p++;
         }
         if (p < n) {
@@ -377,8 +404,9 @@ export class BlockMaxScorer {
       }
     }
     this.counters.masked += dropped;
+    this.counters.cut += cut;
     const found = this.completeCandidates(lo, m, heap);
-    this.mask.countUses(c, found + dropped);
+    this.mask.countUses(c, found + dropped + cut);
     return found;
   }
 

@@ -18,6 +18,7 @@ for (const blockSize of [4, 32, 128]) {
     let prunedAway = 0;
     let tiesAtK = 0;
     let fallbacks = 0;
+    let cut = 0;
     for (const params of [
       { k1: 0.82, b: 0.68 },
       { k1: 0.9, b: 0.4 },
@@ -42,11 +43,13 @@ for (const blockSize of [4, 32, 128]) {
         }
       }
       fallbacks += s.stats!.orderFallbacks;
+      cut += s.stats!.cut;
     }
     assert.equal(fallbacks, 0, "no query fell back to exhaustive scoring for its sums' order");
     assert.ok(compared > 50_000, `only ${compared} hits compared`);
     assert.ok(prunedAway > 300, `pruning skipped documents in only ${prunedAway} queries`);
     assert.ok(tiesAtK > 20, `only ${tiesAtK} queries with a tie at the k-th place`);
+    assert.ok(cut > 1000, `only ${cut} postings made no new candidate`);
   });
 }
 
