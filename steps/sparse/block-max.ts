@@ -326,12 +326,12 @@ export class BlockMaxScorer {
     const { windowAcc, windowBits, eOrd, rest, gapCount, blockAtStart } = this;
     const ess = m - this.ne;
     for (let i = 0; i < m; i++) gapCount[i] = 0;
-    const masked = this.mask.build(c, this.wmax, this.ord, this.ne, m, lo, hi, heap.threshold);
+    const theta = heap.threshold; // fixed while the essential clauses are scanned (offers come after)
+    const masked = this.mask.build(c, this.wmax, this.ord, this.ne, m, lo, hi, theta);
     const mask = this.mask.words;
     const maskBase = this.mask.base;
     let dropped = 0;
     let cut = 0;
-    const theta = heap.threshold;
     for (let q = 0; q < ess; q++) {
       const i = eOrd[q]!;
       const w = weight[i]!;
@@ -345,7 +345,7 @@ export class BlockMaxScorer {
       while (cur[i]! < hi) {
         const b = c.blk[i]!;
         const rangeEnd = Math.min(hi - 1, last[b]!);
-        if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < heap.threshold) {
+        if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < theta) {
           // No new candidate can come from this block: the candidates the other clauses find in its
           // range look the clause up when they are completed (the range is remembered as a gap).
           this.counters.blocksSkipped++;
