@@ -1,6 +1,6 @@
-// The bitset mask of the pruned search (steps/sparse/block-max.ts, buildMask): documents that lack a
-// required clause, or hold too few of the other clauses to reach θ, are not made candidates. The
-// hits stay exactly the exhaustive scorer's, and the mask does rule documents out.
+// The bitset mask of the pruned search (steps/sparse/window-mask.ts, WindowMask.build): documents
+// that lack a required clause, or hold too few of the other clauses to reach θ, are not made
+// candidates. The hits stay exactly the exhaustive scorer's, and the mask does rule documents out.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildIndexSync } from "../../steps/sparse/index.ts";
