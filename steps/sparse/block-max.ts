@@ -15,7 +15,9 @@
  * come is below θ cannot make a new candidate: it is not decoded, and its range is remembered (a
  * gap) so that the candidates the other clauses find there look the clause up. Likewise a single
  * posting that is not yet a candidate's, and whose score plus the maxima of the clauses still to
- * come is below θ, makes no candidate (see "New candidates" below). Then the candidates are
+ * come is below θ, makes no candidate; nor does one whose score plus the maxima of those of them
+ * its document holds, told by their document bitsets, is below θ (./bitset-cut.ts; see "New
+ * candidates" below). Then the candidates are
  * completed one lookup clause at a time (non-essential clauses and essential ones with gaps,
  * largest window maximum first): a candidate is dropped as soon as its partial score plus the
  * clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ, else
@@ -36,16 +38,18 @@
  * it adds to its partial score. If it is not, the document's score is below θ whatever follows: it
  * was masked (./window-mask.ts), or it lies in a skipped block, or the posting was cut, and in the
  * last two cases the block maximum or the posting's score plus the maxima of the clauses after it
- * (all the document can still hold) is below θ. So a posting that is not a candidate's and fails
- * its clause's test may be left out. If a later clause then makes the document a candidate, its sum
- * lacks that score, but the true score is below θ already and θ only rises: the heap turns it away.
- * The test reads the window's candidate bit, set iff an earlier clause scanned the document.
+ * (all the document can still hold; with bitsets, of those it holds) is below θ. So a posting that
+ * is not a candidate's and fails its clause's test may be left out. If a later clause then makes
+ * the document a candidate, its sum lacks that score, but the true score is below θ already and θ
+ * only rises: the heap turns it away. The test reads the window's candidate bit, set iff an earlier
+ * clause scanned the document.
  */
 import { Cursors, END, INFLATE, TABLE_TF } from "./cursors.ts";
 import type { Bm25Index } from "./index.ts";
 import type { BitsetPool } from "./term-bitsets.ts";
 import type { TopK } from "./topk.ts";
 import { maxNormByte, sumsAreOrderFree } from "./sum-order.ts";
+import { BitsetCut } from "./bitset-cut.ts";
 import { WindowMask } from "./window-mask.ts";
 
 const f = Math.fround;
@@ -85,11 +89,13 @@ export interface PruningStats {
   masked: number;
   /** Postings of essential clauses that made no new candidate: the document could not reach θ with them (see "New candidates" in ./block-max.ts). */
   cut: number;
+  /** Postings of essential clauses that made no new candidate because the later clauses' bitsets bound their document below θ (./bitset-cut.ts). */
+  bitsetCut: number;
 }
 
 /** Per-thread scratch for block-max MaxScore over one index (reused across queries). */
 export class BlockMaxScorer {
-  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0, masked: 0, cut: 0 };
+  private readonly counters = { orderFallbacks: 0, candidates: 0, scored: 0, blocksSkipped: 0, windowsSkipped: 0, windowsScored: 0, masked: 0, cut: 0, bitsetCut: 0 };
   private readonly c: Cursors;
   private cap = 0;
   private wmax = new Float64Array(0);
@@ -113,6 +119,8 @@ export class BlockMaxScorer {
   private readonly windowBits = new Int32Array(WORDS);
   /** Documents of the inner window that can still reach θ, by the clauses' bitsets (./window-mask.ts). */
   private readonly mask = new WindowMask(WORDS);
+  /** Cuts new candidates by the later clauses' bitsets (./bitset-cut.ts). */
+  private readonly bitsetCut = new BitsetCut();
   private nextTheta = Infinity;
   private ne = 0;
 
@@ -142,6 +150,7 @@ export class BlockMaxScorer {
     this.lk = new Int32Array(n);
     this.restAfter = new Float64Array(n);
     this.mask.ensure(n);
+    this.bitsetCut.ensure(n);
     while (this.gaps.length < n) this.gaps.push(new Int32Array(64));
     this.cap = n;
   }
@@ -332,6 +341,9 @@ export class BlockMaxScorer {
     const maskBase = this.mask.base;
     let dropped = 0;
     let cut = 0;
+    let bitsetCut = 0;
+    const bc = this.bitsetCut;
+    const withSets = bc.window(c, this.wmax, this.ord, eOrd, this.ne, m);
     for (let q = 0; q < ess; q++) {
       const i = eOrd[q]!;
       const w = weight[i]!;
@@ -340,6 +352,7 @@ export class BlockMaxScorer {
       // still to come is below θ makes none (see "New candidates" above).
       const bound = rest[q]!;
       const cuts = f(bound * INFLATE) < theta;
+      const setsCut = withSets && bc.rank(q, this.wmax, theta);
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
       while (cur[i]! < hi) {
@@ -378,10 +391,17 @@ export class BlockMaxScorer {
           const o = d - lo;
           const bit = 1 << (o & 31);
           const word = windowBits[o >>> 5]!;
-          if (cuts && (word & bit) === 0 && f((s + bound) * INFLATE) < theta) {
-            p++;
-            cut++;
-            continue;
+          if ((word & bit) === 0) {
+            if (cuts && f((s + bound) * INFLATE) < theta) {
+              p++;
+              cut++;
+              continue;
+            }
+            if (setsCut && !bc.mayReach(d, s, theta)) {
+              p++;
+              bitsetCut++;
+              continue;
+            }
           }
           windowAcc[o]! += s;
           windowBits[o >>> 5] = word | bit;
@@ -405,8 +425,9 @@ export class BlockMaxScorer {
     }
     this.counters.masked += dropped;
     this.counters.cut += cut;
+    this.counters.bitsetCut += bitsetCut;
     const found = this.completeCandidates(lo, m, heap);
-    this.mask.countUses(c, found + dropped + cut);
+    this.mask.countUses(c, found + dropped + cut + bitsetCut);
     return found;
   }
 
