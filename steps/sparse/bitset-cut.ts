@@ -31,10 +31,13 @@ const f = Math.fround;
 
 export class BitsetCut {
   private cap = 0;
-  /** The window's clauses with a bitset and a positive window max, by descending window max. */
+  /** The window's clauses with a bitset and a positive window max, by descending window max: bitset, clause, window max. */
   private all: Int32Array[] = [];
   private allClause = new Int32Array(0);
+  private allMax = new Float64Array(0);
   private nAll = 0;
+  /** Per clause: its window max when it has no bitset, else 0. */
+  private loose = new Float64Array(0);
   /** Per clause: its essential rank, m for a non-essential clause. */
   private rankOf = new Int32Array(0);
   /** Per essential rank: the window maxima of the clauses after it without a bitset. */
@@ -51,6 +54,8 @@ export class BitsetCut {
     if (m <= this.cap) return;
     const n = Math.max(m, this.cap * 2, 8);
     this.allClause = new Int32Array(n);
+    this.allMax = new Float64Array(n);
+    this.loose = new Float64Array(n);
     this.rankOf = new Int32Array(n);
     this.withoutAfter = new Float64Array(n);
     this.max = new Float64Array(n);
@@ -64,18 +69,18 @@ export class BitsetCut {
    * scan order). False when no clause has a bitset: nothing to cut by.
    */
   window(c: Pick<Cursors, "filter">, wmax: Float64Array, ord: Int32Array, eOrd: Int32Array, ne: number, m: number): boolean {
-    const { all, allClause, rankOf, withoutAfter } = this;
+    const { all, allClause, allMax, loose, rankOf, withoutAfter } = this;
     let nAll = 0;
     let without = 0;
     for (let j = m - 1; j >= 0; j--) {
       const i = ord[j]!;
       rankOf[i] = m;
       const bits = wmax[i]! > 0 ? c.filter(i) : undefined;
-      if (bits === undefined) {
-        if (j < ne) without += wmax[i]!;
-        continue;
-      }
+      loose[i] = bits === undefined ? wmax[i]! : 0;
+      if (j < ne) without += loose[i]!;
+      if (bits === undefined) continue;
       allClause[nAll] = i;
+      allMax[nAll] = wmax[i]!;
       all[nAll++] = bits;
     }
     this.nAll = nAll;
@@ -84,20 +89,19 @@ export class BitsetCut {
       const i = eOrd[q]!;
       rankOf[i] = q;
       withoutAfter[q] = without;
-      if (wmax[i]! === 0 || c.filter(i) === undefined) without += wmax[i]!;
+      without += loose[i]!;
     }
     return true;
   }
 
   /** Before the scan of essential rank q: false when no posting of it can be cut at θ this way. */
-  rank(q: number, wmax: Float64Array, theta: number): boolean {
-    const { all, allClause, rankOf, sets, max, from } = this;
+  rank(q: number, theta: number): boolean {
+    const { all, allClause, allMax, rankOf, sets, max, from } = this;
     let n = 0;
     for (let a = 0; a < this.nAll; a++) {
-      const i = allClause[a]!;
-      if (rankOf[i]! <= q) continue;
+      if (rankOf[allClause[a]!]! <= q) continue;
       sets[n] = all[a]!;
-      max[n++] = wmax[i]!;
+      max[n++] = allMax[a]!;
     }
     from[n] = 0;
     for (let a = n - 1; a >= 0; a--) from[a] = from[a + 1]! + max[a]!;

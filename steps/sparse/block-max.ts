@@ -17,12 +17,12 @@
  * posting that is not yet a candidate's, and whose score plus the maxima of the clauses still to
  * come is below θ, makes no candidate; nor does one whose score plus the maxima of those of them
  * its document holds, told by their document bitsets, is below θ (./bitset-cut.ts; see "New
- * candidates" below). Then the candidates are
- * completed one lookup clause at a time (non-essential clauses and essential ones with gaps,
- * largest window maximum first): a candidate is dropped as soon as its partial score plus the
- * clause's block maximum at it plus the window maxima of the clauses after it cannot reach θ, else
- * the clause is looked up. Each clause's lookup pointer only moves forward and remembers the next
- * posting after its last lookup, so a candidate it already passed over costs no search.
+ * candidates" below). Then the candidates are completed one lookup clause at a time (non-essential
+ * clauses and essential ones with gaps, largest window maximum first): a candidate is dropped as
+ * soon as its partial score plus the clause's block maximum at it plus the window maxima of the
+ * clauses after it cannot reach θ, else the clause is looked up. Each clause's lookup pointer only
+ * moves forward and remembers the next posting after its last lookup, so a candidate it already
+ * passed over costs no search.
  *
  * Exactness: every clause score is computed exactly as the exhaustive scorer does (float32), and
  * the partial sums in double are exact, so the order in which a document meets its clauses does not
@@ -352,13 +352,13 @@ export class BlockMaxScorer {
       // still to come is below θ makes none (see "New candidates" above).
       const bound = rest[q]!;
       const cuts = f(bound * INFLATE) < theta;
-      const setsCut = withSets && bc.rank(q, this.wmax, theta);
+      const setsCut = withSets && bc.rank(q, theta);
       blockAtStart[i] = c.blk[i]!;
       c.startLookups(i, c.blk[i]!);
       while (cur[i]! < hi) {
         const b = c.blk[i]!;
         const rangeEnd = Math.min(hi - 1, last[b]!);
-        if (f((c.blockMax(i, b) + rest[q]!) * INFLATE) < theta) {
+        if (f((c.blockMax(i, b) + bound) * INFLATE) < theta) {
           // No new candidate can come from this block: the candidates the other clauses find in its
           // range look the clause up when they are completed (the range is remembered as a gap).
           this.counters.blocksSkipped++;

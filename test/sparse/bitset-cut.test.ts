@@ -62,7 +62,7 @@ function cutter(): BitsetCut {
 
 test("bitset cut, rank 0: the later clauses are C, A and the bitset-less clause 1 (counted as held)", () => {
   const bc = cutter();
-  assert.equal(bc.rank(0, wmax, 5), true);
+  assert.equal(bc.rank(0, 5), true);
   // 1. holds C and A: 0.5 + 2 + 4 >= 5 at once
   assert.equal(bc.mayReach(1, 0.5, 5), true);
   // 2. lacks C, holds A, s = 2: 2 + 2 + 1 = 5 ties θ: kept
@@ -79,7 +79,7 @@ test("bitset cut, rank 0: the later clauses are C, A and the bitset-less clause 
 
 test("bitset cut, rank 1: the essential clause before it (B) is not counted, held or not", () => {
   const bc = cutter();
-  assert.equal(bc.rank(1, wmax, 5), true);
+  assert.equal(bc.rank(1, 5), true);
   // 7. holds B, lacks A, s = 2.5: 2.5 + 2 < 5 (B's score is not the document's to gain here): cut
   assert.equal(bc.mayReach(4, 2.5, 5), false);
   // 8. holds A and B, s = 2: 2 + 2 + 1 ties θ: kept
@@ -91,8 +91,8 @@ test("bitset cut, rank 1: the essential clause before it (B) is not counted, hel
 test("bitset cut: no cut where the bitset-less clauses alone reach θ, nor without bitsets", () => {
   const bc = cutter();
   // 10. θ = 2: clause 1's maximum alone ties it, no posting can be cut
-  assert.equal(bc.rank(0, wmax, 2), false);
-  assert.equal(bc.rank(1, wmax, 2.5), true);
+  assert.equal(bc.rank(0, 2), false);
+  assert.equal(bc.rank(1, 2.5), true);
   // 11. no clause with a bitset (or only with window max 0): nothing to cut by
   const none = new BitsetCut();
   none.ensure(4);
