@@ -22,6 +22,11 @@ import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
 import type { Executor } from "./engine/executor.ts";
 import { planEvent } from "./reporters/overall.ts";
 import { gpuSlots } from "./executors/gpu-slots.ts";
+import { LocalExecutor } from "./executors/local.ts";
+import { probeCacheDir } from "./executors/numerics/probe.ts";
+import { numericsMode } from "./executors/numerics/pins.ts";
+import { nativeNumerics } from "./engine/native-numerics.ts";
+import type { Json } from "./engine/canonical.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -43,6 +48,7 @@ export class Project {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly scanner: SourceScanner;
   readonly data: DataSource;
+  private local: LocalExecutor | undefined;
 
   constructor(options: ProjectOptions) {
     this.root = options.root;
@@ -57,8 +63,24 @@ export class Project {
     this.data = data;
   }
 
-  keyContext(executor: string, datasets?: KeyContext["datasets"]): KeyContext {
-    return { scanner: this.scanner, lock: this.lock, env: this.env, executor, ...(datasets !== undefined ? { datasets } : {}) };
+  /**
+   * The key context of a run. With an executor, each step's numerics identity enters its key:
+   * the executor's for a program step, the native packages' for an in-process one; without one
+   * (a view that never runs anything, e.g. `show`), the local executor's.
+   */
+  keyContext(executor: Executor | string, datasets?: KeyContext["datasets"], settings: RunSettings = {}): KeyContext {
+    const exec = typeof executor === "string" ? undefined : executor;
+    const numerics = (step: AnyStep, packages: readonly string[]): Json => {
+      const rt = step.def.runtime;
+      return rt.type === "container" ? (exec ?? this.localExecutor()).numerics(rt, settings) : nativeNumerics(packages);
+    };
+    return { scanner: this.scanner, lock: this.lock, env: this.env, executor: exec?.name ?? (executor as string), numerics, ...(datasets !== undefined ? { datasets } : {}) };
+  }
+
+  /** The local executor of this project (its interpreter answers remembered under .cspipe/probes). */
+  localExecutor(): LocalExecutor {
+    this.local ??= new LocalExecutor({ env: this.env, probeCacheDir: probeCacheDir(this.root) });
+    return this.local;
   }
 
   tools(): Record<string, string> {
@@ -244,10 +266,15 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
       only = new Set([req.only]);
     }
   }
-  const exec = await createExecutor(req.executor ?? "local", project.env);
+  try {
+    numericsMode(project.env);
+  } catch (e) {
+    return { ok: false, failures: [...failures, { reason: "invalid-setting", setting: "CSPIPE_NUMERICS", detail: (e as Error).message }] };
+  }
+  const exec = await createExecutor(req.executor ?? "local", project.env, { local: () => project.localExecutor() });
   if ("reason" in exec) failures.push(exec);
   const settings = req.settings ?? {};
-  const keys = project.keyContext("reason" in exec ? "local" : exec.name, await dataDirDatasets(project.lock, graph, settings, project.store.root));
+  const keys = project.keyContext("reason" in exec ? "local" : exec, await dataDirDatasets(project.lock, graph, settings, project.store.root), settings);
   if (!("reason" in exec)) failures.push(...(await exec.check(graph.order, settings)));
   const slots = "reason" in exec ? undefined : await gpuSlots(exec, graph.order, settings, req.gpus);
   failures.push(...(slots?.failures ?? []));

@@ -213,6 +213,7 @@ async function runStaged(
       env,
       secrets,
       settings: ctx.settings,
+      numerics: fingerprint.numerics,
       ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
       signal: ctx.signal,
       onLine: (line) => {

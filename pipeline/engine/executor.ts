@@ -6,6 +6,7 @@
  */
 import type { ContainerRuntime, AnyStep, RunSettings } from "./step.ts";
 import type { AnalysisFailure } from "./failures.ts";
+import type { Json } from "./canonical.ts";
 
 export interface JobPath {
   /** Host path (inputs: inside a store entry; outputs: inside the staging directory). */
@@ -31,6 +32,8 @@ export interface ContainerJob {
   /** Secret environment (never in keys or logs). */
   readonly secrets: Readonly<Record<string, string>>;
   readonly settings: RunSettings;
+  /** The numerics identity the step's key holds (fingerprint.ts); programs get it as CSPIPE_NUMERICS_IDENTITY. */
+  readonly numerics: Json;
   /** GPU slots the scheduler assigned (indexes 0..N-1 of the run's --gpus); absent when the step runs without GPUs. */
   readonly devices?: readonly number[];
   readonly signal: AbortSignal;
@@ -45,6 +48,11 @@ export type JobOutcome =
 
 export interface Executor {
   readonly name: string;
+  /**
+   * The numerics identity of a container step run by this executor (enters its key): where and
+   * with what its program computes (pipeline/executors/numerics/identity.ts).
+   */
+  numerics(runtime: ContainerRuntime, settings: RunSettings): Json;
   /** Checks at planning time (e.g. GPU requested but absent), before anything runs. */
   check(steps: readonly AnyStep[], settings: RunSettings): Promise<AnalysisFailure[]>;
   runContainer(job: ContainerJob): Promise<JobOutcome>;

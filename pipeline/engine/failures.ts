@@ -19,6 +19,8 @@ export type AnalysisFailure =
   | { readonly reason: "digest-mismatch"; readonly step: string; readonly outputs: readonly string[]; readonly key: string }
   | { readonly reason: "gpu-unavailable"; readonly step: string; readonly detail: string }
   | { readonly reason: "executor-unavailable"; readonly executor: string; readonly detail: string }
+  /** A run-wide setting (an environment variable or option) with a value it cannot take; `detail` names the fix. */
+  | { readonly reason: "invalid-setting"; readonly setting: string; readonly detail: string }
   | { readonly reason: "invalid-source"; readonly step: string; readonly detail: string }
   /** A `--set` argument the target's parameter space refused (the message names the argument, path, type and fix), or a target that takes none. */
   | { readonly reason: "invalid-override"; readonly targets: readonly string[]; readonly message: string };
@@ -100,6 +102,8 @@ export function describeFailure(f: Failure): string {
       return `${f.step}: cached entry ${f.key.slice(0, 12)} fails verification (outputs ${f.outputs.join(", ")} changed on disk)`;
     case "gpu-unavailable":
       return `${f.step}: requests a GPU but ${f.detail}. Run on a GPU machine, or pass --allow-cpu to run it on CPU`;
+    case "invalid-setting":
+      return `${f.setting}: ${f.detail}`;
     case "executor-unavailable":
       return `executor ${f.executor} is unavailable: ${f.detail}`;
     case "invalid-source":

@@ -12,12 +12,18 @@
  *             (not the producer's key: identical bytes keep consumers cached = early cutoff)
  *   datasets  for each datasets.lock entry read: the digest of its canonical entry
  *   env       values of the allow-listed environment variables the step declares
- *   runtime   in-process, or container image digest + argv template + GPU request
- *             (+ executor name only if the step declares itself executor-sensitive)
+ *   runtime   in-process, or container image digest + argv template + pip pins + GPU request
+ *   numerics  what the arithmetic depends on beyond all of the above (null when nothing does):
+ *             for a program step, where and with what it computes (CPU with pinned kernels or
+ *             the host's, threads, interpreter, module and BLAS versions; or the GPU models and
+ *             CUDA/cuDNN versions), from its executor; for an in-process step, the native
+ *             numeric packages its closure loads (engine/native-numerics.ts). The executor's
+ *             name is not in the key: two executors that compute with the same numerics share
+ *             entries, two machines that would compute other bytes never do.
  */
 import { canonicalHash, canonicalJson, type Json } from "./canonical.ts";
 
-export const FINGERPRINT_SCHEMA = 1;
+export const FINGERPRINT_SCHEMA = 2;
 
 export interface Fingerprint {
   readonly schema: number;
@@ -29,6 +35,7 @@ export interface Fingerprint {
   readonly datasets: Record<string, string>;
   readonly env: Record<string, string | null>;
   readonly runtime: Json;
+  readonly numerics: Json;
 }
 
 export function cacheKey(fp: Fingerprint): string {
@@ -56,6 +63,9 @@ export function diffFingerprints(previous: Fingerprint, current: Fingerprint): s
   out.push(...diffRecord("dataset", previous.datasets, current.datasets, (k) => `dataset ${k} lock entry changed`));
   out.push(...diffRecord("env", previous.env, current.env, (k, a, b) => `env ${k} ${show(a)} -> ${show(b)}`));
   if (canonicalJson(previous.runtime) !== canonicalJson(current.runtime)) out.push(`runtime ${canonicalJson(previous.runtime)} -> ${canonicalJson(current.runtime)}`);
+  // Fingerprints of schema 1 had no numerics (the executor's name stood in for it).
+  const numerics = diffParams(previous.numerics ?? null, current.numerics ?? null, "", "");
+  if (numerics.length > 0) out.push(`computed with other numerics (its bytes may differ): ${numerics.join("; ")}`);
   return out;
 }
 
@@ -82,17 +92,18 @@ function isObject(v: Json): v is { [key: string]: Json } {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-function diffParams(a: Json, b: Json, path: string): string[] {
+/** Path-wise differences of two JSON records, each line starting with `label` (e.g. "param "). */
+function diffParams(a: Json, b: Json, path: string, label = "param "): string[] {
   if (canonicalJson(a) === canonicalJson(b)) return [];
   if (isObject(a) && isObject(b)) {
     const out: string[] = [];
     for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       const p = path ? `${path}.${k}` : k;
-      if (!(k in a)) out.push(`param ${p} added (${show(b[k])})`);
-      else if (!(k in b)) out.push(`param ${p} removed (was ${show(a[k])})`);
-      else out.push(...diffParams(a[k]!, b[k]!, p));
+      if (!(k in a)) out.push(`${label}${p} added (${show(b[k])})`);
+      else if (!(k in b)) out.push(`${label}${p} removed (was ${show(a[k])})`);
+      else out.push(...diffParams(a[k]!, b[k]!, p, label));
     }
     return out;
   }
-  return [`param ${path || "(all)"} ${show(a)} -> ${show(b)}`];
+  return [`${label}${path || "(all)"} ${show(a)} -> ${show(b)}`];
 }

@@ -11,8 +11,13 @@ export interface KeyContext {
   readonly scanner: SourceScanner;
   readonly lock: LockFile;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Name of the executor that runs container steps (enters keys of executor-sensitive steps only). */
+  /** Name of the executor that runs container steps (never in a key: `numerics` stands for what it changes). */
   readonly executor: string;
+  /**
+   * The numerics identity of a step (fingerprint.ts): from the executor for a container step, from
+   * the native packages its closure loads for an in-process one. Absent: null for every step.
+   */
+  readonly numerics?: (step: AnyStep, packages: readonly string[]) => Json;
   /**
    * Lock entries as this run sees them, where they differ from the lock: an unpinned entry
    * whose file the user placed with --data-dir carries that file's sha256 and size, so its
@@ -21,7 +26,7 @@ export interface KeyContext {
   readonly datasets?: Readonly<Record<string, LockEntry>>;
 }
 
-export function runtimeFingerprint(step: AnyStep, executor: string): Json {
+export function runtimeFingerprint(step: AnyStep): Json {
   const rt = step.def.runtime;
   if (rt.type === "in-process") return { type: "in-process" };
   return {
@@ -30,7 +35,6 @@ export function runtimeFingerprint(step: AnyStep, executor: string): Json {
     argv: [...rt.argv],
     pip: [...(rt.pip ?? [])],
     gpu: rt.gpu ? { count: rt.gpu.count, required: rt.gpu.required } : null,
-    executor: rt.executorSensitive ? executor : null,
   };
 }
 
@@ -67,6 +71,7 @@ export function fingerprintOf(
     inputs,
     datasets,
     env,
-    runtime: runtimeFingerprint(step, ctx.executor),
+    runtime: runtimeFingerprint(step),
+    numerics: ctx.numerics ? ctx.numerics(step, Object.keys(src.packages)) : null,
   };
 }

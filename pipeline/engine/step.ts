@@ -105,8 +105,6 @@ export interface ContainerRuntime {
   readonly pip?: readonly string[];
   readonly gpu?: { readonly count: number | "all"; readonly required: boolean };
   readonly resources?: { readonly cpus?: number; readonly memoryGiB?: number };
-  /** Set when the numbers depend on the executor (then its name enters the key). */
-  readonly executorSensitive?: boolean;
   /** Env vars passed to the program (values enter the key unless listed in `secrets`). */
   readonly secrets?: readonly string[];
 }

@@ -18,8 +18,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContainerJob, Executor, JobOutcome } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
-import type { AnyStep, RunSettings } from "../engine/step.ts";
+import type { AnyStep, ContainerRuntime, RunSettings } from "../engine/step.ts";
+import type { Json } from "../engine/canonical.ts";
+import { cpuFacts } from "../engine/cpu.ts";
 import { hostHasGpu } from "./local.ts";
+import { kernelChoices, numericsMode, stepThreads } from "./numerics/pins.ts";
 import { daggerGpuVerdict, gpuFailures, type GpuVerdict, type HostGpuProbe } from "./dagger/gpu.ts";
 import { extractOutputs } from "./dagger/outputs.ts";
 import { displayLine, startLogReceiver, type LogReceiver } from "./dagger/log-stream.ts";
@@ -84,6 +87,27 @@ export class DaggerExecutor implements Executor {
     return failures;
   }
 
+  /**
+   * The numerics of a container step under Dagger: the image (already in the key) fixes the
+   * software; the kernels are pinned in the container's environment like the local executor's;
+   * the device follows the GPU policy, and the engine's machine (local or the runner host)
+   * stands for the CPU and GPU models, which cannot be asked from here.
+   */
+  numerics(rt: ContainerRuntime): Json {
+    const pinned = numericsMode(this.options.env) === "pinned";
+    const cuda = rt.gpu !== undefined && this.gpuVerdict().ok;
+    const remote = this.options.env._EXPERIMENTAL_DAGGER_RUNNER_HOST;
+    return {
+      executor: "dagger",
+      device: cuda ? "cuda" : "cpu",
+      kernels: pinned ? "pinned-avx2" : "host",
+      threads: stepThreads(rt),
+      engine: remote ?? "local",
+      ...(cuda ? { gpus: this.gpuVerdict().detail } : {}),
+      ...(!pinned && remote === undefined ? { cpu: { model: cpuFacts().model, flags: [...cpuFacts().flags] }, env: kernelChoices(this.options.env) } : {}),
+    };
+  }
+
   /** The engine's GPUs are not countable from here: one slot when it has any (pass --gpus N for more). */
   async gpuDevices(steps: readonly AnyStep[]): Promise<{ count: number; detail: string }> {
     if (!steps.some((s) => s.def.runtime.type === "container" && s.def.runtime.gpu !== undefined)) return { count: 0, detail: "no step asks for a GPU" };
@@ -133,6 +157,7 @@ export class DaggerExecutor implements Executor {
       const cacheOff = env.CSPIPE_DAGGER_CACHE === "0";
       plan = planDaggerJob(job, {
         gpuAvailable: job.runtime.gpu !== undefined && this.gpuVerdict().ok,
+        pinned: numericsMode(env) === "pinned",
         ...(this.options.sourceExcludes ? { sourceExcludes: this.options.sourceExcludes } : {}),
         ...(cacheOff ? { cacheBuster: (this.options.nonce ?? (() => randomBytes(8).toString("hex")))() } : {}),
         ...(live ? { logStream: { script: live.script, port: live.receiver.port, token: live.receiver.token } } : {}),

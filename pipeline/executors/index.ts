@@ -9,10 +9,15 @@ export function inDaggerSession(env: Readonly<Record<string, string | undefined>
   return Boolean(env.DAGGER_SESSION_PORT && env.DAGGER_SESSION_TOKEN);
 }
 
-type Factory = (env: Readonly<Record<string, string | undefined>>) => Promise<Executor | AnalysisFailure>;
+/** What a factory may reuse: the project's local executor (its interpreter answers are remembered). */
+export interface ExecutorContext {
+  readonly local?: () => LocalExecutor;
+}
+
+type Factory = (env: Readonly<Record<string, string | undefined>>, ctx: ExecutorContext) => Promise<Executor | AnalysisFailure>;
 
 const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
-  local: async (env) => new LocalExecutor({ env }),
+  local: async (env, ctx) => ctx.local?.() ?? new LocalExecutor({ env }),
   dagger: async (env) => {
     if (!inDaggerSession(env)) {
       return {
@@ -28,7 +33,7 @@ const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
   },
 };
 
-export async function createExecutor(choice: ExecutorChoice, env: Readonly<Record<string, string | undefined>>): Promise<Executor | AnalysisFailure> {
+export async function createExecutor(choice: ExecutorChoice, env: Readonly<Record<string, string | undefined>>, ctx: ExecutorContext = {}): Promise<Executor | AnalysisFailure> {
   const name = choice === "auto" ? (inDaggerSession(env) ? "dagger" : "local") : choice;
-  return registry[name](env);
+  return registry[name](env, ctx);
 }

@@ -21,10 +21,15 @@ import type { ContainerJob, Executor, JobOutcome } from "../engine/executor.ts";
 import { resolveArgv } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import type { AnyStep, ContainerRuntime, RunSettings } from "../engine/step.ts";
+import type { Json } from "../engine/canonical.ts";
+import { cpuFacts, runsAvx2Kernels } from "../engine/cpu.ts";
 import { killGroup, trackProcessGroup } from "../engine/interrupt.ts";
-import { resolvePython } from "./python.ts";
-import { probeTorchCuda, type TorchCuda } from "./torch-probe.ts";
-import { deviceHint, visibleDevices } from "./gpu-env.ts";
+import { resolvePython, type Prober, type PythonResolution } from "./python.ts";
+import { torchCudaOf } from "./torch-probe.ts";
+import { visibleDevices } from "./gpu-env.ts";
+import { programEnv } from "./program-env.ts";
+import { kernelChoices, numericsEnv, numericsMode, stepThreads } from "./numerics/pins.ts";
+import { programNumerics } from "./numerics/identity.ts";
 
 export function hostHasGpu(env: Readonly<Record<string, string | undefined>> = process.env): { ok: boolean; detail: string } {
   if (env.CUDA_VISIBLE_DEVICES === "" || env.CUDA_VISIBLE_DEVICES === "-1") return { ok: false, detail: "CUDA_VISIBLE_DEVICES hides all GPUs" };
@@ -35,12 +40,12 @@ export function hostHasGpu(env: Readonly<Record<string, string | undefined>> = p
 
 export interface LocalExecutorOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Threads for numeric libraries in subprocesses (OMP/MKL/OpenBLAS); default: all cores. */
-  readonly threads?: number;
   /** After SIGTERM, how long a cancelled program may take to exit before SIGKILL (default 5 s). */
   readonly stopGraceMs?: number;
-  /** What an interpreter's torch sees (default: probeTorchCuda, which runs it). */
-  readonly torchProbe?: (python: string) => TorchCuda;
+  /** How an interpreter is asked what it computes with (default: numerics/probe.ts, which runs it once and remembers). */
+  readonly prober?: Prober;
+  /** Where interpreter answers are remembered across commands (default: memory only). */
+  readonly probeCacheDir?: string;
   /** GPU evidence for a program that is not Python (default: nvidia-smi -L). */
   readonly hostGpuProbe?: () => { ok: boolean; detail: string };
 }
@@ -55,16 +60,43 @@ export class LocalExecutor implements Executor {
     return this.options.env ?? process.env;
   }
 
+  /** The kernel pins apply: pinned mode (CSPIPE_NUMERICS) on a CPU that runs them. */
+  private get pinned(): boolean {
+    return numericsMode(this.env) === "pinned" && runsAvx2Kernels(cpuFacts());
+  }
+
+  /** The interpreter a Python step runs with, asked under the environment its program gets. */
+  private interpreter(rt: ContainerRuntime): PythonResolution {
+    const env = { ...this.env, ...numericsEnv(this.pinned ? "pinned" : "host", 1) };
+    return resolvePython(rt.pythonModules ?? [], env, { ...(this.options.prober ? { prober: this.options.prober } : {}), ...(this.options.probeCacheDir ? { cacheDir: this.options.probeCacheDir } : {}) });
+  }
+
   /** CUDA devices the step's program will see (before the scheduler narrows them), and why. */
-  private gpusOf(rt: ContainerRuntime): { devices: number; detail: string } {
+  private gpusOf(rt: ContainerRuntime): { devices: number; detail: string; names: readonly string[] } {
     if (!isPython(rt.argv[0])) {
       const host = (this.options.hostGpuProbe ?? (() => hostHasGpu(this.env)))();
-      return { devices: host.ok ? host.detail.split("\n").filter((l) => l.trim()).length : 0, detail: host.detail };
+      const names = host.ok ? host.detail.split("\n").filter((l) => l.trim()) : [];
+      return { devices: names.length, detail: host.detail, names };
     }
-    const py = resolvePython(rt.pythonModules ?? [], this.env);
-    if (!py.ok) return { devices: 0, detail: `no interpreter can run it: ${py.message}` };
-    const probe = (this.options.torchProbe ?? ((p: string) => probeTorchCuda(p, this.env)))(py.probe.path);
-    return { devices: probe.devices, detail: probe.detail };
+    const py = this.interpreter(rt);
+    if (!py.ok) return { devices: 0, detail: `no interpreter can run it: ${py.message}`, names: [] };
+    const t = torchCudaOf(py.facts, this.env.CUDA_VISIBLE_DEVICES);
+    return { devices: t.devices, detail: t.detail, names: t.names };
+  }
+
+  /** The numerics identity of a program step run here (numerics/identity.ts). */
+  numerics(rt: ContainerRuntime): Json {
+    const pinned = this.pinned;
+    const base = { mode: numericsMode(this.env), pinned, threads: stepThreads(rt), cpu: cpuFacts(), choices: pinned ? {} : kernelChoices(this.env) };
+    if (!isPython(rt.argv[0])) {
+      // A program that is not Python: its libraries are unknown, so the CPU and GPUs it sees are recorded.
+      const gpus = rt.gpu !== undefined ? this.gpusOf(rt).names : [];
+      return { device: gpus.length > 0 ? "cuda" : "cpu", program: rt.argv[0] ?? "", kernels: pinned ? "pinned-avx2" : "host", threads: base.threads, cpu: { model: base.cpu.model, flags: [...base.cpu.flags] }, gpus: [...gpus] };
+    }
+    const py = this.interpreter(rt);
+    if (!py.ok) return { device: "unknown", problem: py.message.split("\n")[0] ?? "" };
+    const cuda = rt.gpu !== undefined && (py.facts.torch?.devices ?? 0) > 0;
+    return programNumerics({ ...base, facts: py.facts, modules: rt.pythonModules ?? [], cuda });
   }
 
   async check(steps: readonly AnyStep[], settings: RunSettings): Promise<AnalysisFailure[]> {
@@ -100,21 +132,17 @@ export class LocalExecutor implements Executor {
       work: job.workDir,
     });
     const tools: Record<string, string> = {};
-    if (argv[0] === "python3" || argv[0] === "python") {
-      const py = resolvePython(job.runtime.pythonModules ?? [], env);
+    if (isPython(argv[0])) {
+      const py = this.interpreter(job.runtime);
       if (!py.ok) return { ok: false, kind: "interpreter-missing", message: `step ${job.step} ${py.message}` };
-      argv = [py.probe.path, ...argv.slice(1)];
-      for (const [k, v] of Object.entries(py.probe.versions ?? {})) tools[k] = v;
+      argv = [py.facts.python, ...argv.slice(1)];
+      tools.python = py.facts.version ?? "unknown";
+      for (const [k, v] of Object.entries(py.facts.modules)) tools[k] = v;
     }
-    const threads = String(this.options.threads ?? job.runtime.resources?.cpus ?? "");
-    const childEnv: Record<string, string> = {};
-    for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
-    Object.assign(childEnv, job.env, job.secrets, { PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: deviceHint(job.runtime, job.settings) });
+    const childEnv = programEnv({ inherited: env, runtime: job.runtime, settings: job.settings, env: job.env, secrets: job.secrets, pinned: this.pinned, identity: job.numerics });
     // A step that asks for no GPU gets none; a GPU step gets the devices the scheduler gave it.
     if (job.runtime.gpu === undefined) childEnv.CUDA_VISIBLE_DEVICES = "";
     else if (job.devices !== undefined) childEnv.CUDA_VISIBLE_DEVICES = visibleDevices(job.devices, env.CUDA_VISIBLE_DEVICES);
-    // OpenBLAS and MKL keep thread pools of their own that torch.set_num_threads does not cap.
-    if (threads) Object.assign(childEnv, { OMP_NUM_THREADS: threads, OPENBLAS_NUM_THREADS: threads, MKL_NUM_THREADS: threads, CSPIPE_THREADS: threads });
 
     return new Promise<JobOutcome>((resolve) => {
       const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });

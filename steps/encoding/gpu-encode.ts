@@ -64,7 +64,6 @@ function encodeRuntime(role: "passages" | "queries", gpuRequired: boolean): Cont
     gpu: { count: 1, required: gpuRequired },
     resources: { cpus: 4, memoryGiB: 16 },
     // fp16 on a GPU and float32 on CPU (--allow-cpu) give different numbers, as for training.
-    executorSensitive: true,
   };
 }
 

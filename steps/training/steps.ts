@@ -188,9 +188,8 @@ const TRAINER = [...TRAINER_OUT, "--inputs", "{in:examples}", "--passages", "{in
  * The trainer as a container step.
  * - `gpu` "optional": a GPU when there is one; "required": planning fails without one (unless
  *   --allow-cpu); "none": export-only runs, which train nothing and compute on CPU anyway.
- * - Training is executor-sensitive (fp16 autocast on GPU vs float32 on CPU changes the
- *   numbers); an export-only run copies weights and exports ONNX on CPU under any executor,
- *   so its entry is shared between the local and the Dagger executor.
+ * - Where it computes (CPU with pinned kernels, the host's kernels, a GPU model) is the step's
+ *   numerics identity, which its executor puts in its key (pipeline/executors/numerics/).
  * - `trainingInputs` false drops `--inputs`/`--passages` (export-only runs, epochs 0).
  */
 export function trainerRuntime(extraArgv: readonly string[], opts: { gpu: "optional" | "required" | "none"; trainingInputs?: boolean }): ContainerRuntime {
@@ -202,7 +201,6 @@ export function trainerRuntime(extraArgv: readonly string[], opts: { gpu: "optio
     pythonModules: ["torch", "numpy"],
     ...(training ? { gpu: { count: 1, required: opts.gpu === "required" } } : {}),
     resources: { cpus: 1, memoryGiB: 8 },
-    executorSensitive: training,
   };
 }
 

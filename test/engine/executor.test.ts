@@ -17,10 +17,11 @@ const gpuStep = defineStep({
 });
 
 test("a GPU step on a host without GPUs fails at planning time, unless CPU is allowed", async () => {
-  const ex = new LocalExecutor({ torchProbe: (python) => ({ python, torch: true, devices: 0, names: [], detail: "no NVIDIA GPU is visible" }) });
+  const cpuOnly = { ok: true, detail: "ok", version: "3.11.2", modules: { torch: "2.3.1" }, errors: {}, files: [], torch: { version: "2.3.1", cuda: null, devices: 0, names: [] } };
+  const ex = new LocalExecutor({ env: {}, prober: (python) => ({ ...cpuOnly, python }) });
   const step = use(gpuStep, { inputs: {} });
   const failures = await ex.check([step], {});
-  assert.deepEqual(failures, [{ reason: "gpu-unavailable", step: "train-on-gpu", detail: "no NVIDIA GPU is visible" }]);
+  assert.deepEqual(failures, [{ reason: "gpu-unavailable", step: "train-on-gpu", detail: "torch 2.3.1 at python3 (a CPU-only build: torch.version.cuda is None) sees no CUDA device; install a CUDA build of torch, or point CSPIPE_PYTHON at an interpreter that has one" }]);
   assert.match(describeFailure(failures[0]!), /--allow-cpu/);
   assert.deepEqual(await ex.check([step], { allowCpu: true }), []);
 });

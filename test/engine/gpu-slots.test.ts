@@ -112,7 +112,7 @@ test("device slots are indexes into the user's own CUDA_VISIBLE_DEVICES", async 
 
 test("planning: --gpus beyond what the probe sees, or a step asking for more GPUs than the run has, is refused", async () => {
   const steps = [use(gpuStep(1), { name: "a", params: { tag: "a" }, inputs: {} }), use(gpuStep(4), { name: "b", params: { tag: "b" }, inputs: {} })];
-  const fake = (count: number, name = "local"): Executor => ({ name, check: async () => [], runContainer: async () => ({ ok: true, argv: [] }), gpuDevices: async () => ({ count, detail: `${count} seen` }) });
+  const fake = (count: number, name = "local"): Executor => ({ name, numerics: () => null, check: async () => [], runContainer: async () => ({ ok: true, argv: [] }), gpuDevices: async () => ({ count, detail: `${count} seen` }) });
   assert.deepEqual(await gpuSlots(fake(8), steps, {}), { gpus: 8, detail: "8 seen", failures: [] });
   const few = await gpuSlots(fake(2), steps, {});
   assert.deepEqual(few.failures, [{ reason: "gpu-unavailable", step: "b", detail: "it asks for 4 GPUs and the run has 2 (--gpus)" }]);
@@ -130,7 +130,7 @@ test("under Dagger a step's assigned slots become its per-device GPU request", (
     step: "g", stepId: "g", key: "k",
     runtime: { type: "container", image: IMAGE, argv: ["python3", "x.py"], gpu: { count: 2, required: true } },
     inputs: {}, outputs: { out: { path: "/s/outputs/out.txt", dir: false } }, paramsFile: "/w/params.json", workDir: "/w", sourceRoot: "/r",
-    env: {}, secrets: {}, settings: {}, devices: [3, 5], signal: new AbortController().signal, onLine: () => {},
+    env: {}, secrets: {}, settings: {}, numerics: null, devices: [3, 5], signal: new AbortController().signal, onLine: () => {},
   };
   const plan = planDaggerJob(job, { gpuAvailable: true });
   assert.deepEqual(plan.ops.find((o) => o.op === "gpus"), { op: "gpus", devices: ["3", "5"] });

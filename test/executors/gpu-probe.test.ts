@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, file, use } from "../../pipeline/engine/step.ts";
 import { LocalExecutor } from "../../pipeline/executors/local.ts";
-import { parseTorchProbe } from "../../pipeline/executors/torch-probe.ts";
+import { torchCudaOf } from "../../pipeline/executors/torch-probe.ts";
+import { parseProbe, type InterpreterFacts } from "../../pipeline/executors/numerics/probe.ts";
 import { deviceHint, visibleDevices } from "../../pipeline/executors/gpu-env.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
@@ -31,17 +32,23 @@ const gpuTrain = defineStep({
 });
 const env = { CSPIPE_PYTHON: PYTHON, PATH: process.env.PATH };
 
+/** The probe's JSON line for a torch of `version`, built for `cuda`, seeing `names`. */
+const answer = (version: string, cuda: string | null, names: string[]): string =>
+  JSON.stringify({ python: "3.11.2", executable: "/usr/bin/python3.11", machine: "x86_64", modules: { torch: version }, errors: {}, files: [], torch: { version, cuda, devices: names.length, names } });
+
 test("the probe's answer: CPU-only build, CUDA build without devices, devices, no torch", () => {
   const ok = { status: 0, stderr: "" };
-  const cpu = parseTorchProbe("/py", { ...ok, stdout: '{"torch": true, "version": "1.13.0", "cuda": null, "devices": 0, "names": []}\n' }, undefined);
+  const verdict = (stdout: string, visible?: string) => torchCudaOf(parseProbe("/py", { ...ok, stdout }), visible);
+  const cpu = verdict(answer("1.13.0", null, []) + "\n");
   assert.equal(cpu.devices, 0);
   assert.match(cpu.detail, /^torch 1\.13\.0 at \/py \(a CPU-only build: torch\.version\.cuda is None\) sees no CUDA device; install a CUDA build/);
-  const hidden = parseTorchProbe("/py", { ...ok, stdout: '{"torch": true, "version": "2.3.1", "cuda": "12.1", "devices": 0, "names": []}' }, "");
+  const hidden = verdict(answer("2.3.1", "12.1", []), "");
   assert.match(hidden.detail, /\(built for CUDA 12\.1\) sees no CUDA device \(CUDA_VISIBLE_DEVICES=""\)/);
-  const two = parseTorchProbe("/py", { ...ok, stdout: 'noise\n{"torch": true, "version": "2.3.1", "cuda": "12.1", "devices": 2, "names": ["H100", "H100"]}' }, undefined);
+  const two = verdict(`noise\n${answer("2.3.1", "12.1", ["H100", "H100"])}`);
   assert.deepEqual([two.devices, two.detail], [2, "torch 2.3.1 at /py sees 2 CUDA device(s): H100, H100"]);
-  assert.match(parseTorchProbe("/py", { ...ok, stdout: '{"torch": false, "error": "No module named torch"}' }, undefined).detail, /cannot import torch \(No module named torch\)/);
-  assert.match(parseTorchProbe("/py", { status: null, stdout: "", stderr: "", error: "ENOENT" }, undefined).detail, /not runnable \(ENOENT\)/);
+  const noTorch = JSON.stringify({ python: "3.11.2", modules: {}, errors: { torch: "ModuleNotFoundError: No module named 'torch'" }, files: [] });
+  assert.match(verdict(noTorch).detail, /cannot import torch \(ModuleNotFoundError: No module named 'torch'\)/);
+  assert.match(torchCudaOf(parseProbe("/py", { status: null, stdout: "", stderr: "", error: "ENOENT" }), undefined).detail, /not runnable \(ENOENT\)/);
 });
 
 test("a GPU-required step is refused at planning when its interpreter's torch is CPU-only; --allow-cpu lets it through", async () => {
@@ -56,9 +63,10 @@ test("a GPU-required step is refused at planning when its interpreter's torch is
   assert.deepEqual(await ex.check([step], { allowCpu: true }), []);
   assert.deepEqual(await ex.gpuDevices([step]), { count: 0, detail: (failures[0] as { detail: string }).detail });
   // A probe that sees a device lets it through, and counts the devices for --gpus.
-  const gpuBox = new LocalExecutor({ env, torchProbe: (python) => ({ python, torch: true, devices: 4, names: [], detail: "4 devices" }) });
+  const fourGpus: InterpreterFacts = parseProbe(PYTHON, { status: 0, stderr: "", stdout: answer("2.3.1", "12.1", ["H100", "H100", "H100", "H100"]) });
+  const gpuBox = new LocalExecutor({ env, prober: () => fourGpus });
   assert.deepEqual(await gpuBox.check([step], {}), []);
-  assert.deepEqual(await gpuBox.gpuDevices([step]), { count: 4, detail: "4 devices" });
+  assert.deepEqual(await gpuBox.gpuDevices([step]), { count: 4, detail: `torch 2.3.1 at ${PYTHON} sees 4 CUDA device(s): H100, H100, H100, H100` });
 });
 
 test("run: the refusal comes before anything executes, as an analysis failure (exit code 2 in the CLI)", async () => {

@@ -20,7 +20,7 @@ import type { ContainerJob } from "../../engine/executor.ts";
 import { resolveArgv } from "../../engine/executor.ts";
 import type { ContainerRuntime } from "../../engine/step.ts";
 import { TOKEN_ENV } from "./log-stream.ts";
-import { deviceHint } from "../gpu-env.ts";
+import { programEnv } from "../program-env.ts";
 
 export const CONTAINER_ROOT = "/cspipe";
 export const CONTAINER_IN = "/cspipe/in";
@@ -104,6 +104,8 @@ export interface DaggerJobPlan {
 export interface PlanOptions {
   /** The engine has GPUs (see gpu.ts); decides whether a GPU request is passed on. */
   readonly gpuAvailable: boolean;
+  /** The CPU kernel pins apply (numerics/pins.ts; default true). */
+  readonly pinned?: boolean;
   readonly sourceExcludes?: readonly string[];
   readonly modelCaches?: readonly CacheMount[];
   /** When set, enters the container env so Dagger's layer cache cannot reuse an earlier exec (CSPIPE_DAGGER_CACHE=0). */
@@ -235,9 +237,8 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
   // 4. Environment (allow-listed values, then the fixed ones), then secrets by name.
   const requested = rt.gpu !== undefined;
   const gpu = requested && options.gpuAvailable;
-  const env: Record<string, string> = { ...job.env, PYTHONUNBUFFERED: "1", CSPIPE_DEVICE_HINT: deviceHint(rt, job.settings) };
-  const threads = rt.resources?.cpus;
-  if (threads !== undefined) Object.assign(env, { OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads), MKL_NUM_THREADS: String(threads), CSPIPE_THREADS: String(threads) });
+  // The container starts from the image's environment, not the caller's: only what cspipe fixes.
+  const env = programEnv({ inherited: {}, runtime: rt, settings: job.settings, env: job.env, secrets: {}, pinned: options.pinned ?? true, identity: job.numerics });
   if (options.cacheBuster !== undefined) env.CSPIPE_DAGGER_NONCE = options.cacheBuster;
   const stream = options.logStream !== undefined && streamsLog(argv) ? options.logStream : undefined;
   if (stream) env[TOKEN_ENV] = stream.token;

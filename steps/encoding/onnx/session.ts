@@ -4,10 +4,9 @@
  * it is testable without a GPU, and it is reported back.
  */
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { InputError } from "../../../pipeline/engine/errors.ts";
+import { nvidiaDeviceVisible, onnxCudaLibraryInstalled } from "../../../pipeline/engine/native-numerics.ts";
 
 export type ProviderChoice = "auto" | "cpu" | "cuda";
 export type ExecutionProvider = "cuda" | "cpu";
@@ -40,18 +39,9 @@ export function chooseProviders(choice: ProviderChoice, probe: ProviderProbe): {
   }
 }
 
-/** Looks at this machine: the CUDA EP shared library inside onnxruntime-node, and /dev/nvidia*. */
+/** Looks at this machine: the CUDA EP shared library inside onnxruntime-node, and /dev/nvidia* (the same facts keys record). */
 export function probeProviders(): ProviderProbe {
-  let cudaLibrary = false;
-  try {
-    const pkg = dirname(createRequire(import.meta.url).resolve("onnxruntime-node/package.json"));
-    const arch = process.arch === "arm64" ? "arm64" : "x64";
-    cudaLibrary = existsSync(join(pkg, "bin", "napi-v6", process.platform, arch, "libonnxruntime_providers_cuda.so"));
-  } catch {
-    cudaLibrary = false;
-  }
-  const nvidiaDevice = existsSync("/dev/nvidiactl") || existsSync("/proc/driver/nvidia/version");
-  return { cudaLibrary, nvidiaDevice };
+  return { cudaLibrary: onnxCudaLibraryInstalled(), nvidiaDevice: nvidiaDeviceVisible() };
 }
 
 export interface EncoderSessionOptions {

@@ -85,7 +85,6 @@ function runtime(extra: readonly string[], gpuRequired: boolean): ContainerRunti
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
     resources: { cpus: 1, memoryGiB: 8 },
-    executorSensitive: true,
   };
 }
 

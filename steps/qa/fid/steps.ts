@@ -177,7 +177,7 @@ export const FID_SOURCES = ["steps/qa/fid", "steps/qa/pycommon", "steps/training
 const FID = ["python3", "{src}/steps/qa/fid/fid.py"];
 
 export function fidRuntime(argv: readonly string[], gpu: "optional" | "required"): ContainerRuntime {
-  return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 8 }, executorSensitive: true };
+  return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 8 } };
 }
 
 const fidOutputs = { model: dir("qa:fid", "fid") };

@@ -1,0 +1,91 @@
+/**
+ * Same key, same bytes across CPUs (issue 29), proved by emulation on one machine: the caller's
+ * environment forces another CPU's kernels (OPENBLAS_CORETYPE, ATEN_CPU_CAPABILITY; only core
+ * types every x86-64 CPU with AVX2 runs), and a small DPR training through the engine must give
+ * one key and one set of bytes under the pins; with the pins lifted (CSPIPE_NUMERICS=host) the
+ * kernel sets compute other bytes, and each gets its own key.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineStep, dir, use } from "../../pipeline/engine/step.ts";
+import { cpuFacts, runsAvx2Kernels } from "../../pipeline/engine/cpu.ts";
+import { describeFailure } from "../../pipeline/engine/failures.ts";
+import { diffFingerprints } from "../../pipeline/engine/fingerprint.ts";
+import { trainingConfig, TRAINER_SCRIPT } from "../../steps/training/contract.ts";
+import { PYTHON, TEST_BERT, writeSyntheticInputs } from "../training/python.ts";
+import { project, registry, run, tempDir } from "../engine/helpers.ts";
+
+const inputs = join(tempDir("cspipe-pins-"), "in");
+writeSyntheticInputs(inputs);
+
+/** A tiny trainer step over fixed synthetic inputs (the path is in its argv, hence in its key). */
+const train = defineStep({
+  id: "train-tiny",
+  version: 1,
+  source: import.meta.url,
+  params: z.record(z.string(), z.unknown()),
+  inputs: {},
+  outputs: { model: dir("dpr:model", "model") },
+  runtime: {
+    type: "container",
+    image: `x@sha256:${"c".repeat(64)}`,
+    argv: ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--inputs", inputs, "--out", "{out:model}"],
+    pythonModules: ["torch", "numpy"],
+    resources: { cpus: 1 },
+  },
+});
+const params = trainingConfig({ lr: 2e-3, epochs: 3, batch_size: 8, n_hard_negatives: 1, seed: 7, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TEST_BERT } });
+
+/** Another CPU's kernel choices, as a machine or its administrator would preset them. */
+const KERNEL_SETS = {
+  prescott: { OPENBLAS_CORETYPE: "Prescott", ATEN_CPU_CAPABILITY: "default" },
+  haswell: { OPENBLAS_CORETYPE: "Haswell", ATEN_CPU_CAPABILITY: "avx2" },
+} as const;
+
+async function trainUnder(kernels: Record<string, string>, numerics?: "host") {
+  const env = { PATH: process.env.PATH, CSPIPE_PYTHON: PYTHON, ...kernels, ...(numerics ? { CSPIPE_NUMERICS: numerics } : {}) };
+  const p = project(registry({ t: () => [use(train, { params, inputs: {} })] }), { env });
+  const r = await run(p, ["t"]);
+  assert.equal(r.outcome.ok, true, r.outcome.analysis.map(describeFailure).join("\n") + JSON.stringify("result" in r.outcome ? r.outcome.result.failures : []));
+  const entry = ("result" in r.outcome ? r.outcome.result.results.get("train-tiny")?.entry : undefined)!;
+  const weights = readFileSync(p.store.outputPath(entry, "model") + "/query_encoder.safetensors");
+  const result = JSON.parse(readFileSync(p.store.outputPath(entry, "model") + "/result.json", "utf8")) as { environment: { env: Record<string, string> } };
+  return { key: entry.key, bytes: createHash("sha256").update(weights).digest("hex"), fingerprint: await p.store.fingerprint(entry), result };
+}
+
+test("pinned kernels: two forced kernel sets give one key and byte-identical weights", { skip: !runsAvx2Kernels(cpuFacts()) && "not an x86-64 CPU with AVX2+FMA" }, async () => {
+  const a = await trainUnder(KERNEL_SETS.prescott);
+  const b = await trainUnder(KERNEL_SETS.haswell);
+  assert.equal(a.key, b.key);
+  assert.equal(a.bytes, b.bytes);
+  // The program ran under the pins, whatever the caller's environment said.
+  assert.deepEqual([a.result.environment.env.OPENBLAS_CORETYPE, a.result.environment.env.ATEN_CPU_CAPABILITY], ["Haswell", "avx2"]);
+  const n = a.fingerprint.numerics as { kernels: string; blas: string; aten: string; threads: number };
+  assert.equal(n.kernels, "pinned-avx2");
+  assert.match(n.blas, /OpenBLAS .* Haswell /);
+  assert.deepEqual([n.aten, n.threads], ["AVX2", 1]);
+});
+
+test("pins lifted: the kernel sets compute other bytes under other keys, and explain says why", async () => {
+  const a = await trainUnder(KERNEL_SETS.prescott, "host");
+  const b = await trainUnder(KERNEL_SETS.haswell, "host");
+  assert.notEqual(a.bytes, b.bytes, "Prescott and Haswell kernels should sum in other orders");
+  assert.notEqual(a.key, b.key);
+  const why = diffFingerprints(a.fingerprint, b.fingerprint);
+  assert.equal(why.length, 1);
+  assert.match(why[0]!, /^computed with other numerics \(its bytes may differ\): aten NO AVX -> AVX2; blas OpenBLAS .*Prescott.* -> OpenBLAS .*Haswell.*; env\.ATEN_CPU_CAPABILITY default -> avx2; env\.OPENBLAS_CORETYPE Prescott -> Haswell$/);
+  // Neither shares the pinned key.
+  const pinned = await trainUnder(KERNEL_SETS.haswell);
+  assert.ok(pinned.key !== a.key && pinned.key !== b.key);
+});
+
+test("a mistyped CSPIPE_NUMERICS is refused, naming the fix", async () => {
+  const p = project(registry({ t: () => [use(train, { params, inputs: {} })] }), { env: { PATH: process.env.PATH, CSPIPE_PYTHON: PYTHON, CSPIPE_NUMERICS: "fast" } });
+  const r = await run(p, ["t"]);
+  assert.deepEqual(r.executed, []);
+  assert.equal(r.outcome.analysis.map(describeFailure).join("\n"), "CSPIPE_NUMERICS: CSPIPE_NUMERICS must be 'pinned' or 'host', got 'fast'. Fix: unset it (pinned kernels, the default) or set it to 'host'");
+});
