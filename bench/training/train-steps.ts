@@ -7,40 +7,18 @@
  *   leaves one measured epoch after the warm-up epoch)
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeNpy } from "../../steps/lib/npy.ts";
+import { BENCH_SHAPE, writeBenchInputs } from "../numerics/inputs.ts";
 import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
 
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const positional = process.argv.slice(2).find((a) => !a.startsWith("-"));
 const epochs = Number(positional ?? (process.argv.includes("--quick") ? 2 : 3));
-const NQ = 256, NP = 512, LQ = 64, LP = 128, K = 10;
 const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-train-"));
-const inputs = join(dir, "in");
-let seed = 12345;
-const rand = (n: number): number => {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-  return seed % n;
-};
-const ids = (rows: number, len: number): Int32Array => {
-  const a = new Int32Array(rows * len);
-  for (let r = 0; r < rows; r++) {
-    const l = Math.floor(len / 2) + rand(Math.floor(len / 2));
-    a[r * len] = 101;
-    for (let c = 1; c < l; c++) a[r * len + c] = 1000 + rand(29000);
-  }
-  return a;
-};
-mkdirSync(inputs, { recursive: true });
-writeNpy(join(inputs, "train_query_ids.npy"), { dtype: "int32", shape: [NQ, LQ], data: ids(NQ, LQ) });
-writeNpy(join(inputs, "passage_ids.npy"), { dtype: "int32", shape: [NP, LP], data: ids(NP, LP) });
-writeNpy(join(inputs, "train_pos.npy"), { dtype: "int32", shape: [NQ], data: Int32Array.from({ length: NQ }, (_, i) => i) });
-writeNpy(join(inputs, "train_neg.npy"), { dtype: "int32", shape: [NQ, K], data: Int32Array.from({ length: NQ * K }, () => rand(NP)) });
-writeNpy(join(inputs, "dev_query_ids.npy"), { dtype: "int32", shape: [32, LQ], data: ids(32, LQ) });
-writeNpy(join(inputs, "dev_passage_ids.npy"), { dtype: "int32", shape: [64, LP], data: ids(64, LP) });
-writeNpy(join(inputs, "dev_gold.npy"), { dtype: "int32", shape: [32, 1], data: Int32Array.from({ length: 32 }, (_, i) => i) });
+const inputs = writeBenchInputs(join(dir, "in"));
+const { queries: NQ, queryTokens: LQ, passageTokens: LP } = BENCH_SHAPE;
 
 function measure(threads: number): number {
   const cfgPath = join(dir, `cfg-${threads}.json`);

@@ -10,6 +10,7 @@
  * the newest run used is shown and the others are counted.
  */
 import type { Command } from "commander";
+import { describeNumerics } from "../executors/numerics/identity.ts";
 import { join } from "node:path";
 import type { Entry, Store } from "../engine/store.ts";
 import { showEntry, type Project } from "../session.ts";
@@ -76,6 +77,7 @@ export async function describeEntry(store: Store, e: Entry): Promise<string[]> {
     `  key       ${e.key}`,
     `  ran       ${m.timings.finished}, ${m.timings.seconds.toFixed(1)} s on ${m.host.hostname} (${m.executor})`,
     `  params    ${paramsLine(fp.params, 200) || "(none)"}`,
+    ...((fp.numerics ?? null) !== null ? [`  numerics  ${describeNumerics(fp.numerics)}`] : []),
     ...Object.entries(m.outputs)
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([name, o], i) => `  ${i === 0 ? "outputs " : "        "}  ${name} (${o.kind}, ${bytes(o.size)}${o.dir ? `, ${o.files} files` : ""}): ${join(e.dir, "outputs", o.path)}`),

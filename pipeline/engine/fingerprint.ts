@@ -93,7 +93,7 @@ function isObject(v: Json): v is { [key: string]: Json } {
 }
 
 /** Path-wise differences of two JSON records, each line starting with `label` (e.g. "param "). */
-function diffParams(a: Json, b: Json, path: string, label = "param "): string[] {
+export function diffParams(a: Json, b: Json, path: string, label = "param "): string[] {
   if (canonicalJson(a) === canonicalJson(b)) return [];
   if (isObject(a) && isObject(b)) {
     const out: string[] = [];

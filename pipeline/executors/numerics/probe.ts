@@ -63,13 +63,15 @@ interface CacheRecord {
 export function parseProbe(python: string, run: { status: number | null; stdout: string; stderr: string; error?: string }): InterpreterFacts {
   const none = (detail: string): InterpreterFacts => ({ python, ok: false, detail, modules: {}, errors: {}, files: [] });
   if (run.error !== undefined) return none(`not runnable (${run.error})`);
-  let parsed: Omit<InterpreterFacts, "python" | "ok" | "detail">;
+  // The script's `python` is the interpreter's version; here `python` is the interpreter asked.
+  let parsed: Omit<InterpreterFacts, "python" | "ok" | "detail" | "version"> & { python?: string };
   try {
     parsed = JSON.parse(run.stdout.trim().split("\n").pop() ?? "") as typeof parsed;
   } catch {
     return none(`exited ${run.status} without an answer: ${run.stderr.trim().split("\n").pop() ?? ""}`);
   }
-  return { ...parsed, python, ok: true, detail: "ok", modules: parsed.modules ?? {}, errors: parsed.errors ?? {}, files: parsed.files ?? [] };
+  const { python: version, ...rest } = parsed;
+  return { ...rest, python, ok: true, detail: "ok", ...(version !== undefined ? { version } : {}), modules: parsed.modules ?? {}, errors: parsed.errors ?? {}, files: parsed.files ?? [] };
 }
 
 /** `python3` -> the absolute path PATH resolves it to (as the program's spawn will), else the name. */

@@ -1,0 +1,70 @@
+/**
+ * What the kernel pins cost (issue 29): DPR training steps/s on CPU under the pinned kernels
+ * (pipeline/executors/numerics/pins.ts) beside the machine's own choice (no pins: OpenBLAS's
+ * detected core type, ATen's detected ISA) and the slowest safe set (Prescott, ATen without
+ * AVX), with the machine's float32 GEMM ceiling measured in the same run (a 1024^3 matmul,
+ * 1 thread, the machine's own kernels). The tiny BERT of bench/training at batch 32 with one
+ * hard negative, 1 thread (as every mini training runs). Prints each rate and the ratios.
+ *
+ *   npm run bench -- numerics [--quick]     (--quick: 2 epochs instead of 3)
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
+import { writeBenchInputs, BENCH_SHAPE } from "./inputs.ts";
+
+const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
+const epochs = process.argv.includes("--quick") ? 2 : 3;
+const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-numerics-"));
+const inputs = writeBenchInputs(join(dir, "in"));
+
+type Env = Record<string, string | undefined>;
+
+function childEnv(over: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...over })) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Best steps/s over the epochs after the first (allocator and first-touch warm-up). */
+function stepsPerSecond(name: string, env: Env): number {
+  const cfgPath = join(dir, `cfg-${name}.json`);
+  const out = join(dir, `out-${name}`);
+  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
+  const r = spawnSync(PYTHON, trainerArgv(cfgPath, inputs, out, 1), { encoding: "utf8", env: childEnv(env) });
+  if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
+  const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
+  const steps = Math.ceil(BENCH_SHAPE.queries / 32);
+  return Math.max(...rows.slice(1).map((m) => steps / m.train_seconds));
+}
+
+/** GFLOP/s of a float32 1024^3 matmul on 1 thread, best of 5, under `env`. */
+function gemmCeiling(env: Env): { gflops: number; blas: string } {
+  const code = [
+    "import time, torch, ctypes",
+    "torch.set_num_threads(1)",
+    "a = torch.randn(1024, 1024); b = torch.randn(1024, 1024); a @ b",
+    "best = min((lambda t0: (a @ b, time.perf_counter() - t0)[1])(time.perf_counter()) for _ in range(5))",
+    "lib = ctypes.CDLL('libopenblas.so.0'); f = lib.openblas_get_corename; f.restype = ctypes.c_char_p",
+    "print(2 * 1024 ** 3 / best / 1e9, f().decode())",
+  ].join("\n");
+  const r = spawnSync(PYTHON, ["-c", code], { encoding: "utf8", env: childEnv({ ...env, OMP_NUM_THREADS: "1", OPENBLAS_NUM_THREADS: "1" }) });
+  if (r.status !== 0) throw new Error(`matmul failed: ${r.stderr}`);
+  const [gflops, blas] = r.stdout.trim().split(" ");
+  return { gflops: Number(gflops), blas: blas ?? "?" };
+}
+
+const unpinned: Env = { OPENBLAS_CORETYPE: undefined, ATEN_CPU_CAPABILITY: undefined, OMP_NUM_THREADS: "1", OPENBLAS_NUM_THREADS: "1" };
+const ceiling = gemmCeiling(unpinned);
+const host = stepsPerSecond("host", unpinned);
+const pinned = stepsPerSecond("pinned", numericsEnv("pinned", 1));
+const slow = stepsPerSecond("prescott", { ...unpinned, OPENBLAS_CORETYPE: "Prescott", ATEN_CPU_CAPABILITY: "default" });
+console.log(`tiny BERT bi-encoder, batch 32 (+32 hard negatives), Lq ${BENCH_SHAPE.queryTokens}, Lp ${BENCH_SHAPE.passageTokens}, 1 thread, best epoch of ${epochs - 1} measured`);
+console.log(`ceiling: float32 GEMM 1024^3 on 1 thread, the machine's own kernels (OpenBLAS core ${ceiling.blas}): ${ceiling.gflops.toFixed(1)} GFLOP/s`);
+console.log(`host kernels (no pins):            ${host.toFixed(2)} steps/s`);
+console.log(`pinned (Haswell, ATen AVX2):       ${pinned.toFixed(2)} steps/s`);
+console.log(`Prescott, ATen without AVX:        ${slow.toFixed(2)} steps/s`);
+console.log(`ratio pinned/host: ${(pinned / host).toFixed(3)}   ratio prescott/host: ${(slow / host).toFixed(3)}`);
