@@ -2,13 +2,18 @@
  * The paper's claims as checks over evaluation results: each claim names the numbers it
  * reads (one evaluation, or one per training seed), a statistic computed per seed (a ratio,
  * a gain, a difference of gains, a rise over iterations), and the threshold the paper's words
- * imply. The verdict uses the spread over seeds (sample sd, n-1):
- *   holds            mean - sd >= threshold   (for "at most": mean + sd <= threshold)
- *   does not hold    mean + sd <  threshold   (for "at most": mean - sd >  threshold)
- *   inconclusive     otherwise: the seeds disagree about which side the claim is on.
+ * imply. The verdict asks whether the seeds place the mean on one side of the threshold with
+ * 95% confidence: with n seeds, sample sd s and m = t(0.95, n-1) * s / sqrt(n) (the half-width
+ * of a one-sided 95% t-interval of the mean; 1.69 s for 3 seeds, 0.95 s for 5),
+ *   holds            mean - m >= threshold   (for "at most": mean + m <= threshold)
+ *   does not hold    mean + m <  threshold   (for "at most": mean - m >  threshold)
+ *   inconclusive     otherwise: the seeds do not settle which side the claim is on.
  * "Above" is "at least" made strict (a claim that one thing beats another: a tie does not hold):
- *   holds if mean - sd > threshold, does not hold if mean + sd <= threshold.
- * With one value (BM25, θ0, or a single seed) sd is 0 and the verdict compares the mean.
+ *   holds if mean - m > threshold, does not hold if mean + m <= threshold.
+ * Why not mean ± sd (the rule before 2026-11-28): for 3 seeds it is a one-sided t-test at
+ * p = 0.11, and a "holds" by it (IHN > IBN on QReCC, +7.2 ± 1.0) became +1.3 ± 3.4 when the
+ * same run was computed with other BLAS kernels. With one value (BM25, or a single seed) there
+ * is no spread: m is 0 and the verdict compares the value itself.
  * Pure: the step (steps.ts) reads the metrics files and writes findings.json / findings.md.
  */
 import { z } from "zod";
@@ -143,11 +148,21 @@ export function sampleSd(xs: readonly number[]): number | null {
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-export function verdictOf(m: number, sd: number | null, threshold: number, direction: ClaimSpec["direction"]): Verdict {
-  const s = sd ?? 0;
-  if (direction === "at-least") return m - s >= threshold ? "holds" : m + s < threshold ? "does-not-hold" : "inconclusive";
-  if (direction === "above") return m - s > threshold ? "holds" : m + s <= threshold ? "does-not-hold" : "inconclusive";
-  return m + s <= threshold ? "holds" : m - s > threshold ? "does-not-hold" : "inconclusive";
+/** t(0.95, df): the one-sided 95% quantile of Student's t, df 1..30 (then the normal's 1.645). */
+const T95 = [6.314, 2.92, 2.353, 2.132, 2.015, 1.943, 1.895, 1.86, 1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.74, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711, 1.708, 1.706, 1.703, 1.701, 1.699, 1.697];
+
+/** Half-width of the one-sided 95% t-interval of a mean of `n` values with sample sd `sd` (0 without a spread). */
+export function margin95(sd: number | null, n: number): number {
+  if (sd === null || n < 2) return 0;
+  return (T95[n - 2] ?? 1.645) * sd / Math.sqrt(n);
+}
+
+/** The verdict for mean `mean` of `n` values with sample sd `sd` (see the module comment). */
+export function verdictOf(m: number, sd: number | null, n: number, threshold: number, direction: ClaimSpec["direction"]): Verdict {
+  const t = margin95(sd, n);
+  if (direction === "at-least") return m - t >= threshold ? "holds" : m + t < threshold ? "does-not-hold" : "inconclusive";
+  if (direction === "above") return m - t > threshold ? "holds" : m + t <= threshold ? "does-not-hold" : "inconclusive";
+  return m + t <= threshold ? "holds" : m - t > threshold ? "does-not-hold" : "inconclusive";
 }
 
 const fmt = (x: number, unit: ClaimSpec["unit"]): string => (unit === "points" ? `${x.toFixed(1)} points` : x.toFixed(unit === "ratio" ? 2 : 3));
@@ -158,12 +173,12 @@ const THRESHOLD_SIGN: Readonly<Record<ClaimSpec["direction"], string>> = { "at-l
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
   const { perSeed, monotone } = statistic(spec, look);
   const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} sd over seeds)`;
+  const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
   const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, evidence };
   if (defined.length === 0) return { ...base, value: null, sd: null, seeds: 0, perSeed: [], verdict: "not-measured", note: "no turns of the groups this claim reads" };
   const m = mean(defined)!;
   const sd = sampleSd(defined);
-  let verdict = verdictOf(m, sd, spec.threshold, spec.direction);
+  let verdict = verdictOf(m, sd, defined.length, spec.threshold, spec.direction);
   let note: string | undefined;
   if (verdict === "holds" && !monotone) {
     verdict = "inconclusive";

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkClaim, findingsMarkdown, inputsOf, lookupIn, sampleSd, verdictOf, type ClaimSpec } from "../../steps/findings/claims.ts";
+import { checkClaim, findingsMarkdown, inputsOf, lookupIn, margin95, sampleSd, verdictOf, type ClaimSpec } from "../../steps/findings/claims.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
 
 function metrics(r10: number, bySwitch?: { switch: number; "no-switch": number }): MetricsFile {
@@ -32,27 +32,40 @@ test("sample sd uses n - 1, and none for one value", () => {
   assert.equal(sampleSd([5]), null);
 });
 
-test("verdicts: mean - sd against the threshold, mirrored for 'at most'", () => {
-  assert.equal(verdictOf(5, 2, 0, "at-least"), "holds");
-  assert.equal(verdictOf(1, 2, 0, "at-least"), "inconclusive");
-  assert.equal(verdictOf(-3, 2, 0, "at-least"), "does-not-hold");
-  assert.equal(verdictOf(0.3, 0.1, 0.5, "at-most"), "holds");
-  assert.equal(verdictOf(0.45, 0.1, 0.5, "at-most"), "inconclusive");
-  assert.equal(verdictOf(0.7, 0.1, 0.5, "at-most"), "does-not-hold");
-  assert.equal(verdictOf(0.5, null, 0.5, "at-least"), "holds");
-  // "above": a tie does not hold; the spread decides as for "at least".
-  assert.equal(verdictOf(0, null, 0, "above"), "does-not-hold");
-  assert.equal(verdictOf(0.1, null, 0, "above"), "holds");
-  assert.equal(verdictOf(1, 2, 0, "above"), "inconclusive");
-  assert.equal(verdictOf(-1, 1, 0, "above"), "does-not-hold");
+test("the 95% t-margin: t(0.95, n-1) * sd / sqrt(n); none without a spread", () => {
+  assert.equal(Math.round(margin95(1, 3) * 1e6) / 1e6, 1.685863); // 2.920 / sqrt(3)
+  assert.equal(Math.round(margin95(1, 5) * 1e6) / 1e6, 0.953459); // 2.132 / sqrt(5)
+  assert.equal(Math.round(margin95(2, 2) * 1e6) / 1e6, 8.929344); // 6.314 * 2 / sqrt(2)
+  assert.equal(Math.round(margin95(1, 40) * 1e6) / 1e6, 0.260097); // past 31 values: the normal's 1.645
+  assert.equal(margin95(null, 1), 0);
+  assert.equal(margin95(3, 1), 0);
 });
 
-test("a gain paired by seed, in points: IHN - IBN = 10, 2, 9 -> 7 ± 4.36, holds", () => {
+test("verdicts: mean - t-margin against the threshold, mirrored for 'at most'", () => {
+  // 3 seeds, sd 2: the margin is 3.37
+  assert.equal(verdictOf(5, 2, 3, 0, "at-least"), "holds");
+  assert.equal(verdictOf(3, 2, 3, 0, "at-least"), "inconclusive", "mean - sd = 1 would have said holds");
+  assert.equal(verdictOf(-4, 2, 3, 0, "at-least"), "does-not-hold");
+  assert.equal(verdictOf(-3, 2, 3, 0, "at-least"), "inconclusive");
+  // 5 seeds of the same spread: the margin shrinks to 1.91
+  assert.equal(verdictOf(3, 2, 5, 0, "at-least"), "holds");
+  assert.equal(verdictOf(0.3, 0.1, 3, 0.5, "at-most"), "holds");
+  assert.equal(verdictOf(0.45, 0.1, 3, 0.5, "at-most"), "inconclusive");
+  assert.equal(verdictOf(0.7, 0.1, 3, 0.5, "at-most"), "does-not-hold");
+  assert.equal(verdictOf(0.5, null, 1, 0.5, "at-least"), "holds");
+  // "above": a tie does not hold; the spread decides as for "at least".
+  assert.equal(verdictOf(0, null, 1, 0, "above"), "does-not-hold");
+  assert.equal(verdictOf(0.1, null, 1, 0, "above"), "holds");
+  assert.equal(verdictOf(1, 2, 3, 0, "above"), "inconclusive");
+  assert.equal(verdictOf(-4, 2, 3, 0, "above"), "does-not-hold");
+});
+
+test("a gain paired by seed, in points: IHN - IBN = 10, 2, 9 -> 7 ± 4.36: inconclusive (7 - 7.35 < 0)", () => {
   const f = checkClaim(spec({ kind: "gain", better: { inputs: seeds("ihn"), metric: "recall@10" }, worse: { inputs: seeds("ibn"), metric: "recall@10" } }, 0), look, []);
   assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [10, 2, 9]);
   assert.equal(Math.round(f.value! * 1e9) / 1e9, 7);
   assert.equal(Math.round(f.sd! * 1e4) / 1e4, 4.3589);
-  assert.equal(f.verdict, "holds");
+  assert.equal(f.verdict, "inconclusive", "three seeds this far apart do not settle the sign");
   assert.equal(f.seeds, 3);
 });
 
@@ -68,7 +81,7 @@ test("ratio in a breakdown group, at most: IBN switch / no-switch = 0.5, 0.625, 
   const sw = (g: string) => ({ inputs: seeds("ibn"), metric: "recall@10", group: { by: "questionType" as const, value: g } });
   const f = checkClaim(spec({ kind: "ratio", num: sw("switch"), den: sw("no-switch") }, 0.5, "at-most", "ratio"), look, []);
   assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [0.5, 0.625, 0.5625]);
-  // mean 0.5625, sd 0.0625: mean - sd = 0.5 is not above 0.5, so the seeds straddle the threshold
+  // mean 0.5625, sd 0.0625, margin 0.105: 0.457 .. 0.668 straddles 0.5
   assert.equal(f.verdict, "inconclusive");
   assert.equal(checkClaim(spec({ kind: "ratio", num: sw("switch"), den: sw("no-switch") }, 0.4, "at-most", "ratio"), look, []).verdict, "does-not-hold");
 });
@@ -83,10 +96,11 @@ test("gain difference: IHN's gain on switch turns minus its gain on no-switch tu
 
 test("rise over iterations: last - first, and an intermediate fall makes it inconclusive", () => {
   const steps = [{ inputs: seeds("ibn"), metric: "recall@10" }, { inputs: ["bm25"], metric: "recall@10" }, { inputs: seeds("ihn"), metric: "recall@10" }];
-  const f = checkClaim(spec({ kind: "rise", steps }, 0), look, []);
+  // A rise of 7 ± 4.36 points settles ">= -1" (7 - 7.35 >= -1), not "> 0": the threshold is -1 here.
+  const f = checkClaim(spec({ kind: "rise", steps }, -1), look, []);
   assert.equal(Math.round(f.value! * 1e9) / 1e9, 7);
   assert.equal(f.verdict, "holds", "0.55 -> 0.58 -> 0.62: every step rises");
-  const falls = checkClaim(spec({ kind: "rise", steps: [steps[0]!, { inputs: ["ibn_1"], metric: "recall@10" }, steps[2]!] }, 0), look, []);
+  const falls = checkClaim(spec({ kind: "rise", steps: [steps[0]!, { inputs: ["ibn_1"], metric: "recall@10" }, steps[2]!] }, -1), look, []);
   assert.equal(falls.verdict, "inconclusive");
   assert.match(falls.note ?? "", /intermediate/);
   assert.deepEqual(inputsOf({ kind: "rise", steps }), [...seeds("ibn"), "bm25", ...seeds("ihn")]);
