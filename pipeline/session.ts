@@ -25,6 +25,7 @@ import { gpuSlots } from "./executors/gpu-slots.ts";
 import { LocalExecutor } from "./executors/local.ts";
 import { probeCacheDir } from "./executors/numerics/probe.ts";
 import { numericsMode } from "./executors/numerics/pins.ts";
+import { numericsGroups } from "./executors/numerics/identity.ts";
 import { nativeNumerics } from "./engine/native-numerics.ts";
 import type { Json } from "./engine/canonical.ts";
 
@@ -319,6 +320,8 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
   const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
   req.emit(planEvent(graph, rows, measured, req.concurrency ?? 2));
+  const programs = graph.order.filter((s) => s.def.runtime.type === "container");
+  if (programs.length > 0 && keys.numerics) req.emit({ type: "numerics", groups: numericsGroups(programs.map((s) => keys.numerics!(s, []))) });
   try {
     const result = await runGraph(graph, {
       store: project.store,

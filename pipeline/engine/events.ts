@@ -26,6 +26,8 @@ export type EngineEvent =
       /** The event that prompted this update. */
       readonly trigger: "plan" | "cache-hit" | "started" | "succeeded" | "failed" | "finished";
     }
+  /** Where the run's program steps compute (numerics identities in words, pipeline/executors/numerics/identity.ts) and how many steps each. */
+  | { readonly type: "numerics"; readonly groups: readonly { readonly description: string; readonly steps: number }[] }
   /** Numbers a step's program reported as it went (a trainer's `EPOCH {json}` line: train loss, dev recall). */
   | { readonly type: "metrics"; readonly step: string; readonly epoch?: number; readonly values: Readonly<Record<string, number>> }
   | { readonly type: "analysis-failed"; readonly failures: readonly AnalysisFailure[] }

@@ -51,6 +51,9 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         write(`plan      ${e.steps.length} steps: ${count("cached")} cached, ${count("run")} to run, ${count("pending")} waiting on those`);
         break;
       }
+      case "numerics":
+        for (const g of e.groups) write(`numerics  ${g.steps} program step${g.steps === 1 ? "" : "s"}: ${g.description}`);
+        break;
       case "overall":
         if (e.trigger === "plan" || e.trigger === "succeeded" || e.trigger === "failed") write(`overall   ${overallLine(e)}`);
         break;
