@@ -25,7 +25,7 @@ import { gpuSlots } from "./executors/gpu-slots.ts";
 import { LocalExecutor } from "./executors/local.ts";
 import { probeCacheDir } from "./executors/numerics/probe.ts";
 import { numericsMode } from "./executors/numerics/pins.ts";
-import { numericsGroups } from "./executors/numerics/identity.ts";
+import { numericsGroups } from "./engine/numerics-words.ts";
 import { nativeNumerics } from "./engine/native-numerics.ts";
 import type { Json } from "./engine/canonical.ts";
 

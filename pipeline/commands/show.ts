@@ -10,7 +10,7 @@
  * the newest run used is shown and the others are counted.
  */
 import type { Command } from "commander";
-import { describeNumerics } from "../executors/numerics/identity.ts";
+import { describeNumerics } from "../engine/numerics-words.ts";
 import { join } from "node:path";
 import type { Entry, Store } from "../engine/store.ts";
 import { showEntry, type Project } from "../session.ts";

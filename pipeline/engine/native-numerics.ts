@@ -7,7 +7,9 @@
  * - onnxruntime-node: MLAS, its CPU kernel library, picks its float GEMM kernel by the CPU's
  *   vector extensions (AVX-512F, AVX2+FMA, AVX, SSE2 on x86-64; NEON on arm64) and offers no
  *   way to force one; the CUDA execution provider, where installed and a device is visible,
- *   computes on the GPU. Both choices are recorded.
+ *   computes on the GPU. Both choices are recorded. Its intra-op thread count is not: θ0's
+ *   passage encoder gave byte-identical embeddings at 1, 2 and 4 threads (64 passages of up to
+ *   96 tokens, 2026-11-28): MLAS splits a GEMM by rows and columns, never along the sum.
  * - faiss-node is not here on purpose: its candidates are rescored exactly in TypeScript
  *   (steps/dense/rescore.ts), so the search output does not depend on its BLAS kernels.
  */

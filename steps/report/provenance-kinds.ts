@@ -13,6 +13,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import type { Json } from "../../pipeline/engine/canonical.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { formatCount, formatNumber, type NumberFormat } from "./format.ts";
 import { el, raw, type Html } from "./html.ts";
@@ -20,6 +21,12 @@ import { trainingCurves, type EpochRow } from "./curves.ts";
 
 export interface OutputView {
   readonly summary: string;
+  /**
+   * A model's numerics identity, as its trainer recorded it in result.json (the one its key
+   * holds; pipeline/engine/numerics-words.ts), and whether the model was trained (false: an
+   * export of existing weights).
+   */
+  readonly numerics?: { readonly identity: Json; readonly trained: boolean };
   readonly sections: readonly Html[];
   /** Files to place in the report: `to` is relative to the provenance directory. */
   readonly files: readonly { readonly label: string; readonly from: string; readonly to: string; readonly gzip?: boolean }[];
@@ -116,6 +123,7 @@ async function modelView(path: string, key: string): Promise<OutputView> {
   return {
     summary,
     sections,
+    ...(result.numerics !== undefined ? { numerics: { identity: result.numerics as Json, trained: trained > 0 } } : {}),
     files: [
       { label: "metrics.jsonl (per epoch)", from: metricsFile, to: `files/${key}/metrics.jsonl` },
       { label: "result.json", from: resultFile, to: `files/${key}/result.json` },

@@ -6,8 +6,9 @@
  * inputs: the params) and wire one output of every such step as an input (so the step sees
  * each one's cache key through `inputKeys`, and reads the small outputs it shows: metrics,
  * run files, training records). It writes `provenance/`: `<key>.html` per entry, the run files
- * and metrics to download, `index.html`, `index.json` (key -> step, names, summary) and
- * `stages.svg`, the collapsed stage graph. Same inputs, same bytes: nothing is read from the
+ * and metrics to download, `index.html`, `index.json` (key -> step, names, summary),
+ * `numerics.json` (the numerics its models were computed with; refused when trained models
+ * differ: numerics-record.ts) and `stages.svg`, the collapsed stage graph. Same inputs, same bytes: nothing is read from the
  * store's logs or clocks.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -19,6 +20,7 @@ import { consumersOf, paramsLine, type ProvenanceNodeSpec } from "./provenance.t
 import { OUTPUT_VIEWS, placeFile } from "./provenance-kinds.ts";
 import { indexPage, nodePage, page, type PageNode } from "./provenance-page.ts";
 import { collapseGraph, stageGraphSvg } from "./stage-graph.ts";
+import { numericsRecord } from "./numerics-record.ts";
 
 const nodeSchema = z
   .object({
@@ -113,6 +115,8 @@ function makeDef(inputKinds: Readonly<Record<string, string>>) {
             summary: view?.summary ?? (paramsLine(spec.params) || spec.description),
           });
         }
+        const numerics = numericsRecord([...nodes.values()].flatMap((n) => (n.view?.numerics === undefined ? [] : [{ name: n.name, ...n.view.numerics }])));
+        await writeFile(join(out, "numerics.json"), JSON.stringify(numerics, null, 2) + "\n");
         const consumers = consumersOf(nodes);
         for (const n of nodes.values()) {
           await writeFile(join(out, page(n.key)), nodePage(n, nodes, consumers.get(n.key) ?? [], `entries/${n.stepId}/${n.key}/ (log.txt: the full log)`));

@@ -34,6 +34,8 @@ export interface ReportIndexSpec {
   readonly tables: readonly ReportEntry<RenderedTableJson>[];
   readonly figures: readonly ReportEntry<FigureJson>[];
   readonly findings?: Findings;
+  /** Where the models behind the numbers computed (numerics-record.ts), when they recorded it. */
+  readonly numerics?: string;
   /** The stage graph (SVG) and the provenance index page, when the report has provenance pages. */
   readonly provenance?: { readonly stagesSvg: string; readonly index: string };
   /** The page a number with these evaluation keys links to (relative to the report root); undefined = no link. */
@@ -110,6 +112,7 @@ export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
     el("h1", {}, raw(labelHtml(spec.title))),
     el("p", { class: `dataset ${spec.dataset}` }, el("strong", {}, `Data: ${spec.dataset}.`), ` ${DATASET_STATEMENT[spec.dataset]}`, el("br", {}), spec.datasetDescription),
   ];
+  if (spec.numerics !== undefined) body.push(el("p", { class: "numerics" }, el("strong", {}, "Numerics."), ` ${spec.numerics}`));
   if (spec.findings !== undefined) body.push(findingsHtml(spec.findings, keyHref));
   const toc: Html[] = [];
   if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}`, title: t.data.title }, raw(labelHtml(shortTitle(t.data.title)))))))));
@@ -144,6 +147,7 @@ export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
     ).html + "\n";
 
   const md: string[] = [`# ${labelMarkdown(spec.title)}`, "", `**Data: ${spec.dataset}.** ${DATASET_STATEMENT[spec.dataset]}`, "", labelMarkdown(spec.datasetDescription), ""];
+  if (spec.numerics !== undefined) md.push(`**Numerics.** ${spec.numerics}`, "");
   for (const n of notes) md.push(`- ${labelMarkdown(n)}`);
   if (notes.length > 0) md.push("");
   if (spec.findings !== undefined) md.push(findingsMarkdown(spec.findings, keyHref));

@@ -20,6 +20,7 @@ import type { FigureJson } from "./figure.ts";
 import { parseFindings, type Findings } from "./findings.ts";
 import { keyPage, numberPage, PROVENANCE_DIR } from "./links.ts";
 import type { ProvenanceIndex } from "./provenance-step.ts";
+import { numericsSentence, type NumericsRecord } from "./numerics-record.ts";
 import { htmlPage, seedsPage, type PageNode } from "./provenance-page.ts";
 import { el } from "./html.ts";
 
@@ -134,6 +135,7 @@ function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readon
         }
 
         let provenance: { stagesSvg: string; index: string } | undefined;
+        let numerics: string | undefined;
         let href: (keys: readonly string[]) => string | undefined = () => undefined;
         const provDir = ctx.inputs.provenance;
         if (provDir !== undefined) {
@@ -162,6 +164,8 @@ function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readon
           if (stale > 0) ctx.log(`${stale} numbers come from entries of an earlier run (pages written for them)`);
           href = (keys) => (keys.length === 0 ? undefined : numberPage(keys));
           provenance = { stagesSvg: await readFile(join(provDir, "stages.svg"), "utf8"), index: `${PROVENANCE_DIR}/index.html` };
+          const record = join(provDir, "numerics.json");
+          if (existsSync(record)) numerics = numericsSentence(JSON.parse(await readFile(record, "utf8")) as NumericsRecord) || undefined;
         }
         const rendered = renderReportIndex({
           title: p.title,
@@ -172,6 +176,7 @@ function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readon
           figures,
           ...(findings !== undefined ? { findings } : {}),
           ...(provenance !== undefined ? { provenance } : {}),
+          ...(numerics !== undefined ? { numerics } : {}),
           href,
         });
         await writeFile(join(out, "index.md"), rendered.markdown);
