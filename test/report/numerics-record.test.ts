@@ -33,7 +33,7 @@ test("trained models of two numerics: the report refuses, naming both and the fi
   assert.throws(
     () => numericsRecord([{ name: "train-dpr.a.s1", identity: CPU, trained: true }, { name: "train-dpr.a.s2", identity: GPU, trained: true }, { name: "train-dpr.a.s3", identity: GPU, trained: true }]),
     (e: Error & { fix?: string }) =>
-      /^field 'numerics': the report would compare models trained with 2 different numerics: CUDA on NVIDIA H200 .* \(2 models, e\.g\. train-dpr\.a\.s2\); and CPU x86_64, pinned AVX2 kernels .* \(1 model, e\.g\. train-dpr\.a\.s1\)\. Fix: /.test(e.message) && /GPUs for all or none/.test(e.fix ?? ""),
+      /^field 'numerics': the report would compare models trained with 2 different numerics: CUDA on NVIDIA H200 .* \(2 models, e\.g\. train-dpr\.a\.s2\); and CPU x86_64, pinned AVX2 kernels .* \(1 model, e\.g\. train-dpr\.a\.s1\) Fix: /.test(e.message) && /GPUs for all or none/.test(e.fix ?? ""),
   );
 });
 
