@@ -71,13 +71,13 @@ test("an unknown path lists the nearest valid ones; a group is not a parameter",
 
 test("a wrong type or an out-of-range value names the path, what it expects, its current value and meaning", () => {
   assert.deepEqual(messages(["schedule.qrecc.lr=abc"]), [
-    "--set 'schedule.qrecc.lr=abc': schedule.qrecc.lr expects a number in (0, 1], got 'abc'. Fix: give schedule.qrecc.lr a number in (0, 1] (now 0.0002): AdamW learning rate of every training on the dataset.",
+    "--set 'schedule.qrecc.lr=abc': schedule.qrecc.lr expects a number in (0, 1], got 'abc'. Fix: give schedule.qrecc.lr a number in (0, 1] (now 0.0004): AdamW learning rate of every training on the dataset.",
   ]);
   assert.deepEqual(messages(["schedule.qrecc.lr=0"]), [
-    "--set 'schedule.qrecc.lr=0': schedule.qrecc.lr is out of range: expects a number in (0, 1], got '0'. Fix: give schedule.qrecc.lr a number in (0, 1] (now 0.0002): AdamW learning rate of every training on the dataset.",
+    "--set 'schedule.qrecc.lr=0': schedule.qrecc.lr is out of range: expects a number in (0, 1], got '0'. Fix: give schedule.qrecc.lr a number in (0, 1] (now 0.0004): AdamW learning rate of every training on the dataset.",
   ]);
   assert.deepEqual(messages(["schedule.qrecc.epochs=2.5"]), [
-    "--set 'schedule.qrecc.epochs=2.5': schedule.qrecc.epochs expects an integer >= 1, got '2.5'. Fix: give schedule.qrecc.epochs an integer >= 1 (now 30): most epochs of a training (patience may stop it earlier).",
+    "--set 'schedule.qrecc.epochs=2.5': schedule.qrecc.epochs expects an integer >= 1, got '2.5'. Fix: give schedule.qrecc.epochs an integer >= 1 (now 10): epochs of a training: the learning rate decays to zero at the last (patience, if set, may stop it earlier).",
   ]);
   assert.deepEqual(messages(["seeds=1,1"]), [
     "--set 'seeds=1,1': seeds expects distinct integers, got '1,1' (a value repeats). Fix: give seeds comma-separated distinct integers >= 0 (now 1,2,3): seeds of the models behind the paper's claims (mean ± sd over them).",
@@ -160,7 +160,7 @@ test("the description covers the setup: every listed path exists with a value of
   const groups = Object.keys(TOP_FIELDS).length + 3 * Object.keys(SCHEDULE_FIELDS).length + 4 * 2 + Object.keys(MODEL_FIELDS).length + Object.keys(THETA0_FIELDS).length;
   assert.equal(mini.length, groups);
   assert.equal(mini.length, 53);
-  assert.deepEqual(mini.find((p) => p.path === "schedule.qrecc.lr"), { path: "schedule.qrecc.lr", type: "number in (0, 1]", value: 0.0002, description: SCHEDULE_FIELDS.lr.doc });
+  assert.deepEqual(mini.find((p) => p.path === "schedule.qrecc.lr"), { path: "schedule.qrecc.lr", type: "number in (0, 1]", value: 0.0004, description: SCHEDULE_FIELDS.lr.doc });
   assert.deepEqual(Object.keys(DEV_FIELDS).sort(), ["bm25", "sample", "size"]);
   // Real: no θ0 or vocabulary rows, sampled dev collections (OR-QuAC's is released: nothing to set).
   const real = denseParameters("smoke").describe({ data: "real" }).map((p) => p.path);

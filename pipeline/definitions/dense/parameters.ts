@@ -14,7 +14,7 @@ type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
 /** Per dataset: `schedule.<dataset>.<field>`. */
 export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
   iterations: { kind: "int", min: 2, max: 10, doc: "IHN iterations I (iteration 1 = in-batch negatives only; the tables compare iteration 2 and I with it)" },
-  epochs: { kind: "int", min: 1, doc: "most epochs of a training (patience may stop it earlier)" },
+  epochs: { kind: "int", min: 1, doc: "epochs of a training: the learning rate decays to zero at the last (patience, if set, may stop it earlier)" },
   lastEpochs: { kind: "int", min: 1, doc: "most epochs of the last IHN iteration I" },
   patience: { kind: "int", min: 0, doc: "stop after this many epochs without a dev Recall@5 gain of minDelta (0 = train every epoch)" },
   minDelta: { kind: "number", min: 0, max: 1, doc: "smallest dev Recall@5 gain (a fraction) that counts as progress for patience" },
