@@ -36,6 +36,8 @@ export type EngineEvent =
   | { readonly type: "started"; readonly step: string; readonly key: string; readonly log: string }
   | { readonly type: "progress"; readonly step: string; readonly done: number; readonly total?: number; readonly label?: string }
   | { readonly type: "log"; readonly step: string; readonly line: string }
+  /** Where a step's job is in a batch system's queue: pending (and why) or running (and where). */
+  | { readonly type: "queue"; readonly step: string; readonly state: "pending" | "running"; readonly detail: string }
   | {
       /** A cached entry whose bytes (or manifest) no longer match: moved aside (`movedTo`) and recomputed. */
       readonly type: "tampered";

@@ -9,18 +9,19 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { copyFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { hostname, cpus, platform, arch } from "node:os";
-import type { AnyStep, RunSettings, StepContext } from "./step.ts";
+import type { AnyStep, ContainerRuntime, InProcessRuntime, InputKinds, OutputDecls, ProgressSink, RunSettings, StepContext } from "./step.ts";
 import type { Entry, Manifest, OutputRecord, Store } from "./store.ts";
 import type { LockEntry } from "./datasets-lock.ts";
 import type { Fingerprint } from "./fingerprint.ts";
 import { cacheKey } from "./fingerprint.ts";
-import type { Executor, JobPath } from "./executor.ts";
+import type { Executor, JobFailure, JobPath, QueueState } from "./executor.ts";
 import { parseProgressLine } from "./executor.ts";
 import type { RunFailure } from "./failures.ts";
 import type { EventSink } from "./events.ts";
 import { stampedOutputDigest, type StampedDigest } from "./digest.ts";
 import { storeIoProblem } from "./store-errors.ts";
-import { InputError } from "./errors.ts";
+import { bodyRunFailure, runStepBody } from "./step-body.ts";
+import { stepResources, type Resources } from "./resources.ts";
 import { canonicalJson } from "./canonical.ts";
 import type { LockFile } from "./datasets-lock.ts";
 
@@ -141,110 +142,30 @@ async function runStaged(
     return { ok: false, failure };
   };
 
-  let tools: Record<string, string> = { ...ctx.tools };
-  const rt = def.runtime;
-  if (rt.type === "in-process") {
-    const stepCtx: StepContext<unknown, Record<string, string>, Record<string, never>> = {
-      params,
-      inputs: Object.fromEntries(Object.entries(inputPaths).map(([k, v]) => [k, v.path])),
-      inputKeys: Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId }])),
-      outputs: Object.fromEntries(Object.entries(outputPaths).map(([k, v]) => [k, v.path])) as never,
-      workDir,
-      scratchDir,
-      datasets,
-      settings: ctx.settings,
-      signal: ctx.signal,
-      log: (line) => {
-        log.write(line);
-        ctx.emit({ type: "log", step: step.name, line });
-      },
-      progress,
-    };
-    try {
-      await rt.run(stepCtx as never);
-    } catch (e) {
-      if (ctx.signal.aborted) return fail({ reason: "cancelled", step: step.name });
-      if (e instanceof InputError) {
-        const f: { -readonly [K in keyof Extract<RunFailure, { reason: "bad-input" }>]: Extract<RunFailure, { reason: "bad-input" }>[K] } = {
-          reason: "bad-input",
-          step: step.name,
-          message: e.message,
-          log: logPath,
-        };
-        if (e.file !== undefined) f.file = e.file;
-        if (e.line !== undefined) f.line = e.line;
-        if (e.field !== undefined) f.field = e.field;
-        if (e.fix !== undefined) f.fix = e.fix;
-        log.write(e.message);
-        return fail(f);
-      }
-      // A full disk or a read-only store under the step's own writes is the store's problem, not the step's.
-      const io = storeFailure(step, e, ctx, true);
-      if (io) return fail(io);
-      const err = e as Error;
-      log.write(err.stack ?? String(err));
-      return fail({ reason: "step-threw", step: step.name, message: err.message ?? String(err), log: logPath });
-    }
-    // Finished after the run was stopped: not published (its staging and lease are going away).
-    if (ctx.signal.aborted) return fail({ reason: "cancelled", step: step.name });
-  } else {
-    const paramsFile = join(workDir, "params.json");
-    await writeFile(paramsFile, canonicalJson(params, 2) + "\n");
-    const env: Record<string, string> = {};
-    for (const name of def.env ?? []) {
-      const v = ctx.env[name];
-      if (v !== undefined) env[name] = v;
-    }
-    const secrets: Record<string, string> = {};
-    for (const name of rt.secrets ?? []) {
-      const v = ctx.env[name];
-      if (v !== undefined) secrets[name] = v;
-    }
-    const outcome = await ctx.executor.runContainer({
-      step: step.name,
-      stepId: def.id,
-      key,
-      runtime: rt,
-      inputs: inputPaths,
-      outputs: outputPaths,
-      paramsFile,
-      workDir,
-      sourceRoot: ctx.sourceRoot,
-      env,
-      secrets,
-      settings: ctx.settings,
-      numerics: fingerprint.numerics,
-      ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
-      signal: ctx.signal,
-      onLine: (line) => {
-        const p = parseProgressLine(line);
-        if (p) progress(p.done, p.total, p.label);
-        else {
-          log.write(line);
-          ctx.emit({ type: "log", step: step.name, line });
-        }
-      },
-    });
-    if (!outcome.ok) {
-      if (ctx.signal.aborted) return fail({ reason: "cancelled", step: step.name });
-      if (outcome.kind === "interpreter-missing") {
-        log.write(outcome.message);
-        return fail({ reason: "interpreter-missing", step: step.name, message: outcome.message, log: logPath });
-      }
-      return fail({
-        reason: "exit-nonzero",
-        step: step.name,
-        argv: outcome.argv,
-        exitStatus: outcome.exitStatus,
-        signal: outcome.signal,
-        log: logPath,
-        tail: log.tail.slice(-10),
-      });
-    }
-    log.write(`# argv: ${outcome.argv.join(" ")}`);
-    if (ctx.devices !== undefined) log.write(`# gpu slots: ${ctx.devices.join(",")}`);
-    if (outcome.tools) tools = { ...tools, ...outcome.tools };
-  }
+  const run: Run = {
+    step,
+    params,
+    key,
+    fingerprint,
+    inputs,
+    inputPaths,
+    outputPaths,
+    workDir,
+    scratchDir,
+    datasets,
+    progress,
+    resources: stepResources(step),
+    log,
+    logPath,
+    line: (line) => {
+      log.write(line);
+      ctx.emit({ type: "log", step: step.name, line });
+    },
+    onQueue: (q) => ctx.emit({ type: "queue", step: step.name, state: q.state, detail: q.detail }),
+  };
+  const ran = def.runtime.type === "in-process" ? await runInProcess(def.runtime, run, ctx) : await runProgram(def.runtime, run, ctx);
+  if (!ran.ok) return fail(ctx.signal.aborted ? { reason: "cancelled", step: step.name } : ran.failure);
+  const tools: Record<string, string> = { ...ctx.tools, ...ran.tools };
 
   // Check and hash the declared outputs.
   const outputs: Record<string, OutputRecord> = {};
@@ -272,10 +193,142 @@ async function runStaged(
     timings: { started: started.toISOString(), finished: finished.toISOString(), seconds },
     host: { hostname: hostname(), platform: platform(), arch: arch(), cpus: cpus().length },
     tools,
-    executor: rt.type === "in-process" ? "in-process" : ctx.executor.name,
+    executor: def.runtime.type === "in-process" && !ctx.executor.runInProcess ? "in-process" : ctx.executor.name,
     log: "log.txt",
   };
   const entry = await ctx.store.publish(staging, fingerprint, manifest);
   await ctx.store.content.recordPublished(key, stamped);
   return { ok: true, entry, seconds };
+}
+
+/** What the runners of a step's body need from runStaged. */
+interface Run {
+  readonly step: AnyStep;
+  readonly params: unknown;
+  readonly key: string;
+  readonly fingerprint: Fingerprint;
+  readonly inputs: Readonly<Record<string, { entry: Entry; output: string }>>;
+  readonly inputPaths: Readonly<Record<string, JobPath>>;
+  readonly outputPaths: Readonly<Record<string, JobPath>>;
+  readonly workDir: string;
+  readonly scratchDir: string;
+  readonly datasets: Readonly<Record<string, LockEntry>>;
+  readonly progress: ProgressSink;
+  readonly resources: Resources;
+  readonly log: Log;
+  readonly logPath: string;
+  /** A line for the log and the reporters. */
+  line(line: string): void;
+  onQueue(state: QueueState): void;
+}
+
+type Ran = { ok: true; tools?: Readonly<Record<string, string>> } | { ok: false; failure: RunFailure };
+
+const jobFailed = (r: Run, o: JobFailure): RunFailure => ({
+  reason: "job-failed",
+  step: r.step.name,
+  message: o.message,
+  ...(o.fix !== undefined ? { fix: o.fix } : {}),
+  log: r.logPath,
+  tail: r.log.tail.slice(-10),
+});
+
+/** An in-process body: here, or through the executor when it runs them (a batch job). */
+async function runInProcess(rt: InProcessRuntime<unknown, InputKinds, OutputDecls>, r: Run, ctx: ExecuteContext): Promise<Ran> {
+  const paths = (m: Readonly<Record<string, JobPath>>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.path]));
+  if (ctx.executor.runInProcess) {
+    const inputs = Object.fromEntries(Object.entries(r.inputPaths).map(([k, v]) => [k, { ...v, entry: { stepId: r.inputs[k]!.entry.stepId, key: r.inputs[k]!.entry.key } }]));
+    const o = await ctx.executor.runInProcess({
+      step: r.step.name,
+      stepId: r.step.def.id,
+      key: r.key,
+      fingerprint: r.fingerprint,
+      inputs,
+      outputs: r.outputPaths,
+      workDir: r.workDir,
+      scratchDir: r.scratchDir,
+      settings: ctx.settings,
+      resources: r.resources,
+      signal: ctx.signal,
+      onLine: (line) => {
+        const p = parseProgressLine(line);
+        if (p) r.progress(p.done, p.total, p.label);
+        else r.line(line);
+      },
+      progress: r.progress,
+      onQueue: r.onQueue,
+    });
+    if (o.ok) return { ok: true, ...(o.tools ? { tools: o.tools } : {}) };
+    return { ok: false, failure: o.kind === "body" ? bodyRunFailure(o.failure, r.step.name, r.logPath) : jobFailed(r, o) };
+  }
+  const stepCtx: StepContext<unknown, InputKinds, OutputDecls> = {
+    params: r.params,
+    inputs: paths(r.inputPaths),
+    inputKeys: Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId }])),
+    outputs: paths(r.outputPaths),
+    workDir: r.workDir,
+    scratchDir: r.scratchDir,
+    datasets: r.datasets,
+    settings: ctx.settings,
+    signal: ctx.signal,
+    log: r.line,
+    progress: r.progress,
+  };
+  const o = await runStepBody(rt, stepCtx, ctx.store.root);
+  if (o.ok) return { ok: true };
+  if (o.detail !== undefined) r.log.write(o.detail);
+  return { ok: false, failure: bodyRunFailure(o.failure, r.step.name, r.logPath) };
+}
+
+/** A program (container step) through the executor. */
+async function runProgram(rt: ContainerRuntime, r: Run, ctx: ExecuteContext): Promise<Ran> {
+  const def = r.step.def;
+  const paramsFile = join(r.workDir, "params.json");
+  await writeFile(paramsFile, canonicalJson(r.params, 2) + "\n");
+  const env: Record<string, string> = {};
+  for (const name of def.env ?? []) {
+    const v = ctx.env[name];
+    if (v !== undefined) env[name] = v;
+  }
+  const secrets: Record<string, string> = {};
+  for (const name of rt.secrets ?? []) {
+    const v = ctx.env[name];
+    if (v !== undefined) secrets[name] = v;
+  }
+  const outcome = await ctx.executor.runContainer({
+    step: r.step.name,
+    stepId: def.id,
+    key: r.key,
+    // The step's effective resources (its own over its runtime's), as every executor sizes them.
+    runtime: { ...rt, resources: { cpus: r.resources.cpus, memoryGiB: r.resources.memoryGiB, expectedMinutes: r.resources.expectedMinutes } },
+    inputs: r.inputPaths,
+    outputs: r.outputPaths,
+    paramsFile,
+    workDir: r.workDir,
+    sourceRoot: ctx.sourceRoot,
+    env,
+    secrets,
+    settings: ctx.settings,
+    numerics: r.fingerprint.numerics,
+    ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
+    signal: ctx.signal,
+    onLine: (line) => {
+      const p = parseProgressLine(line);
+      if (p) r.progress(p.done, p.total, p.label);
+      else r.line(line);
+    },
+    onQueue: r.onQueue,
+  });
+  if (!outcome.ok) {
+    if (outcome.kind === "interpreter-missing") {
+      r.log.write(outcome.message);
+      return { ok: false, failure: { reason: "interpreter-missing", step: r.step.name, message: outcome.message, log: r.logPath } };
+    }
+    if (outcome.kind === "job-failed") return { ok: false, failure: jobFailed(r, outcome) };
+    const { argv, exitStatus, signal } = outcome;
+    return { ok: false, failure: { reason: "exit-nonzero", step: r.step.name, argv, exitStatus, signal, log: r.logPath, tail: r.log.tail.slice(-10) } };
+  }
+  r.log.write(`# argv: ${outcome.argv.join(" ")}`);
+  if (ctx.devices !== undefined) r.log.write(`# gpu slots: ${ctx.devices.join(",")}`);
+  return { ok: true, ...(outcome.tools ? { tools: outcome.tools } : {}) };
 }

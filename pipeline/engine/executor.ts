@@ -1,12 +1,16 @@
 /**
- * The executors' common contract. In-process steps always run in the Node process; an
- * executor only has to run *container* steps: a pinned image, an argv whose placeholders
- * it maps to its own paths, inputs to read and output paths to fill. The local executor
- * runs the argv on the host; the Dagger executor maps the same job to Dagger calls.
+ * The executors' common contract. An executor has to run *container* steps: a pinned image,
+ * an argv whose placeholders it maps to its own paths, inputs to read and output paths to
+ * fill. The local executor runs the argv on the host; the Dagger executor maps the same job
+ * to Dagger calls. In-process steps run in the Node process, unless the executor takes them
+ * too (`runInProcess`: a batch system runs them as jobs on its nodes, step-body.ts there).
  */
-import type { ContainerRuntime, AnyStep, RunSettings } from "./step.ts";
+import type { ContainerRuntime, AnyStep, ProgressSink, RunSettings } from "./step.ts";
 import type { AnalysisFailure } from "./failures.ts";
 import type { Json } from "./canonical.ts";
+import type { Fingerprint } from "./fingerprint.ts";
+import type { Resources } from "./resources.ts";
+import type { BodyFailure } from "./step-body.ts";
 
 export interface JobPath {
   /** Host path (inputs: inside a store entry; outputs: inside the staging directory). */
@@ -18,6 +22,7 @@ export interface ContainerJob {
   readonly step: string;
   readonly stepId: string;
   readonly key: string;
+  /** The step's runtime, its `resources` the step's effective ones (engine/resources.ts). */
   readonly runtime: ContainerRuntime;
   readonly inputs: Readonly<Record<string, JobPath>>;
   readonly outputs: Readonly<Record<string, JobPath>>;
@@ -39,12 +44,56 @@ export interface ContainerJob {
   readonly signal: AbortSignal;
   /** Each line the program prints (stdout and stderr). */
   onLine(line: string): void;
+  /** Where the job is in a queue (batch executors only). */
+  onQueue?(state: QueueState): void;
+}
+
+/** A queued job's state, as a batch system reports it ("pending", "Resources"; "running", "on n2"). */
+export interface QueueState {
+  readonly state: "pending" | "running";
+  readonly detail: string;
+}
+
+/** The executor's own verdict on a job (a batch job that failed, timed out, could not be submitted). */
+export interface JobFailure {
+  readonly ok: false;
+  readonly kind: "job-failed";
+  /** What happened, naming the job (id, state, node). */
+  readonly message: string;
+  /** What to change. */
+  readonly fix?: string;
 }
 
 export type JobOutcome =
   | { readonly ok: true; readonly argv: readonly string[]; readonly tools?: Readonly<Record<string, string>> }
   | { readonly ok: false; readonly kind: "exit"; readonly argv: readonly string[]; readonly exitStatus: number | null; readonly signal: string | null }
-  | { readonly ok: false; readonly kind: "interpreter-missing"; readonly message: string };
+  | { readonly ok: false; readonly kind: "interpreter-missing"; readonly message: string }
+  | JobFailure;
+
+/** An in-process step handed to an executor that runs it elsewhere (`Executor.runInProcess`). */
+export interface InProcessJob {
+  readonly step: string;
+  readonly stepId: string;
+  readonly key: string;
+  /** The fingerprint the key was computed from (a remote runner recomputes it and must agree). */
+  readonly fingerprint: Fingerprint;
+  /** Host paths of the inputs, with the entries they are in. */
+  readonly inputs: Readonly<Record<string, JobPath & { readonly entry: { readonly stepId: string; readonly key: string } }>>;
+  readonly outputs: Readonly<Record<string, JobPath>>;
+  readonly workDir: string;
+  readonly scratchDir: string;
+  readonly settings: RunSettings;
+  readonly resources: Resources;
+  readonly signal: AbortSignal;
+  onLine(line: string): void;
+  progress: ProgressSink;
+  onQueue?(state: QueueState): void;
+}
+
+export type InProcessOutcome =
+  | { readonly ok: true; readonly tools?: Readonly<Record<string, string>> }
+  | { readonly ok: false; readonly kind: "body"; readonly failure: BodyFailure }
+  | JobFailure;
 
 export interface Executor {
   readonly name: string;
@@ -56,6 +105,15 @@ export interface Executor {
   /** Checks at planning time (e.g. GPU requested but absent), before anything runs. */
   check(steps: readonly AnyStep[], settings: RunSettings): Promise<AnalysisFailure[]>;
   runContainer(job: ContainerJob): Promise<JobOutcome>;
+  /** Run an in-process step's body elsewhere (absent: the engine runs it in this process). */
+  runInProcess?(job: InProcessJob): Promise<InProcessOutcome>;
+  /**
+   * The name that enters the keys of executor-sensitive steps (default: `name`): an executor that
+   * runs the same programs with the same interpreters and environment as another shares its keys.
+   */
+  readonly keyName?: string;
+  /** A line about a step's resources as this executor would request them (`plan` prints it). */
+  describeResources?(step: AnyStep): string | undefined;
   /** How many GPUs the steps' programs would see here (the default of --gpus); absent: unknown. */
   gpuDevices?(steps: readonly AnyStep[]): Promise<{ readonly count: number; readonly detail: string }>;
   /** Release connections etc. */

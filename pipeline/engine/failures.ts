@@ -22,6 +22,10 @@ export type AnalysisFailure =
   /** A run-wide setting (an environment variable or option) with a value it cannot take; `detail` names the fix. */
   | { readonly reason: "invalid-setting"; readonly setting: string; readonly detail: string }
   | { readonly reason: "invalid-source"; readonly step: string; readonly detail: string }
+  /** A resource declaration that no executor could honour (engine/resources.ts). */
+  | { readonly reason: "invalid-resources"; readonly step: string; readonly detail: string }
+  /** The executor cannot run this step where it would send it (a batch system's partitions are too small for it); `fix` says what to change. */
+  | { readonly reason: "unschedulable"; readonly step: string; readonly executor: string; readonly detail: string; readonly fix: string }
   /** A `--set` argument the target's parameter space refused (the message names the argument, path, type and fix), or a target that takes none. */
   | { readonly reason: "invalid-override"; readonly targets: readonly string[]; readonly message: string };
 
@@ -50,6 +54,11 @@ export type RunFailure =
   | { readonly reason: "missing-output"; readonly step: string; readonly output: string; readonly expected: string; readonly log: string }
   | { readonly reason: "upstream-failed"; readonly step: string; readonly upstream: string }
   | { readonly reason: "cancelled"; readonly step: string }
+  /**
+   * The executor's verdict on a job it ran for the step (a batch system's job that failed, ran out
+   * of memory or time, or could not be submitted): what happened with the job's id, and the fix.
+   */
+  | { readonly reason: "job-failed"; readonly step: string; readonly message: string; readonly fix?: string; readonly log: string; readonly tail: readonly string[] }
   | {
       /** Writing into the store failed (disk full, read-only, permissions): the path, the cause and the fix. */
       readonly reason: "store-failed";
@@ -108,6 +117,10 @@ export function describeFailure(f: Failure): string {
       return `executor ${f.executor} is unavailable: ${f.detail}`;
     case "invalid-source":
       return `${f.step}: ${f.detail}`;
+    case "invalid-resources":
+      return `${f.step}: invalid resources: ${f.detail}. Fix: the step's resources (its runtime's, or use(..., { resources }) in pipeline/definitions)`;
+    case "unschedulable":
+      return `${f.step}: ${f.executor} cannot run it: ${f.detail}. Fix: ${f.fix}`;
     case "step-threw":
       return `${f.step} failed: ${f.message} (log: ${f.log})`;
     case "bad-input":
@@ -118,6 +131,8 @@ export function describeFailure(f: Failure): string {
       return `${f.step}: ${f.message}`;
     case "missing-output":
       return `${f.step}: did not produce output '${f.output}' (expected ${f.expected}); log: ${f.log}`;
+    case "job-failed":
+      return `${f.step}: ${f.message}\n  log: ${f.log}${f.tail.length ? `\n  last lines:\n    ${f.tail.join("\n    ")}` : ""}${f.fix ? `\n  Fix: ${f.fix}` : ""}`;
     case "upstream-failed":
       return `${f.step}: not run because '${f.upstream}' failed`;
     case "cancelled":

@@ -7,6 +7,7 @@ import type { AnalysisFailure } from "./failures.ts";
 import type { LockFile } from "./datasets-lock.ts";
 import { argvPlaceholders } from "./executor.ts";
 import { canonicalHash } from "./canonical.ts";
+import { resourceProblems, stepResources } from "./resources.ts";
 
 export interface Graph {
   /** Topological order; ties broken by name so the order is stable. */
@@ -117,6 +118,7 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
       });
     }
     for (const d of def.datasets ?? []) if (!lock.entries[d]) failures.push({ reason: "dataset-not-locked", step: s.name, dataset: d });
+    for (const detail of resourceProblems(stepResources(s))) failures.push({ reason: "invalid-resources", step: s.name, detail });
     if (def.runtime.type === "container") {
       if (!PINNED_IMAGE.test(def.runtime.image)) failures.push({ reason: "image-not-pinned", step: s.name, image: def.runtime.image });
       const used = argvPlaceholders(def.runtime.argv);

@@ -81,9 +81,26 @@ export interface RunSettings {
   readonly allowUnpinned?: boolean;
 }
 
+/**
+ * What a step asks of the machine that runs it. Never part of a key: the same step computes the
+ * same bytes with more or fewer of them. The local executor sizes numeric libraries' threads by
+ * `cpus`; a batch system turns each into a request (Slurm: `--cpus-per-task`, `--mem`, `--time`).
+ * Defaults and how a step's own declaration overrides its runtime's: engine/resources.ts.
+ */
+export interface StepResources {
+  /** CPU cores. */
+  readonly cpus?: number;
+  /** Peak memory, GiB. */
+  readonly memoryGiB?: number;
+  /** Expected wall time, minutes, on the hardware the values are sized for; a batch system's time limit is a multiple of it. */
+  readonly expectedMinutes?: number;
+}
+
 export interface InProcessRuntime<P, I extends InputKinds, O extends OutputDecls> {
   readonly type: "in-process";
   run(ctx: StepContext<P, I, O>): Promise<void>;
+  /** Resources beyond the in-process default (engine/resources.ts), e.g. a BM25 index build. */
+  readonly resources?: StepResources;
 }
 
 /**
@@ -104,7 +121,8 @@ export interface ContainerRuntime {
   /** Pinned pip requirements installed in a cached layer under Dagger (e.g. "numpy==1.26.4"). */
   readonly pip?: readonly string[];
   readonly gpu?: { readonly count: number | "all"; readonly required: boolean };
-  readonly resources?: { readonly cpus?: number; readonly memoryGiB?: number };
+  /** GPUs are `gpu.count`. */
+  readonly resources?: StepResources;
   /** Env vars passed to the program (values enter the key unless listed in `secrets`). */
   readonly secrets?: readonly string[];
 }
@@ -147,6 +165,8 @@ export interface Step<S extends ParamsSchema = ParamsSchema, I extends InputKind
   readonly params: unknown;
   readonly inputs: InputRefs<I>;
   readonly out: OutputRefs<O>;
+  /** This use's resources where they differ from its runtime's (a real-data profile's paper-scale values); never part of a key. */
+  readonly resources?: StepResources;
 }
 
 export type AnyStep = Step<ParamsSchema, InputKinds, OutputDecls>;
@@ -161,15 +181,16 @@ export function defineStep<S extends ParamsSchema, const I extends InputKinds, O
  */
 export function use<S extends ParamsSchema, I extends InputKinds, O extends OutputDecls>(
   def: StepDef<S, I, O>,
-  options: { readonly name?: string; readonly params?: NoInfer<z.input<S>>; readonly inputs: NoInfer<InputRefs<I>> },
+  options: { readonly name?: string; readonly params?: NoInfer<z.input<S>>; readonly inputs: NoInfer<InputRefs<I>>; readonly resources?: StepResources },
 ): Step<S, I, O> {
   const name = options.name ?? def.id;
-  const step: { name: string; def: StepDef<S, I, O>; params: unknown; inputs: InputRefs<I>; out: OutputRefs<O> } = {
+  const step: { name: string; def: StepDef<S, I, O>; params: unknown; inputs: InputRefs<I>; out: OutputRefs<O>; resources?: StepResources } = {
     name,
     def,
     params: options.params ?? {},
     inputs: options.inputs,
     out: {} as OutputRefs<O>,
+    ...(options.resources !== undefined ? { resources: options.resources } : {}),
   };
   const out: Record<string, OutputRef> = {};
   for (const [outName, decl] of Object.entries(def.outputs)) {

@@ -28,6 +28,9 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
       case "metrics":
         write(`epoch     ${e.step} ${metricsLine(e)}`);
         break;
+      case "queue":
+        write(`${e.state.padEnd(10)}${e.step}: ${e.detail}`);
+        break;
       case "log":
         if (options.verbose) write(`  ${e.step} | ${e.line}`);
         break;

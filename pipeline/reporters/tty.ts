@@ -15,13 +15,15 @@ interface Bar {
   label?: string;
   /** The latest metrics of the step ("epoch 2: train loss 0.4120, dev R@5 45.1%"). */
   metrics?: string;
+  /** Where its batch job is ("pending: Resources", "running on n2"). */
+  queue?: string;
 }
 
 export const formatEta = formatDuration;
 
 export function renderBar(name: string, bar: Bar, width: number, now: number): string {
   const elapsed = (now - bar.started) / 1000;
-  const tail = bar.metrics ? ` · ${bar.metrics}` : "";
+  const tail = `${bar.queue ? ` · ${bar.queue}` : ""}${bar.metrics ? ` · ${bar.metrics}` : ""}`;
   if (bar.total === undefined || bar.total <= 0) return `  ${name} ${bar.done}${bar.label ? ` ${bar.label}` : ""} (${formatEta(elapsed)} elapsed)${tail}`;
   const frac = Math.min(1, bar.done / bar.total);
   const cells = Math.max(10, Math.min(30, width - name.length - 40));
@@ -71,6 +73,13 @@ export function ttyReporter(stream: NodeJS.WriteStream, options: { now?: () => n
   });
   return (e) => {
     if (e.type === "started") bars.set(e.step, { started: now(), done: 0 });
+    if (e.type === "queue") {
+      const b = bars.get(e.step);
+      if (b) b.queue = `${e.state}: ${e.detail}`;
+      clear();
+      draw();
+      return;
+    }
     if (e.type === "progress" || e.type === "metrics") {
       const b = bars.get(e.step);
       if (b && e.type === "progress") {
