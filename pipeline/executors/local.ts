@@ -28,6 +28,7 @@ import { resolvePython, type Prober, type PythonResolution } from "./python.ts";
 import { torchCudaOf } from "./torch-probe.ts";
 import { visibleDevices } from "./gpu-env.ts";
 import { programEnv } from "./program-env.ts";
+import { redactor } from "./lines.ts";
 import { kernelChoices, numericsEnv, numericsMode, stepThreads } from "./numerics/pins.ts";
 import { programNumerics } from "./numerics/identity.ts";
 
@@ -122,8 +123,12 @@ export class LocalExecutor implements Executor {
     return found ?? { count: 0, detail: "no step asks for a GPU" };
   }
 
-  async runContainer(job: ContainerJob): Promise<JobOutcome> {
-    const env = this.options.env ?? process.env;
+  /**
+   * The argv a program step runs with on this host (placeholders mapped, `python3` replaced by the
+   * interpreter that has its modules) and the tool versions it reports. The Slurm executor runs
+   * the same argv on its nodes.
+   */
+  program(job: ContainerJob): { ok: true; argv: string[]; tools: Record<string, string> } | Extract<JobOutcome, { kind: "interpreter-missing" }> {
     let argv = resolveArgv(job.runtime.argv, {
       input: (n) => job.inputs[n]!.path,
       output: (n) => job.outputs[n]!.path,
@@ -139,7 +144,20 @@ export class LocalExecutor implements Executor {
       tools.python = py.facts.version ?? "unknown";
       for (const [k, v] of Object.entries(py.facts.modules)) tools[k] = v;
     }
-    const childEnv = programEnv({ inherited: env, runtime: job.runtime, settings: job.settings, env: job.env, secrets: job.secrets, pinned: this.pinned, identity: job.numerics });
+    return { ok: true, argv, tools };
+  }
+
+  /** The environment a program step runs with (program-env.ts), before the GPUs it may see. */
+  environment(job: ContainerJob): Record<string, string> {
+    return programEnv({ inherited: this.env, runtime: job.runtime, settings: job.settings, env: job.env, secrets: job.secrets, pinned: this.pinned, identity: job.numerics });
+  }
+
+  async runContainer(job: ContainerJob): Promise<JobOutcome> {
+    const env = this.env;
+    const prepared = this.program(job);
+    if (!prepared.ok) return prepared;
+    const { argv, tools } = prepared;
+    const childEnv = this.environment(job);
     // A step that asks for no GPU gets none; a GPU step gets the devices the scheduler gave it.
     if (job.runtime.gpu === undefined) childEnv.CUDA_VISIBLE_DEVICES = "";
     else if (job.devices !== undefined) childEnv.CUDA_VISIBLE_DEVICES = visibleDevices(job.devices, env.CUDA_VISIBLE_DEVICES);
@@ -162,7 +180,7 @@ export class LocalExecutor implements Executor {
       };
       if (job.signal.aborted) onAbort();
       else job.signal.addEventListener("abort", onAbort, { once: true });
-      const redact = (line: string) => Object.values(job.secrets).reduce((l, s) => (s ? l.split(s).join("***") : l), line);
+      const redact = redactor(job.secrets);
       createInterface({ input: child.stdout }).on("line", (l) => job.onLine(redact(l)));
       createInterface({ input: child.stderr }).on("line", (l) => job.onLine(redact(l)));
       child.on("error", (e) => {

@@ -12,6 +12,9 @@ import { constants } from "node:os";
 import type { ContainerJob, JobOutcome } from "../../engine/executor.ts";
 import type { DaggerJobPlan, PlanOp } from "./plan.ts";
 import { unstreamedLines, type StreamedLine } from "./log-stream.ts";
+import { redactor, splitLines } from "../lines.ts";
+
+export { redactor, splitLines };
 
 /** The part of a Dagger container the executor uses. Immutable: each `with*` returns a new builder. */
 export interface ContainerBuilder {
@@ -87,21 +90,6 @@ const opHandlers: { [K in PlanOp["op"]]: (c: ContainerBuilder, op: Extract<PlanO
 
 function applyOp(c: ContainerBuilder, op: PlanOp, secrets: Readonly<Record<string, string>>): ContainerBuilder {
   return (opHandlers[op.op] as (c: ContainerBuilder, op: PlanOp, s: Readonly<Record<string, string>>) => ContainerBuilder)(c, op, secrets);
-}
-
-/** Replace every secret value in `text` by `***`. */
-export function redactor(secrets: Readonly<Record<string, string>>): (text: string) => string {
-  const values = Object.values(secrets)
-    .filter((v) => v.length > 0)
-    .sort((a, b) => b.length - a.length);
-  return (text) => values.reduce((t, v) => t.split(v).join("***"), text);
-}
-
-export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.replace(/\r\n/g, "\n").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 
 /** Exit codes above 128 are how a container reports death by signal (137 = 128 + SIGKILL). */
