@@ -27,6 +27,8 @@ import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 import { registerParamsCommand } from "./commands/params.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
+import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues } from "./commands/slurm-options.ts";
+import { registerExecStepCommand } from "./commands/exec-step.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -120,7 +122,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   // Every reporter also gets overall progress (steps done, cached vs run, time left) and trainers' per-epoch metrics.
   const reporter = async (json: boolean, verbose: boolean): Promise<EventSink> => withRunProgress(await reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose));
 
-  interface RunFlags {
+  interface RunFlags extends SlurmOptionValues {
     force: string[];
     only?: string;
     concurrency: number;
@@ -159,6 +161,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       failureMode: flags.failureMode,
       verify: flags.verify,
       executor: flags.executor,
+      ...withSlurmFlags(flags),
       settings,
       emit: await reporter(flags.json, flags.verbose),
     });
@@ -171,7 +174,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   };
 
   const addRunOptions = (c: Command) =>
-    c
+    addSlurmOptions(c)
       .option("--force <step>", "rerun this cached step (repeatable); downstream reruns only if its outputs change", (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--set <path=value>", "override a hyperparameter of the targets' setup (repeatable; 'params <target>' lists them): a new cached variant", (v: string, prev: string[]) => [...prev, v], [] as string[])
       .option("--export-dir <dir>", "where exports (e.g. report/) go (default: ./, or experiments/<id>/ for a run with --set)")
@@ -180,7 +183,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       .option(...GPUS_OPTION, gpuCount)
       .addOption(new Option("--failure-mode <mode>", "after a failure: stop starting new steps, continue independent ones, or kill running ones").choices(["stop", "continue", "kill"]).default("stop"))
       .option("--json", "JSON event lines on stdout", false)
-      .addOption(new Option("--executor <name>", "where container steps run").choices(["local", "dagger", "auto"]).default("auto"))
+      .addOption(executorOption("where steps run: container steps locally or under Dagger; every step as a Slurm job"))
       .option("--verify", "re-hash cached outputs before trusting them; recompute tampered entries", false)
       .option("--verbose", "print cache hits and step logs", false)
       .option("--data-dir <dir>", "directory holding dataset files placed by hand (verified by sha256)")
@@ -256,6 +259,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       const p = await project();
       for (const t of p.targets.list()) out(`${t.name === p.targets.default ? "*" : " "} ${t.name.padEnd(24)} ${t.description}`);
     });
+
+  registerExecStepCommand(program, { project, setExitCode: (c) => (exitCode = c) });
 
   for (const c of program.commands) {
     c.option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)");

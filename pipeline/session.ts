@@ -19,6 +19,7 @@ import type { AnalysisFailure } from "./engine/failures.ts";
 import { diffFingerprints } from "./engine/fingerprint.ts";
 import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
+import type { SlurmFlags } from "./executors/slurm/config.ts";
 import type { Executor } from "./engine/executor.ts";
 import { planEvent } from "./reporters/overall.ts";
 import { gpuSlots } from "./executors/gpu-slots.ts";
@@ -184,6 +185,8 @@ export interface RunRequest {
   readonly failureMode?: FailureMode;
   readonly verify?: boolean;
   readonly executor?: ExecutorChoice;
+  /** `--slurm-*` flags (for `--executor slurm`). */
+  readonly slurm?: SlurmFlags;
   readonly settings?: RunSettings;
   /** GPU slots (`--gpus`); default: the devices the executor's probe finds. */
   readonly gpus?: number;
@@ -272,7 +275,11 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
   } catch (e) {
     return { ok: false, failures: [...failures, { reason: "invalid-setting", setting: "CSPIPE_NUMERICS", detail: (e as Error).message }] };
   }
-  const exec = await createExecutor(req.executor ?? "local", project.env, { local: () => project.localExecutor() });
+  const exec = await createExecutor(req.executor ?? "local", project.env, {
+    local: () => project.localExecutor(),
+    run: { root: project.root, storeRoot: project.store.root, data: project.data, targets: g.names, sets: req.sets ?? [] },
+    ...(req.slurm !== undefined ? { slurm: req.slurm } : {}),
+  });
   if ("reason" in exec) failures.push(exec);
   const settings = req.settings ?? {};
   const keys = project.keyContext("reason" in exec ? "local" : exec, await dataDirDatasets(project.lock, graph, settings, project.store.root), settings);
@@ -370,12 +377,21 @@ export async function planTargets(project: Project, targets: readonly string[], 
 }
 
 /** `plan` with the analysis `run` does first (preflight): the rows, and the graph for edges. */
-export async function planRun(project: Project, req: Omit<RunRequest, "emit">): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number> } | { ok: false; failures: AnalysisFailure[] }> {
+export async function planRun(
+  project: Project,
+  req: Omit<RunRequest, "emit">,
+): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number>; resources: ReadonlyMap<string, string> } | { ok: false; failures: AnalysisFailure[] }> {
   const pf = await preflight(project, req);
   if (!pf.ok) return pf;
   try {
     const rows = await planGraph(pf.graph, { store: project.store, keys: pf.keys, force: new Set(req.force ?? []) });
-    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds() };
+    // What the executor would ask for each step (a batch system's request); empty for the others.
+    const resources = new Map<string, string>();
+    for (const s of pf.graph.order) {
+      const line = pf.exec.describeResources?.(s);
+      if (line !== undefined) resources.set(s.name, line);
+    }
+    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds(), resources };
   } finally {
     await pf.exec.close?.();
   }

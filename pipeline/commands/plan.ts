@@ -22,6 +22,7 @@ import { planRun, type Project } from "../session.ts";
 import { formatDuration, planEta, planEvent } from "../reporters/overall.ts";
 import { collapseGraph } from "../../steps/report/stage-graph.ts";
 import { GPUS_OPTION, gpuCount, gpuPlanLines } from "./gpu-plan.ts";
+import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues } from "./slurm-options.ts";
 
 export const PLAN_FORMATS = ["text", "json", "dot", "mermaid"] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
@@ -32,6 +33,8 @@ export interface PlanNode {
   readonly status: PlanRow["status"];
   readonly key?: string;
   readonly expectedSeconds: number;
+  /** What the executor would request for it (`--executor slurm`: the sbatch resources). */
+  readonly resources?: string;
 }
 
 export interface PlanEdge {
@@ -51,9 +54,12 @@ export interface PlanDocument {
 }
 
 /** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number): PlanDocument {
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
   const ev = planEvent(graph, rows, measured, concurrency);
-  const nodes: PlanNode[] = ev.steps.map((s, i) => ({ step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0 }));
+  const nodes: PlanNode[] = ev.steps.map((s, i) => {
+    const r = resources.get(s.step);
+    return { step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0, ...(r !== undefined ? { resources: r } : {}) };
+  });
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
     for (const [input, kind] of Object.entries(s.def.inputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) edges.push({ from: producerOf(graph, s, input).name, to: s.name, input, kind });
@@ -107,13 +113,17 @@ export function planMermaid(doc: PlanDocument, collapse: boolean): string {
 }
 
 export function planText(doc: PlanDocument): string {
-  const lines = doc.nodes.map((n) => `${n.status.padEnd(8)} ${n.step}${n.key ? ` ${n.key.slice(0, 12)}` : ""}`);
+  const width = Math.max(0, ...doc.nodes.filter((n) => n.resources !== undefined).map((n) => n.step.length + (n.key ? 13 : 0)));
+  const lines = doc.nodes.map((n) => {
+    const head = `${n.status.padEnd(8)} ${n.step}${n.key ? ` ${n.key.slice(0, 12)}` : ""}`;
+    return n.resources === undefined ? head : `${head.padEnd(width + 9)}  ${n.resources}`;
+  });
   const s = doc.summary;
   lines.push(`${s.steps} steps: ${s.cached} cached, ${s.run} to run, ${s.pending} pending on upstream; expected ${formatDuration(s.expectedSeconds)} with ${s.concurrency} at once (recorded durations, else cost hints)`);
   return lines.join("\n") + "\n";
 }
 
-interface PlanFlags {
+interface PlanFlags extends SlurmOptionValues {
   force: string[];
   set: string[];
   only?: string;
@@ -137,8 +147,7 @@ export interface PlanCommandIO {
 }
 
 export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
-  program
-    .command("plan")
+  addSlurmOptions(program.command("plan"))
     .description("what a run would do (cached, run, or pending on a step that runs) and how long it should take; refuses what run refuses (nothing executes)")
     .argument("[targets...]")
     .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
@@ -147,7 +156,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .option("--json", "same as --format json", false)
     .addOption(new Option("--format <format>", "text, json (nodes and edges), dot (Graphviz) or mermaid").choices(PLAN_FORMATS).default("text"))
     .option("--collapse", "dot/mermaid: one box per step id (the stage graph)", false)
-    .addOption(new Option("--executor <name>", "where container steps would run (its checks apply)").choices(["local", "dagger", "auto"]).default("auto"))
+    .addOption(executorOption("where steps would run (its checks apply; slurm also prints each step's sbatch resources)"))
     .option("--concurrency <n>", "steps at once, for the expected duration", (v: string) => Math.max(1, Number.parseInt(v, 10) || 1), 2)
     .option("--allow-cpu", "as run: let steps that request a GPU run on CPU", false)
     .option("--allow-unpinned", "as run: accept datasets.lock entries whose sha256 is null", false)
@@ -157,13 +166,13 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .action(async (targets: string[], flags: PlanFlags) => {
       const p = await io.project();
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
-      const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
+      const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, ...withSlurmFlags(flags), settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
         for (const f of r.failures) io.err(`error: ${describeFailure(f)}`);
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency);
+      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency, r.resources);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),

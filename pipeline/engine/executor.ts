@@ -107,11 +107,6 @@ export interface Executor {
   runContainer(job: ContainerJob): Promise<JobOutcome>;
   /** Run an in-process step's body elsewhere (absent: the engine runs it in this process). */
   runInProcess?(job: InProcessJob): Promise<InProcessOutcome>;
-  /**
-   * The name that enters the keys of executor-sensitive steps (default: `name`): an executor that
-   * runs the same programs with the same interpreters and environment as another shares its keys.
-   */
-  readonly keyName?: string;
   /** A line about a step's resources as this executor would request them (`plan` prints it). */
   describeResources?(step: AnyStep): string | undefined;
   /** How many GPUs the steps' programs would see here (the default of --gpus); absent: unknown. */

@@ -6,8 +6,9 @@
  * released and the run record is written, marked interrupted; the CLI then exits with
  * 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
  *
- * A second signal stops at once: every tracked process group gets SIGKILL, the leases this
- * process holds are removed synchronously, and the process exits. What that leaves (staging
+ * A second signal stops at once: every tracked process group gets SIGKILL, the hard-stop hooks
+ * run (an executor's jobs elsewhere: a batch system's scancel), the leases this process holds
+ * are removed synchronously, and the process exits. What that leaves (staging
  * of the steps that were running, an in-progress run record) is what a kill leaves, which
  * the next run, `gc` and `doctor` recognise by the dead pid.
  */
@@ -50,6 +51,25 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+const hardStopHooks = new Set<() => void>();
+
+/** Run `hook` (synchronously) when a second signal stops the process at once; returns the function that removes it. */
+export function onHardStop(hook: () => void): () => void {
+  hardStopHooks.add(hook);
+  return () => hardStopHooks.delete(hook);
+}
+
+/** The hooks, each once; one that throws does not keep the others from running. */
+export function runHardStopHooks(): void {
+  for (const h of [...hardStopHooks]) {
+    try {
+      h();
+    } catch {
+      /* stopping anyway */
+    }
+  }
+}
+
 export interface Interrupt {
   /** Aborted (with the signal's name as its reason) at the first SIGINT or SIGTERM. */
   readonly signal: AbortSignal;
@@ -79,6 +99,7 @@ export function installInterruptHandlers(options: InterruptOptions = {}): Interr
         return;
       }
       signalProcessGroups("SIGKILL");
+      runHardStopHooks();
       dropHeldLeasesSync();
       (options.exit ?? ((code: number) => process.exit(code)))(signalExitCode(first));
     };

@@ -3,7 +3,7 @@
  * its runtime's declaration, then by the step's own (`use(def, { resources })`: a data
  * source's profile). GPUs are the runtime's `gpu.count`. Never part of a key.
  */
-import type { AnyStep, StepResources } from "./step.ts";
+import type { AnyStep, ContainerRuntime, StepResources } from "./step.ts";
 
 export interface Resources {
   readonly cpus: number;
@@ -23,6 +23,11 @@ export function stepResources(step: AnyStep): Resources {
   const base = rt.type === "in-process" ? IN_PROCESS_DEFAULTS : PROGRAM_DEFAULTS;
   const merged = { ...base, ...defined(rt.resources), ...defined(step.resources) };
   return { ...merged, gpus: rt.type === "container" && rt.gpu !== undefined ? rt.gpu.count : 0 };
+}
+
+/** A program job's resources: the engine puts the step's effective ones into its runtime (execute.ts). */
+export function programResources(rt: ContainerRuntime): Resources {
+  return { ...PROGRAM_DEFAULTS, ...defined(rt.resources), gpus: rt.gpu?.count ?? 0 };
 }
 
 function defined(r: StepResources | undefined): StepResources {

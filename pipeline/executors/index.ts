@@ -2,19 +2,33 @@
 import type { Executor } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import { LocalExecutor } from "./local.ts";
+import type { SlurmFlags } from "./slurm/config.ts";
 
-export type ExecutorChoice = "local" | "dagger" | "auto";
+export type ExecutorChoice = "local" | "dagger" | "slurm" | "auto";
+export const EXECUTOR_CHOICES: readonly ExecutorChoice[] = ["local", "dagger", "slurm", "auto"];
 
 export function inDaggerSession(env: Readonly<Record<string, string | undefined>>): boolean {
   return Boolean(env.DAGGER_SESSION_PORT && env.DAGGER_SESSION_TOKEN);
 }
 
-/** What a factory may reuse: the project's local executor (its interpreter answers are remembered). */
-export interface ExecutorContext {
-  readonly local?: () => LocalExecutor;
+/** The run an executor is made for, as a batch executor needs it to rebuild the graph on a node. */
+export interface RunRef {
+  readonly root: string;
+  readonly storeRoot: string;
+  readonly data: string;
+  readonly targets: readonly string[];
+  readonly sets: readonly string[];
 }
 
-type Factory = (env: Readonly<Record<string, string | undefined>>, ctx: ExecutorContext) => Promise<Executor | AnalysisFailure>;
+/** What a factory may reuse: the project's local executor (its interpreter answers are remembered), the run, the --slurm-* flags. */
+export interface ExecutorContext {
+  readonly local?: () => LocalExecutor;
+  readonly run?: RunRef;
+  readonly slurm?: SlurmFlags;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Factory = (env: Env, ctx: ExecutorContext) => Promise<Executor | AnalysisFailure>;
 
 const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
   local: async (env, ctx) => ctx.local?.() ?? new LocalExecutor({ env }),
@@ -31,9 +45,10 @@ const registry: Record<Exclude<ExecutorChoice, "auto">, Factory> = {
     // Loaded only when used: the SDK adapter is not needed by local runs.
     return (await import("./dagger.ts")).createDaggerExecutor(env);
   },
+  slurm: async (env, ctx) => (await import("./slurm/create.ts")).createSlurmExecutor(env, ctx),
 };
 
-export async function createExecutor(choice: ExecutorChoice, env: Readonly<Record<string, string | undefined>>, ctx: ExecutorContext = {}): Promise<Executor | AnalysisFailure> {
+export async function createExecutor(choice: ExecutorChoice, env: Env, ctx: ExecutorContext = {}): Promise<Executor | AnalysisFailure> {
   const name = choice === "auto" ? (inDaggerSession(env) ? "dagger" : "local") : choice;
   return registry[name](env, ctx);
 }
