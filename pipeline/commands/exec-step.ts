@@ -8,6 +8,10 @@
  * submitter streams into the step's log, and leaves result.json (renamed into place). It takes no
  * lease, records no run and publishes nothing: the submitting process does all of that.
  * Exit code 0 when the body succeeded, 1 otherwise.
+ *
+ * `--numerics <check.json>` runs before a program step's program instead: it computes the step's
+ * numerics identity on this node as the local executor would and exits 3 (result.json says why)
+ * when it differs from the key's, so no other bytes are published under the key.
  */
 import type { Command } from "commander";
 import { readFile, mkdir } from "node:fs/promises";
@@ -20,7 +24,10 @@ import { fingerprintOf } from "../engine/keys.ts";
 import { describeFailure } from "../engine/failures.ts";
 import { runStepBody } from "../engine/step-body.ts";
 import { dataDirDatasets } from "../data-dir-keys.ts";
-import { STEP_RESULT_SCHEMA, specSettings, stepSpecShape, writeAtomically, type StepResult, type StepSpec } from "../executors/slurm/step-spec.ts";
+import { STEP_RESULT_SCHEMA, numericsCheckShape, specSettings, stepSpecShape, writeAtomically, type NumericsCheck, type StepResult, type StepSpec } from "../executors/slurm/step-spec.ts";
+import { numericsMismatch } from "../executors/numerics/verify.ts";
+import type { ContainerRuntime } from "../engine/step.ts";
+import type { Json } from "../engine/canonical.ts";
 
 export interface ExecStepIO {
   readonly project: () => Promise<Project>;
@@ -45,7 +52,7 @@ export async function runStepSpec(project: Project, spec: StepSpec, out: (line: 
   }
   const params = g.graph.params.get(step);
   const settings = specSettings(spec);
-  const keys = project.keyContext("local", await dataDirDatasets(project.lock, g.graph, settings, project.store.root));
+  const keys = project.keyContext("local", await dataDirDatasets(project.lock, g.graph, settings, project.store.root), settings);
   const fp = fingerprintOf(step, params, (i) => entries[i], keys)!;
   if (cacheKey(fp) !== spec.key) {
     const diff = diffFingerprints(spec.fingerprint as unknown as Fingerprint, fp);
@@ -72,14 +79,33 @@ export async function runStepSpec(project: Project, spec: StepSpec, out: (line: 
   return { schema: STEP_RESULT_SCHEMA, ok: false, failure: r.failure };
 }
 
+/** A program step's numerics here against its key's: undefined when they match, else the refusal (pipeline/executors/numerics/verify.ts). */
+export function checkNumericsHere(project: Project, check: NumericsCheck): StepResult | undefined {
+  const here = project.localExecutor().numerics(check.runtime as unknown as ContainerRuntime);
+  const why = numericsMismatch(check.numerics as Json, here);
+  return why === undefined ? undefined : refuse(why);
+}
+
 export function registerExecStepCommand(program: Command, io: ExecStepIO): void {
   program
     .command("exec-step", { hidden: true })
-    .description("run one in-process step of a run here, as a batch job (pipeline/executors/slurm/step-spec.ts)")
+    .description("run one in-process step of a run here, or check a program step's numerics here (--numerics), as a batch job (pipeline/executors/slurm/step-spec.ts)")
     .argument("<spec>", "the attempt's spec.json")
-    .action(async (specPath: string) => {
+    .option("--numerics", "check a program step's numerics identity on this machine (exit 3 and result.json when it differs)", false)
+    .action(async (specPath: string, flags: { numerics: boolean }) => {
       const out = (line: string) => process.stdout.write(`${line}\n`);
-      const parsed = stepSpecShape.safeParse(JSON.parse(await readFile(specPath, "utf8")));
+      const json: unknown = JSON.parse(await readFile(specPath, "utf8"));
+      if (flags.numerics) {
+        const check = numericsCheckShape.parse(json);
+        const refused = checkNumericsHere(await io.project(), check);
+        if (refused) {
+          out(`exec-step: refused: ${!refused.ok && "message" in refused.failure ? refused.failure.message : ""}`);
+          await writeAtomically(check.result, JSON.stringify(refused) + "\n");
+        }
+        io.setExitCode(refused ? 3 : 0);
+        return;
+      }
+      const parsed = stepSpecShape.safeParse(json);
       if (!parsed.success) {
         process.stderr.write(`exec-step: ${specPath}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}\n`);
         io.setExitCode(2);

@@ -32,7 +32,7 @@ import { JobWatcher } from "./watcher.ts";
 import { runSlurmJob, type JobEnd, type SlurmJob } from "./job.ts";
 import { adoptOutputs, retireAttempts, type Attempt } from "./attempt.ts";
 import { endFailure } from "./outcome.ts";
-import { parseStepResult, STEP_SPEC_SCHEMA, type StepSpec } from "./step-spec.ts";
+import { NUMERICS_CHECK_SCHEMA, parseStepResult, STEP_SPEC_SCHEMA, type NumericsCheck, type StepSpec } from "./step-spec.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -64,7 +64,8 @@ interface ClusterView {
 /** The CLI this process runs, as a command for a node: the compiled main.js, or main.ts under tsx. */
 export function defaultCliCommand(): string[] {
   const main = new URL(import.meta.url.endsWith(".js") ? "../../main.js" : "../../main.ts", import.meta.url);
-  return main.pathname.endsWith(".js") ? [process.execPath, fileURLToPath(main)] : [process.execPath, "--import", "tsx", fileURLToPath(main)];
+  // tsx resolved here, not from the job's working directory (which is not the project's).
+  return main.pathname.endsWith(".js") ? [process.execPath, fileURLToPath(main)] : [process.execPath, "--import", import.meta.resolve("tsx"), fileURLToPath(main)];
 }
 
 const definedEnv = (env: Env): Record<string, string> => Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
@@ -158,14 +159,22 @@ export class SlurmExecutor implements Executor {
     for (const name of Object.keys(job.secrets)) delete program[name];
     if (job.runtime.gpu === undefined) program.CUDA_VISIBLE_DEVICES = "";
     let argv: readonly string[] = first.argv;
+    const cli = this.options.cli ?? defaultCliCommand();
     const end = await this.run(job, request, program, job.secrets, async (a, outputs) => {
       const prepared = local.program({ ...job, outputs, workDir: a.work });
       argv = prepared.ok ? prepared.argv : first.argv;
-      return { argv, cwd: a.work };
+      const check: NumericsCheck = { schema: NUMERICS_CHECK_SCHEMA, step: job.step, runtime: { ...job.runtime }, numerics: job.numerics, result: a.result };
+      await writeFile(a.spec, JSON.stringify(check, null, 2) + "\n");
+      return { argv, cwd: a.work, preflight: { argv: [...cli, "exec-step", "--numerics", "--store", this.options.graph.storeRoot, a.spec], cwd: this.options.graph.root } };
     });
     if (end.kind === "exited" && end.code === 0) return this.succeeded(job, end, async () => ({ ok: true, argv, tools: { ...first.tools, ...jobTools(end) } }));
+    const refused = end.kind === "exited" ? await readResult(end.attempt) : undefined;
     await retireAttempts(job.workDir).catch(() => undefined);
     if (end.kind === "cancelled") return { ok: false, kind: "job-failed", message: "cancelled" };
+    if (end.kind === "exited" && end.phase === "preflight") {
+      const why = refused !== undefined && "failure" in refused && "message" in refused.failure ? refused.failure.message : `the check exited with ${end.code} (its output is in the log)`;
+      return { ok: false, kind: "job-failed", message: `Slurm job ${end.job.id}${end.job.nodes ? ` on ${end.job.nodes}` : ""} did not run the program: checking its numerics there failed: ${why}` };
+    }
     return { ok: false, kind: "job-failed", ...endFailure(end, { stepId: job.stepId, request, command: argv.join(" "), exitFileGraceMs: this.options.settings.exitFileGraceMs }) };
   }
 

@@ -31,7 +31,7 @@ export interface SlurmJob {
   /** Secret variables: in sbatch's environment only, passed on by --export=<names>. */
   readonly secrets: Readonly<Record<string, string>>;
   /** The command of an attempt, given its outputs' paths; may write files into the attempt first. */
-  command(a: Attempt, outputs: Readonly<Record<string, JobPath>>): Promise<{ argv: readonly string[]; cwd: string }>;
+  command(a: Attempt, outputs: Readonly<Record<string, JobPath>>): Promise<{ argv: readonly string[]; cwd: string; preflight?: { argv: readonly string[]; cwd: string } }>;
   readonly signal: AbortSignal;
   onLine(line: string): void;
   onQueue?(state: QueueState): void;
@@ -47,8 +47,8 @@ export interface SlurmContext {
 }
 
 export type JobEnd =
-  /** The program ran and exited with `code` (the exit-code file). */
-  | { readonly kind: "exited"; readonly code: number; readonly job: FinalState; readonly attempt: Attempt; readonly attempts: number }
+  /** The program (or the check before it: `phase`) ran and exited with `code` (the exit-code file). */
+  | { readonly kind: "exited"; readonly code: number; readonly phase: "program" | "preflight"; readonly job: FinalState; readonly attempt: Attempt; readonly attempts: number }
   /** The job ended without an exit status of its program (a limit, a cancel, a node failure too often, no exit-code file). */
   | { readonly kind: "ended"; readonly job: FinalState; readonly attempt: Attempt; readonly attempts: number; readonly excluded: readonly string[] }
   | { readonly kind: "not-submitted"; readonly message: string }
@@ -91,7 +91,7 @@ async function runAttempt(job: SlurmJob, ctx: SlurmContext, n: number, excluded:
   const a = attemptPaths(job.workDir, n);
   const outputs = attemptOutputs(a, job.workDir, job.outputs);
   await prepareAttempt(a, outputs);
-  const { argv, cwd } = await job.command(a, outputs);
+  const { argv, cwd, preflight } = await job.command(a, outputs);
   const flags = [
     `--job-name=${jobName(job.step)}`,
     `--output=${a.log}`,
@@ -104,7 +104,7 @@ async function runAttempt(job: SlurmJob, ctx: SlurmContext, n: number, excluded:
   const keep = [...(job.gpus > 0 ? SLURM_GPU_VARIABLES : []), ...Object.keys(job.secrets)];
   const env = { ...job.env };
   if (job.gpus > 0) for (const v of SLURM_GPU_VARIABLES) delete env[v];
-  await writeFile(a.script, batchScript({ title: `cspipe step ${job.step}, key ${job.key}, attempt ${n}`, flags, env, keep, argv, attemptDir: a.dir }), { mode: 0o700 });
+  await writeFile(a.script, batchScript({ title: `cspipe step ${job.step}, key ${job.key}, attempt ${n}`, flags, env, keep, argv, attemptDir: a.dir, ...(preflight ? { preflight } : {}) }), { mode: 0o700 });
   if (job.signal.aborted) return { kind: "cancelled" };
 
   const exportFlag = Object.keys(job.secrets).length > 0 ? `--export=${Object.keys(job.secrets).join(",")}` : "--export=NONE";
@@ -117,7 +117,7 @@ async function runAttempt(job: SlurmJob, ctx: SlurmContext, n: number, excluded:
   if (!submitted.ok) return job.signal.aborted ? { kind: "cancelled" } : { kind: "not-submitted", message: submitted.message };
   const id = submitted.id;
   ctx.live.add(id);
-  job.onLine(`# slurm: attempt ${n}: job ${id} submitted (${a.script})`);
+  job.onLine(`# slurm: attempt ${n}: job ${id} submitted: sbatch ${flags.join(" ")} (${a.script})`);
   try {
     return await follow(job, ctx, a, id, n);
   } finally {
@@ -143,8 +143,8 @@ async function follow(job: SlurmJob, ctx: SlurmContext, a: Attempt, id: string, 
     job.onLine(`# slurm: job ${id} ${state.state}${state.nodes ? ` on ${state.nodes}` : ""}${state.reason ? ` (${state.reason})` : ""}`);
     // A job purged from squeue before a poll saw it end, with accounting off, still left its exit-code file.
     if (stateClass(state.state) !== "ended" && state.state !== "VANISHED") return { kind: "ended", job: state, attempt: a, attempts: n, excluded: [] };
-    const code = await exitCode(a, ctx);
-    return code === undefined ? { kind: "ended", job: state, attempt: a, attempts: n, excluded: [] } : { kind: "exited", code, job: state, attempt: a, attempts: n };
+    const exit = await exitCode(a, ctx);
+    return exit === undefined ? { kind: "ended", job: state, attempt: a, attempts: n, excluded: [] } : { kind: "exited", ...exit, job: state, attempt: a, attempts: n };
   } finally {
     clearInterval(tick);
     job.signal.removeEventListener("abort", onAbort);
@@ -164,8 +164,8 @@ async function raceAbort(final: Promise<FinalState>, signal: AbortSignal, ctx: S
   return undefined;
 }
 
-/** The program's exit status from the attempt's exit-code file, waiting up to the grace period for it to appear. */
-async function exitCode(a: Attempt, ctx: SlurmContext): Promise<number | undefined> {
+/** The exit status from the attempt's exit-code file, waiting up to the grace period for it to appear. */
+async function exitCode(a: Attempt, ctx: SlurmContext): Promise<ReturnType<typeof parseExitCode>> {
   const step = Math.min(500, ctx.settings.pollMs);
   for (let waited = 0; ; waited += step) {
     const text = await readFile(a.exitCode, "utf8").catch(() => undefined);

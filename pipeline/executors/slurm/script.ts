@@ -6,6 +6,7 @@
  *   (clear the environment Slurm built: it loads the login environment even with --export=NONE;
  *    keep SLURM_*, and for a GPU job the devices Slurm assigned)
  *   export NAME='value'           exactly the environment the program gets locally
+ *   ('node' ... exec-step --numerics: a program step's numerics checked on its node first)
  *   'argv0' 'arg1' ...            the program
  *   (write its exit status to <attempt>/exitcode.tmp, rename it to exitcode: atomic on NFS)
  *
@@ -23,6 +24,11 @@ export interface BatchScript {
   /** Variables the job keeps from Slurm besides SLURM_* (a GPU job's devices, secrets). */
   readonly keep: readonly string[];
   readonly argv: readonly string[];
+  /**
+   * A command that must succeed before the program runs (the numerics check), run in `cwd`; when it
+   * fails, its status is the job's and the exit-code file says "preflight <status>".
+   */
+  readonly preflight?: { readonly argv: readonly string[]; readonly cwd: string };
   /** The attempt's directory: `exitcode` is written there. */
   readonly attemptDir: string;
 }
@@ -55,16 +61,26 @@ export function batchScript(s: BatchScript): string {
     "done",
     "unset _cspipe_v",
     ...names.map((n) => `export ${n}=${shellQuote(s.env[n]!)}`),
-    s.argv.map(shellQuote).join(" "),
-    "_cspipe_rc=$?",
-    `printf '%s\\n' "$_cspipe_rc" > ${shellQuote(`${s.attemptDir}/exitcode.tmp`)} && command -p mv -f ${shellQuote(`${s.attemptDir}/exitcode.tmp`)} ${exit}`,
+    ...(s.preflight === undefined
+      ? [s.argv.map(shellQuote).join(" "), "_cspipe_rc=$?"]
+      : [
+          `(cd ${shellQuote(s.preflight.cwd)} && ${s.preflight.argv.map(shellQuote).join(" ")})`,
+          "_cspipe_rc=$?",
+          'if [ "$_cspipe_rc" = 0 ]; then',
+          `  ${s.argv.map(shellQuote).join(" ")}`,
+          "  _cspipe_rc=$?",
+          "else",
+          "  _cspipe_phase='preflight '",
+          "fi",
+        ]),
+    `printf '%s%s\\n' "$_cspipe_phase" "$_cspipe_rc" > ${shellQuote(`${s.attemptDir}/exitcode.tmp`)} && command -p mv -f ${shellQuote(`${s.attemptDir}/exitcode.tmp`)} ${exit}`,
     'exit "$_cspipe_rc"',
     "",
   ].join("\n");
 }
 
-/** The exit status an exit-code file holds, or undefined when it does not hold one. */
-export function parseExitCode(text: string): number | undefined {
-  const t = text.trim();
-  return /^\d{1,3}$/.test(t) ? Number(t) : undefined;
+/** What an exit-code file holds: the program's exit status, or the preflight's when it failed; undefined when it holds neither. */
+export function parseExitCode(text: string): { code: number; phase: "program" | "preflight" } | undefined {
+  const m = /^(preflight )?(\d{1,3})$/.exec(text.trim());
+  return m ? { code: Number(m[2]), phase: m[1] ? "preflight" : "program" } : undefined;
 }

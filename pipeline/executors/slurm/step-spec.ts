@@ -37,6 +37,27 @@ export const stepSpecShape = z
 
 export type StepSpec = z.output<typeof stepSpecShape>;
 
+export const NUMERICS_CHECK_SCHEMA = "cspipe.slurm-numerics/1";
+
+/**
+ * A program step's check on its node, before the program starts (`cspipe exec-step --numerics`):
+ * the node computes the step's numerics identity as the local executor would there and refuses
+ * (result.json, exit 3) when it is not the one the key holds (pipeline/executors/numerics/verify.ts).
+ */
+export const numericsCheckShape = z
+  .object({
+    schema: z.literal(NUMERICS_CHECK_SCHEMA),
+    step: z.string().min(1),
+    /** The step's runtime as the engine handed it (its resources the effective ones). */
+    runtime: z.record(z.string(), z.unknown()),
+    /** The identity in the step's key. */
+    numerics: z.unknown(),
+    result: z.string().min(1),
+  })
+  .strict();
+
+export type NumericsCheck = z.output<typeof numericsCheckShape>;
+
 /** The run's settings as the spec carries them. */
 export function specSettings(spec: StepSpec): RunSettings {
   const s = spec.settings;
