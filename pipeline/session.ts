@@ -28,6 +28,7 @@ import { probeCacheDir } from "./executors/numerics/probe.ts";
 import { numericsMode } from "./executors/numerics/pins.ts";
 import { numericsGroups } from "./engine/numerics-words.ts";
 import { nativeNumerics } from "./engine/native-numerics.ts";
+import { effectiveRuntime } from "./engine/resources.ts";
 import type { Json } from "./engine/canonical.ts";
 
 export interface ProjectOptions {
@@ -74,7 +75,7 @@ export class Project {
     const exec = typeof executor === "string" ? undefined : executor;
     const numerics = (step: AnyStep, packages: readonly string[]): Json => {
       const rt = step.def.runtime;
-      return rt.type === "container" ? (exec ?? this.localExecutor()).numerics(rt, settings) : nativeNumerics(packages);
+      return rt.type === "container" ? (exec ?? this.localExecutor()).numerics(effectiveRuntime({ ...step, def: { ...step.def, runtime: rt } }), settings) : nativeNumerics(packages);
     };
     return { scanner: this.scanner, lock: this.lock, env: this.env, executor: exec?.name ?? (executor as string), numerics, ...(datasets !== undefined ? { datasets } : {}) };
   }

@@ -18,6 +18,7 @@ import type { TableColumnSpec, TableSpec } from "../../steps/report/table.ts";
 import type { FigureSpec } from "../../steps/report/figure.ts";
 import { datasetTables } from "./datasets.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
+import { profiled } from "./resources.ts";
 
 /** Evaluation split and metrics per dataset, as the paper reports them. */
 export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: string[] }>> = {
@@ -32,11 +33,12 @@ export function bm25Metrics(dataset: DatasetName, form: QueryFormName, data: Dat
   // Only the evaluation split's turns: a test-split table fetches no training file.
   const tables = datasetTables(dataset, data, [split]);
   const tag = `${data}-${dataset}`;
-  const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages } });
+  const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages }, ...profiled(data, "build-bm25-index") });
   const run = use(searchBm25, {
     name: `search-bm25.${tag}.${form}`,
     params: { form, split, k: 100, ...BM25_PRESETS[dataset] },
     inputs: { index: index.out.index, turns: tables.turns },
+    ...profiled(data, "search-bm25"),
   });
   const ev = use(evaluateRunStep, {
     name: `evaluate.bm25.${tag}.${form}`,

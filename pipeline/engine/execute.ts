@@ -21,7 +21,7 @@ import type { EventSink } from "./events.ts";
 import { stampedOutputDigest, type StampedDigest } from "./digest.ts";
 import { storeIoProblem } from "./store-errors.ts";
 import { bodyRunFailure, runStepBody } from "./step-body.ts";
-import { stepResources, type Resources } from "./resources.ts";
+import { effectiveRuntime, stepResources, type Resources } from "./resources.ts";
 import { canonicalJson } from "./canonical.ts";
 import type { LockFile } from "./datasets-lock.ts";
 
@@ -299,8 +299,8 @@ async function runProgram(rt: ContainerRuntime, r: Run, ctx: ExecuteContext): Pr
     step: r.step.name,
     stepId: def.id,
     key: r.key,
-    // The step's effective resources (its own over its runtime's), as every executor sizes them.
-    runtime: { ...rt, resources: { cpus: r.resources.cpus, memoryGiB: r.resources.memoryGiB, expectedMinutes: r.resources.expectedMinutes } },
+    // The step's effective resources (its own over its runtime's), as every executor sizes them and its numerics identity counts threads.
+    runtime: effectiveRuntime({ ...r.step, def: { ...def, runtime: rt } }),
     inputs: r.inputPaths,
     outputs: r.outputPaths,
     paramsFile,

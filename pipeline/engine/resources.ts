@@ -25,6 +25,15 @@ export function stepResources(step: AnyStep): Resources {
   return { ...merged, gpus: rt.type === "container" && rt.gpu !== undefined ? rt.gpu.count : 0 };
 }
 
+/**
+ * A program step's runtime with its effective resources: what its job runs with (execute.ts) and
+ * what its numerics identity is computed from (the thread count is `cpus`), so the two agree.
+ */
+export function effectiveRuntime(step: AnyStep & { readonly def: { readonly runtime: ContainerRuntime } }): ContainerRuntime {
+  const r = stepResources(step);
+  return { ...step.def.runtime, resources: { cpus: r.cpus, memoryGiB: r.memoryGiB, expectedMinutes: r.expectedMinutes } };
+}
+
 /** A program job's resources: the engine puts the step's effective ones into its runtime (execute.ts). */
 export function programResources(rt: ContainerRuntime): Resources {
   return { ...PROGRAM_DEFAULTS, ...defined(rt.resources), gpus: rt.gpu?.count ?? 0 };

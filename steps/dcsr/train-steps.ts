@@ -36,7 +36,8 @@ function runtime(extra: readonly string[], gpuRequired: boolean): ContainerRunti
     argv: ["python3", `{src}/${DCSR_TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}", "--inputs", "{in:examples}", "--passages", "{in:passages}", ...extra],
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
-    resources: { cpus: 1, memoryGiB: 8 },
+    // Mini-sized (512-962 s per training on a loaded 2-core machine); real: pipeline/definitions/resources.ts.
+    resources: { cpus: 1, memoryGiB: 2, expectedMinutes: 20 },
   };
 }
 

@@ -62,7 +62,8 @@ function encodeRuntime(role: "passages" | "queries", gpuRequired: boolean): Cont
     argv: ["python3", `{src}/${GPU_ENCODE_SCRIPT}`, "--role", role, "--params", "{params}", "--model", "{in:model}", "--tokens", "{in:tokens}", "--out", "{out:embeddings}"],
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
-    resources: { cpus: 4, memoryGiB: 16 },
+    // Used on real data only, where pipeline/definitions/resources.ts sizes each use.
+    resources: { cpus: 4, memoryGiB: 16, expectedMinutes: 35 },
     // fp16 on a GPU and float32 on CPU (--allow-cpu) give different numbers, as for training.
   };
 }

@@ -20,6 +20,7 @@ import { evalSplit, setupOf } from "../dense/models.ts";
 import { DENSE_METRICS } from "../dense/setup.ts";
 import { answerSentencesOf, bm25NegativesOf, datasetTag, devCollectionOf, markerTokensOf, queryTokensOf, tablesOf } from "./inputs.ts";
 import { iterationOf, variantLabel, type DcsrDataset, type DcsrVariant } from "./variants.ts";
+import { profiled } from "../resources.ts";
 
 type Model = OutputRef<"dcsr:model">;
 type Metrics = OutputRef<"json:metrics">;
@@ -88,6 +89,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
     const last = v.negatives.kind === "model" && iterationOf(v) === sched.iterations;
     return use(trainDcsrDef(ctx.data === "real"), {
       name: `train-dcsr.${name}`,
+      ...profiled(ctx.data, "train-dcsr"),
       // DPR's schedule for the dataset; the batch halved as DPR's with hard negatives (every DCSR example brings a negative passage).
       params: { ...own, epochs: last ? sched.lastEpochs : sched.epochs, patience: sched.patience, min_delta: sched.minDelta, batch_size: Math.max(1, Math.floor(sched.batch / 2)), lr: sched.lr },
       inputs: { ...inputs, init: baseOf(denseOf(ctx)).theta0 },

@@ -23,6 +23,7 @@ import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
+import { profiled } from "../resources.ts";
 
 export type { DenseContext } from "./base.ts";
 export { setupOf } from "./base.ts";
@@ -52,6 +53,7 @@ export function tokenizedPassages(ctx: DenseContext, dataset: DatasetName) {
       name: `tokenize-passages.${datasetTag(ctx, dataset)}`,
       params: { title: HAS_TITLES[dataset], maxLength: s.maxPassageLength },
       inputs: { passages: tables(ctx, dataset).passages, vocab: baseOf(ctx).vocab },
+      ...profiled(ctx.data, "tokenize-passages"),
     }).out.tokens;
   });
 }
@@ -191,6 +193,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
     const hard = v.negatives.kind !== "in-batch";
     return use(trainDprDef(ctx.data === "real"), {
       name: `train-dpr.${datasetTag(ctx, v.dataset)}.${variantLabel(v)}.s${v.seed}`,
+      ...profiled(ctx.data, "train-dpr"),
       params: {
         epochs: last || (v.asReleased && sched.iterations === 2) ? sched.lastEpochs : sched.epochs,
         patience: sched.patience,

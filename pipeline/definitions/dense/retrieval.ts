@@ -15,6 +15,7 @@ import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardI
 import { mergeDenseHitsDef, searchDenseShard } from "../../../steps/dense/shard-steps.ts";
 import { encodePassagesGpuDef, encodeQueriesGpuDef, verifyOnnxParityStep } from "../../../steps/encoding/gpu-encode.ts";
 import { memo } from "../memo.ts";
+import { REAL_RESOURCES } from "../resources.ts";
 
 type Model = OutputRef<"dpr:model">;
 type IndexShards = Record<string, OutputRef<"faiss:flat-ip">>;
@@ -50,7 +51,7 @@ const onnx: RetrievalPath = {
     const refs: IndexShards = {};
     shardInputNames(shards).forEach((input, shard) => {
       const emb = use(encodePassages, { name: `encode-passages.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages } });
-      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
+      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
     });
     return refs;
   },
@@ -67,23 +68,24 @@ const parityOf = (model: Model): OutputRef<"report:onnx-parity"> =>
 /** GPU steps require a GPU (planning refuses without one unless --allow-cpu), as the real trainings do. */
 const GPU_REQUIRED = true;
 
+/** The real data's path: its steps carry the real profile's resources (../resources.ts). */
 const gpuSharded: RetrievalPath = {
   index({ name, model, passages, shards }) {
     const parity = parityOf(model);
     const refs: IndexShards = {};
     shardInputNames(shards).forEach((input, shard) => {
-      const emb = use(encodePassagesGpuDef(GPU_REQUIRED), { name: `encode-passages-gpu.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages, parity } });
-      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
+      const emb = use(encodePassagesGpuDef(GPU_REQUIRED), { name: `encode-passages-gpu.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages, parity }, resources: REAL_RESOURCES["encode-passages-gpu"] });
+      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
     });
     return refs;
   },
   search({ name, model, queries, index, shards, k, tag }) {
-    const q = use(encodeQueriesGpuDef(GPU_REQUIRED), { name: `encode-queries-gpu.${name}`, params: {}, inputs: { model, tokens: queries, parity: parityOf(model) } }).out.embeddings;
+    const q = use(encodeQueriesGpuDef(GPU_REQUIRED), { name: `encode-queries-gpu.${name}`, params: {}, inputs: { model, tokens: queries, parity: parityOf(model) }, resources: REAL_RESOURCES["encode-queries-gpu"] }).out.embeddings;
     const hits: Record<string, OutputRef<"hits:dense-shard">> = {};
     for (const input of shardInputNames(shards)) {
-      hits[input] = use(searchDenseShard, { name: `search-dense-shard.${name}.${input}`, params: { k }, inputs: { queries: q, index: index[input]! } }).out.hits;
+      hits[input] = use(searchDenseShard, { name: `search-dense-shard.${name}.${input}`, params: { k }, inputs: { queries: q, index: index[input]! }, resources: REAL_RESOURCES["search-dense-shard"] }).out.hits;
     }
-    return use(mergeDenseHitsDef(shards), { name: `merge-dense-hits.${name}`, params: { k, tag }, inputs: { queries: q, ...hits } }).out.run;
+    return use(mergeDenseHitsDef(shards), { name: `merge-dense-hits.${name}`, params: { k, tag }, inputs: { queries: q, ...hits }, resources: REAL_RESOURCES["merge-dense-hits"] }).out.run;
   },
 };
 

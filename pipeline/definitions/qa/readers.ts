@@ -29,6 +29,7 @@ import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
 import { ibn, ihn } from "../dense/variants.ts";
 import { INPUT_FORM } from "../dense/setup.ts";
 import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining, type SpanPretraining, type T5Shape } from "./setup.ts";
+import { REAL_RESOURCES } from "../resources.ts";
 
 type Run = OutputRef<"parquet:run">;
 type ReaderData = OutputRef<"qa:reader-data">;
@@ -199,7 +200,7 @@ export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRe
     const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
     const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}.s${seed}`;
     const params = readerParams(qaSetupOf(ctx), dataset, seed);
-    if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() } }).out.model;
+    if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() }, resources: REAL_RESOURCES["train-dpr-reader"] }).out.model;
     return use(trainDprReaderDef("reader", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedReader(ctx) } }).out.model;
   });
 }
@@ -279,7 +280,7 @@ export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRe
     const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
     const name = `train-fid.${tag(ctx, dataset)}.${retriever}.s${seed}`;
     const params = fidParams(qaSetupOf(ctx), dataset, seed);
-    if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() } }).out.model;
+    if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() }, resources: REAL_RESOURCES["train-fid"] }).out.model;
     return use(trainFidDef("fid", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedFid(ctx) } }).out.model;
   });
 }

@@ -124,6 +124,8 @@ export class SlurmExecutor implements Executor {
     if ("error" in view) return [{ reason: "executor-unavailable", executor: "slurm", detail: `${view.error}. Fix: ${view.fix}` }];
     const failures: AnalysisFailure[] = [];
     const names = view.partitions.map((p) => p.name).join(", ");
+    // One refusal per step id and request (a real graph has 144 search-dense-shard steps alike).
+    const refused = new Map<string, { first: AnyStep; more: number; detail: string; fix: string }>();
     for (const s of steps) {
       const rt = s.def.runtime;
       if (rt.type === "container" && rt.gpu?.required && !settings.allowCpu && gpuCapacity(view.partitions).perNode === 0) {
@@ -131,7 +133,14 @@ export class SlurmExecutor implements Executor {
         continue;
       }
       const p = requestProblem(s.def.id, this.request(s.def.id, stepResources(s), view), view.partitions, view.all);
-      if (p) failures.push({ reason: "unschedulable", step: s.name, executor: "slurm", detail: p.detail, fix: p.fix });
+      if (!p) continue;
+      const group = refused.get(`${s.def.id}\0${p.detail}`);
+      if (group) group.more++;
+      else refused.set(`${s.def.id}\0${p.detail}`, { first: s, more: 0, ...p });
+    }
+    for (const r of refused.values()) {
+      const step = r.more > 0 ? `${r.first.name} (and ${r.more} more ${r.first.def.id} steps)` : r.first.name;
+      failures.push({ reason: "unschedulable", step, executor: "slurm", detail: r.detail, fix: r.fix });
     }
     return failures;
   }

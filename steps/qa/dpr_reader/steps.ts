@@ -84,7 +84,8 @@ function runtime(extra: readonly string[], gpuRequired: boolean): ContainerRunti
     argv: ["python3", `{src}/${SCRIPT}`, "--config", "{params}", "--inputs", "{in:inputs}", "--out", "{out:model}", ...extra],
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
-    resources: { cpus: 1, memoryGiB: 8 },
+    // Mini-sized (the 20-epoch pre-training took 1,256 s); real: pipeline/definitions/resources.ts.
+    resources: { cpus: 1, memoryGiB: 2, expectedMinutes: 30 },
   };
 }
 

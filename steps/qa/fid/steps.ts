@@ -75,7 +75,7 @@ export const trainSentencePiece = defineStep({
     argv: ["python3", "{src}/steps/qa/fid/train_spm.py", "--corpus", "{in:corpus}", "--out", "{out:model}", "--params", "{params}"],
     pythonModules: ["sentencepiece"],
     pip: ["sentencepiece==0.1.99"],
-    resources: { cpus: 1, memoryGiB: 4 },
+    resources: { cpus: 1, memoryGiB: 1, expectedMinutes: 5 },
   } satisfies ContainerRuntime,
 });
 
@@ -177,7 +177,7 @@ export const FID_SOURCES = ["steps/qa/fid", "steps/qa/pycommon", "steps/training
 const FID = ["python3", "{src}/steps/qa/fid/fid.py"];
 
 export function fidRuntime(argv: readonly string[], gpu: "optional" | "required"): ContainerRuntime {
-  return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 8 } };
+  return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 2, expectedMinutes: 15 } };
 }
 
 const fidOutputs = { model: dir("qa:fid", "fid") };
