@@ -161,6 +161,14 @@ async function runStaged(
       log.write(line);
       ctx.emit({ type: "log", step: step.name, line });
     },
+    outputLine: (line) => {
+      const p = parseProgressLine(line);
+      if (p) progress(p.done, p.total, p.label);
+      else {
+        log.write(line);
+        ctx.emit({ type: "log", step: step.name, line });
+      }
+    },
     onQueue: (q) => ctx.emit({ type: "queue", step: step.name, state: q.state, detail: q.detail }),
   };
   const ran = def.runtime.type === "in-process" ? await runInProcess(def.runtime, run, ctx) : await runProgram(def.runtime, run, ctx);
@@ -219,6 +227,8 @@ interface Run {
   readonly logPath: string;
   /** A line for the log and the reporters. */
   line(line: string): void;
+  /** A line of a job's output: a `PROGRESS` line moves the bar, any other goes to the log. */
+  outputLine(line: string): void;
   onQueue(state: QueueState): void;
 }
 
@@ -250,11 +260,7 @@ async function runInProcess(rt: InProcessRuntime<unknown, InputKinds, OutputDecl
       settings: ctx.settings,
       resources: r.resources,
       signal: ctx.signal,
-      onLine: (line) => {
-        const p = parseProgressLine(line);
-        if (p) r.progress(p.done, p.total, p.label);
-        else r.line(line);
-      },
+      onLine: r.outputLine,
       progress: r.progress,
       onQueue: r.onQueue,
     });
@@ -312,11 +318,7 @@ async function runProgram(rt: ContainerRuntime, r: Run, ctx: ExecuteContext): Pr
     numerics: r.fingerprint.numerics,
     ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
     signal: ctx.signal,
-    onLine: (line) => {
-      const p = parseProgressLine(line);
-      if (p) r.progress(p.done, p.total, p.label);
-      else r.line(line);
-    },
+    onLine: r.outputLine,
     onQueue: r.onQueue,
   });
   if (!outcome.ok) {

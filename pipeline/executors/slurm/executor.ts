@@ -24,6 +24,7 @@ import { onHardStop } from "../../engine/interrupt.ts";
 import type { Json } from "../../engine/canonical.ts";
 import type { ContainerRuntime } from "../../engine/step.ts";
 import type { LocalExecutor } from "../local.ts";
+import type { RunRef } from "../index.ts";
 import type { SlurmSettings } from "./config.ts";
 import { slurmClients, type SlurmClients } from "./commands.ts";
 import { gpuCapacity, gpusPerJob, parseSinfo, requestProblem, targetPartitions, type Partition } from "./cluster.ts";
@@ -36,19 +37,11 @@ import { NUMERICS_CHECK_SCHEMA, parseStepResult, STEP_SPEC_SCHEMA, type Numerics
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** How a node rebuilds the run's graph: the same project root (shared), store, data and targets. */
-export interface RunGraphRef {
-  readonly root: string;
-  readonly storeRoot: string;
-  readonly data: string;
-  readonly targets: readonly string[];
-  readonly sets: readonly string[];
-}
-
 export interface SlurmExecutorOptions {
   readonly env: Env;
   readonly settings: SlurmSettings;
-  readonly graph: RunGraphRef;
+  /** How a node rebuilds the run's graph: the same project root (shared), store, data, targets and overrides. */
+  readonly graph: RunRef;
   /** The project's local executor: a node runs its programs as it would (argv, interpreter, environment, numerics). */
   readonly local: LocalExecutor;
   readonly clients?: SlurmClients;
@@ -251,7 +244,7 @@ function jobTools(end: Extract<JobEnd, { kind: "exited" }>): Record<string, stri
   return { "slurm.job": end.job.id, "slurm.node": end.job.nodes, ...(end.attempts > 1 ? { "slurm.attempt": String(end.attempts) } : {}) };
 }
 
-function stepSpec(job: InProcessJob, g: RunGraphRef, a: Attempt, outputs: Readonly<Record<string, JobPath>>): StepSpec {
+function stepSpec(job: InProcessJob, g: RunRef, a: Attempt, outputs: Readonly<Record<string, JobPath>>): StepSpec {
   return {
     schema: STEP_SPEC_SCHEMA,
     targets: [...g.targets],
