@@ -176,6 +176,10 @@ up() {
     command -v "$b" >/dev/null || [ -x "/usr/sbin/$b" ] || die "$b is missing: apt-get install -y --no-install-recommends slurm-wlm slurm-client munge slurmdbd mariadb-server"
   done
   if [ -f "$dir/slurm.conf" ] && pid_alive "$dir/run/slurmctld.pid"; then die "a cluster is already up in $dir ('$0 down $dir' first)"; fi
+  # <dir> is wiped: only an empty directory or an earlier cluster's is accepted.
+  if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] && ! grep -qs "Written by scripts/slurm-cluster.sh" "$dir/slurm.conf"; then
+    die "$dir is not empty and holds no earlier test cluster: give a new or empty directory"
+  fi
   rm -rf "$dir"
   mkdir -p "$dir"/{state,spool,run,log,dev}
   chmod 755 "$dir"
