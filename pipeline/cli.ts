@@ -3,10 +3,12 @@
  * file decides exit codes: 0 ok, 1 a step failed, 2 bad usage or analysis failures.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources.ts";
 import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
+import { didYouMean } from "./engine/nearest.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
 import { Project, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
@@ -48,6 +50,15 @@ function positiveInt(v: string): number {
   return n;
 }
 
+/** `cspipe <version>`, from the project's package.json. */
+function cliVersion(): string {
+  try {
+    return `cspipe ${(JSON.parse(readFileSync(join(findProjectRoot(), "package.json"), "utf8")) as { version: string }).version}`;
+  } catch {
+    return "cspipe (version unknown)";
+  }
+}
+
 export function humanBytes(n: number): string {
   const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let u = 0;
@@ -80,9 +91,10 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
 
 /** Reporters are loaded on demand: a run needs exactly one of them. */
 async function reporterFor(kind: "json" | "tty" | "plain", io: CliIO, out: (line: string) => void, verbose: boolean): Promise<EventSink> {
+  const error = (line: string) => void io.stderr.write(`${line}\n`);
   if (kind === "json") return (await import("./reporters/json.ts")).jsonReporter(out);
-  if (kind === "tty") return (await import("./reporters/tty.ts")).ttyReporter(io.stdout);
-  return (await import("./reporters/plain.ts")).plainReporter(out, { verbose });
+  if (kind === "tty") return (await import("./reporters/tty.ts")).ttyReporter(io.stdout, { error });
+  return (await import("./reporters/plain.ts")).plainReporter(out, { verbose, error });
 }
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -100,8 +112,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .description("Reproduce 'Saving Dense Retriever from Shortcut Dependency in Conversational Search' as a cached DAG of steps.")
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
     .addOption(dataOption())
+    .version(cliVersion(), "-V, --version", "print cspipe's version")
     .enablePositionalOptions()
-    .showHelpAfterError()
+    .showHelpAfterError("(add --help for usage)")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
@@ -273,8 +286,16 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   registerDiagnoseCommand(program, io, (c) => (exitCode = c));
   registerEvaluateQaCommand(program, io, (c) => (exitCode = c));
 
-  // No subcommand: run the default target.
-  addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));
+  // No subcommand: run the targets named (`cspipe table2-bm25`), else the default target.
+  addRunOptions(program)
+    .argument("[targets...]", "targets to run (default: the default target)")
+    .action(async (names: string[], flags: RunFlags) => {
+      const p = await project();
+      const unknown = names.filter((n) => p.targets.get(n) === undefined);
+      for (const n of unknown) err(`error: '${n}' is neither a command nor a target${didYouMean(n, [...program.commands.map((c) => c.name()), ...p.targets.names()])} ('cspipe --help' lists the commands, 'cspipe targets' the targets)`);
+      if (unknown.length > 0) exitCode = 2;
+      else await runAction(names, flags);
+    });
 
   try {
     await program.parseAsync(["node", "cspipe", ...argv]);

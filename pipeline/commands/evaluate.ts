@@ -21,6 +21,7 @@
  * Heavy modules are imported inside the action so other commands do not load them.
  */
 import { InvalidArgumentError, Option, type Command } from "commander";
+import { InputError } from "../engine/errors.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
 import type { PerQueryRow } from "../../steps/eval/evaluate.ts";
 import type { Comparison, SignificanceTest } from "../../steps/eval/compare.ts";
@@ -112,8 +113,7 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
       try {
         await evaluateCommand(flags, out);
       } catch (e) {
-        const { InputError } = await import("../engine/errors.ts");
-        if (!(e instanceof InputError)) throw e;
+              if (!(e instanceof InputError)) throw e;
         err(`error: ${e.message}`);
         setExitCode(2);
       }
@@ -131,7 +131,10 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const { normalizeKeys } = await import("../../steps/eval/qids.ts");
   const { compareRuns, runLabels, SIGNIFICANCE_TESTS } = await import("../../steps/eval/compare.ts");
   const text = await import("../../steps/eval/report-text.ts");
-  const { InputError } = await import("../engine/errors.ts");
+  const { checkInputFile } = await import("../../steps/lib/text.ts");
+  for (const r of flags.run) checkInputFile(resolve(r), "--run");
+  checkInputFile(resolve(flags.qrels), "--qrels");
+  if (flags.labels !== undefined) checkInputFile(resolve(flags.labels), "--labels");
 
   const metrics = flags.metrics.split(",").map((m) => m.trim()).filter((m) => m !== "");
   if (metrics.length === 0) throw new InputError("no metrics given", { field: "--metrics", fix: "pass e.g. --metrics mrr,recall@10" });
@@ -160,6 +163,7 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const perQuery: PerQueryRow[][] = [];
   for (let i = 0; i < runPaths.length; i++) {
     const run = mapped(await readRun(runPaths[i]!), runPaths[i]!, `run ${labels[i]}`);
+    refuseUnscorable(run, qrels, runPaths[i]!, qrelsPath);
     const ev = evaluateRun(run, qrels, { metrics, noGold: flags.gold, missing: flags.missing, tieRule: flags.ties });
     perQuery.push(ev.perQuery);
     reports.push({
@@ -203,6 +207,21 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
     `qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`,
   ];
   out(flags.json ? JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n" : text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes) + perQueryText);
+}
+
+/**
+ * A run that cannot be scored is an error, not a table of zeros: an empty run, or one none of
+ * whose queries the qrels judge (another split, or qids written differently).
+ */
+function refuseUnscorable(run: ReadonlyMap<string, unknown>, qrels: ReadonlyMap<string, unknown>, runPath: string, qrelsPath: string): void {
+  if (run.size === 0) throw new InputError("the run holds no hits (the file is empty).", { file: runPath, fix: "pass the run file itself: TREC lines 'qid Q0 docid rank score tag' or JSON {qid: {pid: score}}." });
+  if (qrels.size === 0) throw new InputError("the qrels hold no judgements (the file is empty).", { file: qrelsPath, fix: "pass the qrels file itself: TREC lines 'qid 0 docid rel' or JSON {qid: {pid: rel}}." });
+  if ([...run.keys()].some((q) => qrels.has(q))) return;
+  const sample = (m: ReadonlyMap<string, unknown>) => [...m.keys()].slice(0, 3).join(", ");
+  throw new InputError(`none of the run's ${run.size} queries is in the qrels (run: ${sample(run)}...; qrels ${qrelsPath}: ${sample(qrels)}...), so every query would score 0.`, {
+    file: runPath,
+    fix: "pass the qrels of the run's split, with the qids written as the run writes them.",
+  });
 }
 
 /** JSON cannot hold NaN or Infinity: they print as null. */

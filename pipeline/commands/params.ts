@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import type { ParameterInfo } from "../engine/targets.ts";
 import type { Project } from "../session.ts";
+import { describeFailure } from "../engine/failures.ts";
 import { formatValue } from "../definitions/overrides.ts";
 
 export interface ParamsDocument {
@@ -51,7 +52,7 @@ export function registerParamsCommand(program: Command, io: ParamsCommandIO): vo
       const p = await io.project();
       const t = p.targets.get(target);
       if (t === undefined) {
-        io.err(`error: unknown target '${target}'. Known targets: ${p.targets.names().join(", ")}`);
+        io.err(`error: ${describeFailure({ reason: "unknown-target", target, known: p.targets.names() })}`);
         io.setExitCode(2);
         return;
       }

@@ -3,6 +3,8 @@
  * anything runs; run failures carry what a person needs to act (argv, exit status, log).
  * Only the CLI turns them into an exit code.
  */
+import { didYouMean } from "./nearest.ts";
+
 export type AnalysisFailure =
   | { readonly reason: "unknown-target"; readonly target: string; readonly known: readonly string[] }
   | { readonly reason: "unknown-step"; readonly step: string; readonly known: readonly string[] }
@@ -73,11 +75,11 @@ export type Failure = AnalysisFailure | RunFailure;
 export function describeFailure(f: Failure): string {
   switch (f.reason) {
     case "unknown-target":
-      return `unknown target '${f.target}'. Known targets: ${f.known.join(", ")}`;
+      return `unknown target '${f.target}'${didYouMean(f.target, f.known)} ('targets' lists all ${f.known.length})`;
     case "invalid-override":
       return `${f.message} [target${f.targets.length > 1 ? "s" : ""} ${f.targets.join(", ")}]`;
     case "unknown-step":
-      return `unknown step '${f.step}'. Steps in this graph: ${f.known.slice(0, 30).join(", ")}${f.known.length > 30 ? ", ..." : ""}`;
+      return `unknown step '${f.step}'${didYouMean(f.step, f.known)} ('plan <target>' lists the ${f.known.length} steps of a target's graph)`;
     case "cycle":
       return `cycle: ${f.steps.join(" -> ")}`;
     case "duplicate-step-name":

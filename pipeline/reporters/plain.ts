@@ -3,7 +3,8 @@ import type { EngineEvent } from "../engine/events.ts";
 import { describeFailure } from "../engine/failures.ts";
 import { metricsLine, overallLine } from "./overall.ts";
 
-export function plainReporter(write: (line: string) => void, options: { verbose?: boolean } = {}): (e: EngineEvent) => void {
+/** `error`: where the refusals before a run go (stderr; default: `write`). */
+export function plainReporter(write: (line: string) => void, options: { verbose?: boolean; error?: (line: string) => void } = {}): (e: EngineEvent) => void {
   const lastPct = new Map<string, number>();
   return (e) => {
     switch (e.type) {
@@ -41,7 +42,7 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         if (e.failure.reason !== "cancelled") write(`FAILED    ${describeFailure(e.failure)}`);
         break;
       case "analysis-failed":
-        for (const f of e.failures) write(`error: ${describeFailure(f)}`);
+        for (const f of e.failures) (options.error ?? write)(`error: ${describeFailure(f)}`);
         break;
       case "finished":
         write(`${e.ok ? "ok" : "FAILED"}: ${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`);

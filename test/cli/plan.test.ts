@@ -76,7 +76,7 @@ test("plan refuses what run refuses, with the same message and exit code", async
   const rc = cli(["--store", store, "run", "chain", "--force", "nope"]);
   const errors = (x: { stdout: string; stderr: string }) => `${x.stdout}${x.stderr}`.split("\n").filter((l) => l.startsWith("error: "));
   assert.deepEqual([pc.status, rc.status], [2, 2]);
-  assert.deepEqual(errors(pc), ["error: unknown step 'nope'. Steps in this graph: join-ab, join-abc, slow-a, slow-b, slow-c"]);
+  assert.deepEqual(errors(pc), ["error: unknown step 'nope' ('plan <target>' lists the 5 steps of a target's graph)"]);
   assert.deepEqual(errors(pc), errors(rc));
   // ... and every kind of refusal in-process: the same failure values.
   const p = project(buildTargets(), { store });

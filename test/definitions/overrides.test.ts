@@ -5,7 +5,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyOverrides, editDistance, nearestPaths, parseValue, typeText } from "../../pipeline/definitions/overrides.ts";
+import { applyOverrides, nearestPaths, parseValue, typeText } from "../../pipeline/definitions/overrides.ts";
+import { editDistance } from "../../pipeline/engine/nearest.ts";
 import { DEV_FIELDS, MODEL_FIELDS, SCHEDULE_FIELDS, THETA0_FIELDS, TOP_FIELDS, denseParamDefs, denseParameters, denseSetup } from "../../pipeline/definitions/dense/parameters.ts";
 import { DENSE_SETUPS } from "../../pipeline/definitions/dense/setup.ts";
 import type { DataSource } from "../../pipeline/engine/targets.ts";
