@@ -29,6 +29,7 @@ import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 import { registerParamsCommand } from "./commands/params.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
+import { producedReport } from "./commands/produced.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -180,7 +181,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     else if (!r.ok) exitCode = 1;
     const signal = stop.received();
     if (signal !== undefined) exitCode = signalExitCode(signal);
-    if ("exported" in r) for (const e of r.exported) out(flags.json ? JSON.stringify({ type: "exported", target: e.target, name: e.name, path: e.path, step: e.step, key: e.key }) : `${e.name}: ${e.path}`);
+    if ("exported" in r) for (const line of producedReport(r.exported, r.produced, flags.json)) out(line);
   };
 
   const addRunOptions = (c: Command) =>

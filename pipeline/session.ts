@@ -99,13 +99,14 @@ export class Project {
    * are sinks too. `sets` (`--set <path>=<value>`) are parsed by each target's parameter space and
    * enter its context as overrides; a bad argument, or a target that takes none, is a failure.
    */
-  sinks(targetNames: readonly string[], sets: readonly string[] = []): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[]; overrides: Overrides } {
+  sinks(targetNames: readonly string[], sets: readonly string[] = []): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[]; overrides: Overrides; sinksOf: Map<string, string[]> } {
     const names = targetNames.length > 0 ? [...targetNames] : this.targets.default ? [this.targets.default] : [];
     const failures: AnalysisFailure[] = [];
     const steps: AnyStep[] = [];
     const exports: TargetExport[] = [];
     const overrides: Record<string, OverrideValue> = {};
     const refused = new Map<string, string[]>(); // message -> targets, so targets sharing a space report an argument once
+    const sinksOf = new Map<string, string[]>(); // target -> its sink steps' names
     for (const n of names) {
       const t = this.targets.get(n);
       if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
@@ -117,7 +118,9 @@ export class Project {
         }
         Object.assign(overrides, parsed.overrides);
         const ctx: TargetContext = Object.keys(parsed.overrides).length > 0 ? { data: this.data, overrides: parsed.overrides } : { data: this.data };
-        steps.push(...t.steps(ctx));
+        const own = t.steps(ctx);
+        sinksOf.set(n, own.map((s) => s.name));
+        steps.push(...own);
         for (const [name, ref] of Object.entries(t.exports?.(ctx) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           checkExportName(t.name, name);
           if (exports.some((e) => e.name === name)) throw new Error(`two targets export '${name}'`);
@@ -128,7 +131,7 @@ export class Project {
     }
     if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
     for (const [message, targets] of refused) failures.push({ reason: "invalid-override", targets, message });
-    return { steps, failures, names, exports, overrides };
+    return { steps, failures, names, exports, overrides, sinksOf };
   }
 
   /** A target's `--set` arguments as overrides, or every message about them. */
@@ -141,12 +144,12 @@ export class Project {
     return r.ok ? r : { ok: false, messages: r.errors.map((e) => e.message) };
   }
 
-  graph(targetNames: readonly string[], sets: readonly string[] = []): { ok: true; graph: Graph; names: string[]; exports: TargetExport[]; overrides: Overrides } | { ok: false; failures: AnalysisFailure[] } {
+  graph(targetNames: readonly string[], sets: readonly string[] = []): { ok: true; graph: Graph; names: string[]; exports: TargetExport[]; overrides: Overrides; sinksOf: Map<string, string[]> } | { ok: false; failures: AnalysisFailure[] } {
     const s = this.sinks(targetNames, sets);
     if (s.failures.length > 0) return { ok: false, failures: s.failures };
     const a = analyze(s.steps, this.lock);
     if (!a.ok) return a;
-    return { ok: true, graph: a.graph, names: s.names, exports: s.exports, overrides: s.overrides };
+    return { ok: true, graph: a.graph, names: s.names, exports: s.exports, overrides: s.overrides, sinksOf: s.sinksOf };
   }
 }
 
@@ -192,7 +195,16 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
 }
 
-export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[] };
+/** What a target that exports nothing produced: its sink steps' entries in the store. */
+export interface ProducedEntry {
+  readonly target: string;
+  readonly step: string;
+  readonly key: string;
+  /** Output name -> its path in the store. */
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[]; produced: ProducedEntry[] };
 
 /** Steps upstream of (and including) `step`. */
 function upstreamOf(graph: Graph, step: AnyStep): Set<AnyStep> {
@@ -244,6 +256,8 @@ export interface Preflight {
   readonly gpus: number;
   /** The `--set` overrides the targets took (empty: none). */
   readonly overrides: Overrides;
+  /** Each target's sink steps, by name. */
+  readonly sinksOf: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -294,7 +308,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
   }
-  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides };
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides, sinksOf: g.sinksOf };
 }
 
 /**
@@ -345,10 +359,23 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
     });
     const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
-    return { ok: result.ok, analysis: [], result, exported };
+    return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project, pf, result) : [] };
   } finally {
     await exec.close?.();
   }
+}
+
+/** The sink entries of the targets that export nothing (e.g. `data`), so a run can name what they produced. */
+function producedEntries(project: Project, pf: Preflight, result: RunResult): ProducedEntry[] {
+  const out: ProducedEntry[] = [];
+  for (const [target, steps] of pf.sinksOf) {
+    if (pf.exports.some((e) => e.target === target)) continue;
+    for (const step of steps) {
+      const entry = result.results.get(step)?.entry;
+      if (entry !== undefined) out.push({ target, step, key: entry.key, outputs: Object.fromEntries(Object.keys(entry.manifest.outputs).sort().map((o) => [o, project.store.outputPath(entry, o)])) });
+    }
+  }
+  return out;
 }
 
 /** Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped). */

@@ -17,6 +17,7 @@ import { noInputOnFirstTurns, renderFigureStep, renderTableStep, type CellSource
 import type { TableColumnSpec, TableSpec } from "../../steps/report/table.ts";
 import type { FigureSpec } from "../../steps/report/figure.ts";
 import { datasetTables } from "./datasets.ts";
+import { resultTarget } from "./results.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 
 /** Evaluation split and metrics per dataset, as the paper reports them. */
@@ -200,29 +201,13 @@ export function figure2aBm25(ctx: TargetContext): OutputRef<"figure"> {
 
 // ---- targets -------------------------------------------------------------------------------
 
-export const table2Bm25Target: Target = {
-  name: "table2-bm25",
-  description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on QReCC and TopiOCQA, with the paper's numbers",
-  steps: (ctx) => [table2Bm25(ctx).step],
-};
+export const table2Bm25Target: Target = resultTarget({ name: "table2-bm25", description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on QReCC and TopiOCQA, with the paper's numbers" }, (ctx) => [table2Bm25(ctx)]);
 
-export const table1Bm25Target: Target = {
-  name: "table1-bm25",
-  description: "Table 1's BM25 rows (X_t, X_t \\ q_t) on QReCC test by question type (all / first / switch / no-switch), with the early version's numbers",
-  steps: (ctx) => [table1Bm25(ctx).step],
-};
+export const table1Bm25Target: Target = resultTarget({ name: "table1-bm25", description: "Table 1's BM25 rows (X_t, X_t \\ q_t) on QReCC test by question type (all / first / switch / no-switch), with the early version's numbers" }, (ctx) => [table1Bm25(ctx)]);
 
-export const table3Bm25Target: Target = {
-  name: "table3-bm25",
-  description: "Table 3's BM25 rows (q_1, q_t, Q_{t-1}, Q_t) on OR-QuAC test, with the paper's numbers",
-  steps: (ctx) => [table3Bm25(ctx).step],
-};
+export const table3Bm25Target: Target = resultTarget({ name: "table3-bm25", description: "Table 3's BM25 rows (q_1, q_t, Q_{t-1}, Q_t) on OR-QuAC test, with the paper's numbers" }, (ctx) => [table3Bm25(ctx)]);
 
-export const figure2aBm25Target: Target = {
-  name: "figure2a-bm25",
-  description: "Figure 2(a) as SVG: BM25 R@10 / R@100 by query form on QReCC test, ours beside the paper's",
-  steps: (ctx) => [figure2aBm25(ctx).step],
-};
+export const figure2aBm25Target: Target = resultTarget({ name: "figure2a-bm25", description: "Figure 2(a) as SVG: BM25 R@10 / R@100 by query form on QReCC test, ours beside the paper's" }, (ctx) => [figure2aBm25(ctx)]);
 
 /** Every lexical target, for registration. */
 export const LEXICAL_TARGETS: readonly Target[] = [table2Bm25Target, table1Bm25Target, table3Bm25Target, figure2aBm25Target];
