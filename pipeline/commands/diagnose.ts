@@ -186,6 +186,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
     const { digestFiles } = await import("../../steps/files/digest-cache.ts");
     const { indexCollectionDef } = await import("../../steps/files/steps.ts");
     const convPath = resolve(flags.conversations!);
+    (await import("../../steps/lib/text.ts")).checkInputFile(convPath, "--conversations");
     const { files, skipped } = await listCollection(resolve(flags.collection!));
     if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
     const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);

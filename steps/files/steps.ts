@@ -81,6 +81,12 @@ export function indexCollectionDef(locations: FileLocations) {
           tmpDir: ctx.workDir,
           ...(ctx.params.maxPostingsInMemory !== undefined ? { maxPostingsInMemory: ctx.params.maxPostingsInMemory } : {}),
         });
+        if (passages === 0) {
+          throw new InputError(`the collection holds no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
+            file: locate(locations, files[0]!.name),
+            fix: 'give it one passage per line: JSONL {"id", "contents"} or TSV id<TAB>text.',
+          });
+        }
         ctx.progress(total, total, `${passages} passages`);
         await writeFile(join(ctx.outputs.index, "stats.json"), JSON.stringify({ ...stats, files: perFile }, null, 2) + "\n");
         ctx.log(`indexed ${stats.numDocs} passages from ${files.length} file(s): ${stats.numTerms} terms, ${stats.segments} segment(s), ${stats.bytesPerPassage.toFixed(1)} bytes/passage`);
