@@ -3,7 +3,7 @@
  * file decides exit codes: 0 ok, 1 a step failed, 2 bad usage or analysis failures.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources.ts";
@@ -131,6 +131,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 
+  // Commands that only read the store: a store that does not exist is a mistyped --store (or nothing ran yet), not an empty store.
+  const storeProject = async (): Promise<Project> => {
+    const p = await project();
+    if (!existsSync(p.store.root)) throw new Error(`no store at ${p.store.root}: nothing has run there. Fix: check --store (or $CSPIPE_STORE), or run a target first`);
+    return p;
+  };
+
   // Every reporter also gets overall progress (steps done, cached vs run, time left) and trainers' per-epoch metrics.
   const reporter = async (json: boolean, verbose: boolean): Promise<EventSink> => withRunProgress(await reporterFor(json ? "json" : io.stdout.isTTY ? "tty" : "plain", io, out, verbose));
 
@@ -213,7 +220,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--target <name>", "look the step up in this target (default: the default target, then all)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--all", "list every differing component, not just the first", false)
     .action(async (step: string, flags: { target: string[]; all: boolean }) => {
-      const p = await project();
+      const p = await storeProject();
       const r = await explainStep(p, step, flags.target);
       if (!r.ok) return failed(r.failures);
       const e = r.explanation;
@@ -227,7 +234,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .description("cached entries with sizes, times and provenance")
     .option("--json", "JSON output", false)
     .action(async (flags: { json: boolean }) => {
-      const p = await project();
+      const p = await storeProject();
       const rows = await listEntries(p);
       for (const d of (await p.store.scan()).damaged) err(`warning: ${d.file}: ${d.problem}; not listed ('doctor --repair' moves it aside)`);
       if (flags.json) {
@@ -238,12 +245,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`${rows.length} entries, ${humanBytes(rows.reduce((a, r) => a + r.bytes, 0))}`);
     });
 
-  registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
+  registerShowCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c) });
   registerParamsCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
-  registerCompareCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
+  registerCompareCommand(program, { project: storeProject, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
-  registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
-  registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerGcCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerDoctorCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
 
   program
     .command("pin")
@@ -251,7 +258,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .argument("<name>")
     .argument("<target>")
     .action(async (name: string, target: string) => {
-      const p = await project();
+      const p = await storeProject();
       const r = await pinTarget(p, name, target);
       if (!r.ok) {
         if (r.missing) {
