@@ -27,6 +27,9 @@ export type Field =
 /** A field for a value of type T: numbers get number or int fields, booleans bool, number lists ints. */
 export type FieldFor<T> = T extends boolean ? Extract<Field, { kind: "bool" }> : T extends number ? Extract<Field, { kind: "number" | "int" }> : T extends readonly number[] ? Extract<Field, { kind: "ints" }> : never;
 
+/** A description of every field of a record T (a field added to T does not compile until it is described). */
+export type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
+
 /** One concrete parameter of a space, for one setup. */
 export interface ParamDef {
   readonly path: string;

@@ -130,3 +130,18 @@ test("--data real with --data-dir: a malformed file is named as the user placed 
     `FAILED    preprocess-real-qrecc.test: ${object}/scai-qrecc21-test-turns.json:1: expected a JSON array of records or JSONL (one JSON object per line), but the file is one JSON object spanning several lines (keys: Conversation_no, Turn_no, Question) Fix: give the records as a JSON array [{...}, {...}] or one object per line; use the dataset's original release file`,
   );
 });
+
+test("--data real: a gold passage the release's collection lacks stops the run with a fix the command line reaches (--set data.qrecc.allowMissingGold=true)", () => {
+  const qrels = '{\n  "1_1": {"http://a.com/dune_p0": 1},\n  "1_2": {"http://a.com/dune_p9": 1}\n}\n';
+  const dataDir = qreccRelease(qrels, TURNS.replace('"Truth_passages": ["http://a.com/dune_p1"]', '"Truth_passages": ["http://a.com/dune_p9"]'));
+  const args = ["run", "table1-bm25", "--data", "real", "--data-dir", dataDir, "--offline", "--allow-unpinned", "--store", join(dataDir, "store"), "--export-dir", join(dataDir, "out")];
+  const strict = cspipe(args);
+  assert.equal(strict.status, 1);
+  assert.equal(
+    failedLine(strict.stdout).replace(/ \(log: .*\)$/, ""),
+    `FAILED    preprocess-real-qrecc.test: ${dataDir}/scai-qrecc21-test-turns.json:3: field 'gold passage': turn 1_2: gold passage 'http://a.com/dune_p9' is not in the collection (1 gold passage id of 1 turn missing in all) Fix: use the collection release that matches these turns; if the release itself lacks them, rerun with --set data.qrecc.allowMissingGold=true (they are then counted in the preprocessing report and score as unreachable)`,
+  );
+  const lenient = cspipe([...args, "--set", "data.qrecc.allowMissingGold=true"]);
+  assert.equal(lenient.status, 0, lenient.stdout + lenient.stderr);
+  assert.equal(lenient.stdout.trimEnd().split("\n").at(-1), `table1-bm25: ${dataDir}/out/results/table1-bm25/ (table1-bm25.csv, table1-bm25.json, table1-bm25.md)`);
+});
