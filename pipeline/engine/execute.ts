@@ -185,8 +185,8 @@ async function runStaged(
       log.write(err.stack ?? String(err));
       return fail({ reason: "step-threw", step: step.name, message: err.message ?? String(err), log: logPath });
     }
-    // Finished after the run was stopped: not published (its staging and lease are going away).
-    if (ctx.signal.aborted) return fail({ reason: "cancelled", step: step.name });
+    // A step whose work finished is published even if the run was stopped meanwhile: its outputs are
+    // complete, and a rerun then starts from it. A step that observed the stop threw above (cancelled).
   } else {
     const paramsFile = join(workDir, "params.json");
     await writeFile(paramsFile, canonicalJson(params, 2) + "\n");

@@ -45,7 +45,7 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         for (const f of e.failures) (options.error ?? write)(`error: ${describeFailure(f)}`);
         break;
       case "finished":
-        write(`${e.ok ? "ok" : "FAILED"}: ${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`);
+        write(finishedLine(e));
         break;
       case "plan": {
         const count = (s: string) => e.steps.filter((x) => x.status === s).length;
@@ -60,4 +60,11 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         break;
     }
   };
+}
+
+/** The last line of a run: ok, FAILED, or stopped by a signal (not a failure: what finished is kept). */
+export function finishedLine(e: Extract<EngineEvent, { type: "finished" }>): string {
+  const counts = `${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`;
+  if (e.interrupted !== undefined) return `stopped by ${e.interrupted}: ${counts}; the steps that finished are kept, a rerun continues from them`;
+  return `${e.ok ? "ok" : "FAILED"}: ${counts}`;
 }

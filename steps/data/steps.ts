@@ -95,7 +95,7 @@ function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K
       run: (ctx) =>
         withRawOrigins(dataset, { dir: ctx.inputs.raw, stepId: ctx.inputKeys.raw.stepId }, ctx.settings.dataDir, async () => {
           const files = locateCollection(dataset, ctx.inputs.raw);
-          const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress });
+          const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress, signal: ctx.signal });
           if (r.passages === 0) {
             throw new InputError(`the collection has no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
               file: files[0] ?? "(no collection file)",
@@ -130,7 +130,7 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
         const { splits, allowMissingGold, ...params } = ctx.params;
         const located = locateTurns(dataset, ctx.inputs.raw, splits);
         const outDir = join(ctx.outputs.turns, "..");
-        const parse = () => preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress });
+        const parse = () => preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress, signal: ctx.signal });
         const result = await withRawOrigins(dataset, { dir: ctx.inputs.raw, stepId: ctx.inputKeys.raw.stepId }, ctx.settings.dataDir, parse);
         logWarnings(ctx.log, result.warnings);
         const qt = result.questionTypes;

@@ -47,6 +47,8 @@ export interface PreprocessInputs {
   readonly outDir: string;
   readonly params?: PreprocessParams;
   readonly onProgress?: (done: number, total?: number) => void;
+  /** A stop (the step's AbortSignal): the passes over the collection end within a fraction of a second. */
+  readonly signal?: AbortSignal;
 }
 
 export interface PreprocessWarning {
