@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources.ts";
-import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
+import { describeFailures, type AnalysisFailure } from "./engine/failures.ts";
 import { didYouMean } from "./engine/nearest.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
@@ -103,7 +103,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const err = (line: string) => io.stderr.write(`${line}\n`);
   const failed = (failures: readonly AnalysisFailure[]) => {
-    for (const f of failures) err(`error: ${describeFailure(f)}`);
+    for (const line of describeFailures(failures)) err(line);
     exitCode = 2;
   };
 

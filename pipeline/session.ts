@@ -239,7 +239,8 @@ async function unpinnedToFetch(project: Project, graph: Graph, keys: KeyContext)
   const candidates = graph.order.filter((s) => unpinned(s).length > 0);
   if (candidates.length === 0) return [];
   const rows = new Map((await planGraph(graph, { store: project.store, keys, force: new Set() })).map((r) => [r.step, r]));
-  return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset })));
+  const where = (dataset: string) => ({ file: project.lock.entries[dataset]!.file, urls: project.lock.entries[dataset]!.urls });
+  return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset, ...where(dataset) })));
 }
 
 /** What a run needs once analysis passed: the (sub)graph, the executor, the `--only` set. */

@@ -13,7 +13,7 @@
  */
 import { Option, type Command } from "commander";
 import { resolve } from "node:path";
-import { describeFailure } from "../engine/failures.ts";
+import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
 import type { RunSettings } from "../engine/step.ts";
@@ -159,7 +159,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
       const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
-        for (const f of r.failures) io.err(`error: ${describeFailure(f)}`);
+        for (const line of describeFailures(r.failures)) io.err(line);
         io.setExitCode(2);
         return;
       }

@@ -1,6 +1,6 @@
 /** Plain lines, for CI logs and pipes. */
 import type { EngineEvent } from "../engine/events.ts";
-import { describeFailure } from "../engine/failures.ts";
+import { describeFailure, describeFailures } from "../engine/failures.ts";
 import { metricsLine, overallLine } from "./overall.ts";
 
 /** `error`: where the refusals before a run go (stderr; default: `write`). */
@@ -42,7 +42,7 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         if (e.failure.reason !== "cancelled") write(`FAILED    ${describeFailure(e.failure)}`);
         break;
       case "analysis-failed":
-        for (const f of e.failures) (options.error ?? write)(`error: ${describeFailure(f)}`);
+        for (const line of describeFailures(e.failures)) (options.error ?? write)(line);
         break;
       case "finished":
         write(finishedLine(e));

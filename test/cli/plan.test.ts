@@ -108,7 +108,7 @@ test("an unpinned dataset to fetch: plan reports exactly the failures run stops 
   const planned = await planRun(p, { targets: ["t"], executor: "local" });
   const ran = await run(p, ["t"]);
   assert.equal(planned.ok, false);
-  assert.deepEqual(!planned.ok && planned.failures, [{ reason: "dataset-unpinned", step: "read-loose", dataset: "loose" }]);
+  assert.deepEqual(!planned.ok && planned.failures, [{ reason: "dataset-unpinned", step: "read-loose", dataset: "loose", file: "x", urls: ["https://example.org/x"] }]);
   assert.deepEqual(ran.outcome.analysis, !planned.ok && planned.failures);
   assert.deepEqual(ran.executed, []);
   const allowed = await planRun(p, { targets: ["t"], executor: "local", settings: { allowUnpinned: true } });
