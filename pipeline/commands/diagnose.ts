@@ -247,7 +247,8 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
     await copyFile(project.store.outputPath(entry, output), tmp);
     await rename(tmp, join(out, name));
   }
-  io.stdout.write(await readFile(join(out, "report.md"), "utf8"));
+  const { renderText } = await import("../../steps/diagnose/render.ts");
+  io.stdout.write(renderText(JSON.parse(await readFile(join(out, "diagnosis.json"), "utf8")) as Parameters<typeof renderText>[0]));
   io.stderr.write(`wrote ${join(out, "report.md")}, ${join(out, "report.html")}, ${join(out, "diagnosis.json")} (step key ${entry.key.slice(0, 12)})\n`);
   return 0;
 }

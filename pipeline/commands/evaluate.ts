@@ -3,7 +3,7 @@
  *
  *   evaluate --run <file> [--run <file> ...] --qrels <file> [--labels <file>] [--metrics mrr,ndcg@10,...]
  *            [--baseline <run>] [--pairs baseline|all] [--tests t-test,randomization] [--trials N]
- *            [--seed N] [--alpha A] [--per-query] [--no-gold normalized|raw] [--missing zero|skip]
+ *            [--seed N] [--alpha A] [--per-query [file]] [--no-gold normalized|raw] [--missing zero|skip]
  *            [--ties trec_eval|trec_eval-10|docid-ascending|run-order] [--qid-mapping conv-turn|none]
  *            [--split <name>] [--json] [--out <dir>]
  *
@@ -49,7 +49,8 @@ interface EvaluateFlags {
   trials: number;
   seed: number;
   alpha: number;
-  perQuery: boolean;
+  /** true: the per-query TSV alone on stdout; a path: the TSV into that file, the table on stdout. */
+  perQuery: boolean | string;
   split: string;
   json: boolean;
   out?: string;
@@ -101,7 +102,7 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
     .option("--trials <n>", "randomization test: random sign assignments when 2^N exceeds this (else exact)", intArg(1), 10_000)
     .option("--seed <n>", "randomization test seed", intArg(0), 42)
     .option("--alpha <a>", "significance level after Holm's correction", alphaArg, 0.05)
-    .option("--per-query", "also print every query's values (TSV: qid, n_gold, one column per run and metric)", false)
+    .option("--per-query [file]", "every query's values as TSV (qid, n_gold, one column per run and metric): alone on stdout instead of the table, or written to <file> beside it", false)
     .addOption(new Option("--no-gold <mode>", "turns without gold: skip them (normalized, the paper's numbers) or score them 0 (raw, trec_eval -c)").choices(["normalized", "raw"]).default("normalized"))
     .addOption(new Option("--missing <mode>", "gold turns absent from a run: score 0 (trec_eval -c) or skip").choices(["zero", "skip"]).default("zero"))
     .addOption(new Option("--ties <rule>", "order of tied scores: trec_eval 9 (float32 scores, docid descending), trec_eval-10 (double scores), docid-ascending, run-order").choices(["trec_eval", "trec_eval-10", "docid-ascending", "run-order"]).default("trec_eval"))
@@ -179,14 +180,22 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const metricNames = Object.keys(reports[0]!.aggregate.metrics);
   const withBreakdowns = labelsPath !== undefined;
   const asRunReport = (r: EvaluateReport & { label: string }): RunReport => ({ label: r.label, file: r.files.run, aggregate: r.aggregate, byQuestionType: r.byQuestionType, byDomain: r.byDomain });
-  const perQueryText = flags.perQuery ? "\n" + text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames) : "";
+  const perQueryTsv = text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames);
+  // stdout holds one format: the table, or (--per-query without a file) the TSV alone.
+  const show = (table: string) => out(flags.perQuery === true ? perQueryTsv : table);
+  if (typeof flags.perQuery === "string") {
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(resolve(flags.perQuery), perQueryTsv);
+    notes.push(`per-query values: ${resolve(flags.perQuery)}`);
+  }
 
   if (reports.length === 1) {
     const report = reports[0]!;
     if (flags.out !== undefined) await writeRunOutputs(flags.out, report, perQuery[0]!);
     const { label: _label, ...single } = report;
     const header = `run ${report.files.run}, qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`;
-    out(flags.json ? JSON.stringify(single, null, 2) + "\n" : text.formatSingleRun(asRunReport(report), header, withBreakdowns, notes) + perQueryText);
+    if (flags.json) out(JSON.stringify(single, null, 2) + "\n");
+    else show(text.formatSingleRun(asRunReport(report), header, withBreakdowns, notes));
     return;
   }
 
@@ -206,7 +215,8 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
     `runs: ${reports.map((r, i) => `[${i + 1}] ${r.label} = ${r.files.run}`).join(", ")}`,
     `qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`,
   ];
-  out(flags.json ? JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n" : text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes) + perQueryText);
+  if (flags.json) out(JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n");
+  else show(text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes));
 }
 
 /**

@@ -27,7 +27,7 @@ export function renderBar(name: string, bar: Bar, width: number, now: number): s
   const cells = Math.max(10, Math.min(30, width - name.length - 40));
   const filled = Math.round(frac * cells);
   const eta = bar.done > 0 ? (elapsed / bar.done) * (bar.total - bar.done) : NaN;
-  return `  ${name} [${"#".repeat(filled)}${"-".repeat(cells - filled)}] ${bar.done}/${bar.total} ${(frac * 100).toFixed(0)}% eta ${formatEta(eta)}${tail}`;
+  return `  ${name} [${"#".repeat(filled)}${"-".repeat(cells - filled)}] ${bar.done}/${bar.total}${bar.label ? ` ${bar.label}` : ""} ${(frac * 100).toFixed(0)}% eta ${formatEta(eta)}${tail}`;
 }
 
 type Overall = Extract<EngineEvent, { type: "overall" }>;

@@ -51,7 +51,7 @@ function generateMiniDef<K extends string>(dataset: MiniDatasetName, kind: K) {
       type: "in-process",
       async run(ctx) {
         const overrides = Object.fromEntries(Object.entries(ctx.params).filter(([, v]) => v !== undefined));
-        const r = await writeMiniDataset(dataset, overrides, ctx.outputs.raw, { onProgress: ctx.progress });
+        const r = await writeMiniDataset(dataset, overrides, ctx.outputs.raw, { onProgress: (done, total) => ctx.progress(done, total, "passages written") });
         ctx.log(`wrote ${r.files.length} files`);
       },
     },
@@ -95,7 +95,7 @@ function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K
       run: (ctx) =>
         withRawOrigins(dataset, { dir: ctx.inputs.raw, stepId: ctx.inputKeys.raw.stepId }, ctx.settings.dataDir, async () => {
           const files = locateCollection(dataset, ctx.inputs.raw);
-          const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress, signal: ctx.signal });
+          const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: (done, total) => ctx.progress(done, total, "passages"), signal: ctx.signal });
           if (r.passages === 0) {
             throw new InputError(`the collection has no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
               file: files[0] ?? "(no collection file)",

@@ -201,7 +201,7 @@ export function searchTopicsDef(threads: number) {
         const out = createWriteStream(ctx.outputs.run, { encoding: "utf8" });
         const indexPath = join(ctx.inputs.index, "bm25.idx");
         // Worker threads cost ~1 s each to start: a few hundred topics are faster in this thread.
-        const opts = { k, k1, b, onProgress: ctx.progress, signal: ctx.signal };
+        const opts = { k, k1, b, onProgress: (done: number, total?: number) => ctx.progress(done, total, "topics"), signal: ctx.signal };
         const rows = topics.length <= IN_THREAD_TOPICS || threads === 1 ? inThread(indexPath, topics, opts) : searchBatchParallel(indexPath, topics, { ...opts, threads, total: topics.length });
         let hits = 0;
         for await (const batch of rows) {

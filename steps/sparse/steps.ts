@@ -40,7 +40,7 @@ export const buildBm25Index = defineStep({
       const stats = await buildIndexFile(docs, join(ctx.outputs.index, "bm25.idx"), {
         source: ctx.inputs.passages,
         textOf: (d) => (ctx.params.includeTitle && d.title ? `${d.title} ${d.text}` : d.text),
-        onProgress: ctx.progress,
+        onProgress: (done, total) => ctx.progress(done, total, "passages"),
         progressEvery: 5000,
         tmpDir: ctx.workDir,
         signal: ctx.signal,
@@ -86,7 +86,7 @@ export const searchBm25 = defineStep({
       queries.sort((x, y) => (x.qid < y.qid ? -1 : x.qid > y.qid ? 1 : 0));
       const rows: RunRow[] = [];
       const index = join(ctx.inputs.index, "bm25.idx");
-      for await (const batch of searchBatchParallel(index, queries, { k, k1, b, threads, total: queries.length, onProgress: ctx.progress, signal: ctx.signal })) rows.push(...batch);
+      for await (const batch of searchBatchParallel(index, queries, { k, k1, b, threads, total: queries.length, onProgress: (done, total) => ctx.progress(done, total, "queries"), signal: ctx.signal })) rows.push(...batch);
       await writeRunParquet(ctx.outputs.run, rows);
       await writeFile(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${r.score.toFixed(6)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
       ctx.log(`${queries.length} queries, ${rows.length} hits`);

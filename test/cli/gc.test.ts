@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../tmp.ts";
 import { FIXTURE_TARGETS, cspipe } from "./cspipe.ts";
@@ -49,4 +49,16 @@ test("gc --help shows --grace's default as a duration; a store that does not exi
     const r = cspipe([...command, "--store", missing]);
     assert.deepEqual([r.status, r.stdout, r.stderr], [2, "", `error: no store at ${missing}: nothing has run there. Fix: check --store (or $CSPIPE_STORE), or run a target first\n`], command.join(" "));
   }
+});
+
+test("doctor counts in words a person reads: '1 problem; ... fixes it', 'repaired 1 problem'", () => {
+  const store = join(tempDir("cspipe-gc-"), "store");
+  assert.equal(cspipe(["run", "chain", "--store", store], { env: fixture }).status, 0);
+  // staging left by a process that is gone (pid 99999 never runs here long enough to matter)
+  mkdirSync(join(store, "staging", "abc.99999.zz"), { recursive: true });
+  const found = cspipe(["doctor", "--store", store]);
+  assert.equal(found.status, 1);
+  assert.equal(found.stdout.trimEnd().split("\n").at(-1), "1 problem; 'doctor --repair' fixes it");
+  const repaired = cspipe(["doctor", "--repair", "--store", store]);
+  assert.equal(repaired.stdout.trimEnd().split("\n").at(-1), "repaired 1 problem");
 });

@@ -20,6 +20,11 @@ test("run table3-bm25 --export-dir: ends naming results/table3-bm25/ with its fi
   const lines = r.stdout.trimEnd().split("\n");
   assert.match(lines.at(-2)!, /^ok: 13 executed, 0 cached, 0 failed in [\d.]+ s$/);
   assert.equal(lines.at(-1), `table3-bm25: ${exportDir}/results/table3-bm25/ (table3-bm25.csv, table3-bm25.json, table3-bm25.md)`);
+  // progress counters say what they count (passages, queries, ...)
+  const progress = lines.filter((l) => l.startsWith("progress  "));
+  assert.ok(progress.length > 0);
+  for (const l of progress) assert.match(l, /^progress {2}\S+ \d+% \(\d+\/\d+ [a-z]+/, l);
+  assert.ok(progress.some((l) => / queries\)$/.test(l)), progress.join("\n"));
   const folder = join(exportDir, "results", "table3-bm25");
   assert.deepEqual(readdirSync(folder).sort(), ["table3-bm25.csv", "table3-bm25.json", "table3-bm25.md"]);
   assert.match(readFileSync(join(folder, "table3-bm25.md"), "utf8"), /^#+ Table 3 \(BM25 rows\): OR-QuAC test, mini benchmark/m);
