@@ -29,7 +29,8 @@ import { GPUS_OPTION, gpuCount } from "./commands/gpu-plan.ts";
 import { registerEvaluateQaCommand } from "./commands/evaluate-qa.ts";
 import { registerParamsCommand } from "./commands/params.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
-import { producedReport } from "./commands/produced.ts";
+import { producedReport } from "./produced.ts";
+import { registerTargetsCommand } from "./commands/targets.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -270,13 +271,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`pinned ${name} -> ${target} (${r.pin.keys.length} entries)`);
     });
 
-  program
-    .command("targets")
-    .description("list targets")
-    .action(async () => {
-      const p = await project();
-      for (const t of p.targets.list()) out(`${t.name === p.targets.default ? "*" : " "} ${t.name.padEnd(24)} ${t.description}`);
-    });
+  registerTargetsCommand(program, { project, out });
 
   for (const c of program.commands) {
     c.option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)");

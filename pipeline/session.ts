@@ -21,6 +21,8 @@ import type { KeyContext } from "./engine/keys.ts";
 import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
 import type { Executor } from "./engine/executor.ts";
 import { planEvent } from "./reporters/overall.ts";
+import { knownSeconds, type Estimates } from "./engine/schedule.ts";
+import { producedEntries, type ProducedEntry } from "./produced.ts";
 import { gpuSlots } from "./executors/gpu-slots.ts";
 import { LocalExecutor } from "./executors/local.ts";
 import { probeCacheDir } from "./executors/numerics/probe.ts";
@@ -82,6 +84,12 @@ export class Project {
   localExecutor(): LocalExecutor {
     this.local ??= new LocalExecutor({ env: this.env, probeCacheDir: probeCacheDir(this.root) });
     return this.local;
+  }
+
+  /** What a plan's expected durations come from: this store's run records, else the definitions' reference run for this data source. */
+  async estimates(): Promise<Estimates> {
+    const reference = this.targets.referenceCost(this.data);
+    return { recorded: await this.store.measuredSeconds(), ...(reference !== undefined ? { reference } : {}) };
   }
 
   tools(): Record<string, string> {
@@ -193,15 +201,6 @@ export interface RunRequest {
   readonly emit: EventSink;
   /** Aborted to stop the run (SIGINT/SIGTERM; engine/interrupt.ts): the run is recorded as interrupted. */
   readonly signal?: AbortSignal;
-}
-
-/** What a target that exports nothing produced: its sink steps' entries in the store. */
-export interface ProducedEntry {
-  readonly target: string;
-  readonly step: string;
-  readonly key: string;
-  /** Output name -> its path in the store. */
-  readonly outputs: Readonly<Record<string, string>>;
 }
 
 export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[]; produced: ProducedEntry[] };
@@ -331,10 +330,10 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const { graph, exec, only, settings, keys } = pf;
   const g = pf;
   const overridden = Object.keys(pf.overrides).length > 0;
-  const measured = await project.store.measuredSeconds();
+  const estimates = await project.estimates();
   // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
   const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
-  req.emit(planEvent(graph, rows, measured, req.concurrency ?? 2));
+  req.emit(planEvent(graph, rows, estimates, req.concurrency ?? 2));
   const programs = graph.order.filter((s) => s.def.runtime.type === "container");
   if (programs.length > 0 && keys.numerics) req.emit({ type: "numerics", groups: numericsGroups(programs.map((s) => keys.numerics!(s, []))) });
   try {
@@ -353,30 +352,17 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       verify: req.verify ?? false,
       targets: g.names,
       tools: project.tools(),
-      measured,
+      measured: knownSeconds(graph, estimates),
       ...(req.signal ? { signal: req.signal } : {}),
       gpus: pf.gpus,
       about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
     const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
-    return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project, pf, result) : [] };
+    return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project.store, pf.sinksOf, pf.exports, result.results) : [] };
   } finally {
     await exec.close?.();
   }
-}
-
-/** The sink entries of the targets that export nothing (e.g. `data`), so a run can name what they produced. */
-function producedEntries(project: Project, pf: Preflight, result: RunResult): ProducedEntry[] {
-  const out: ProducedEntry[] = [];
-  for (const [target, steps] of pf.sinksOf) {
-    if (pf.exports.some((e) => e.target === target)) continue;
-    for (const step of steps) {
-      const entry = result.results.get(step)?.entry;
-      if (entry !== undefined) out.push({ target, step, key: entry.key, outputs: Object.fromEntries(Object.keys(entry.manifest.outputs).sort().map((o) => [o, project.store.outputPath(entry, o)])) });
-    }
-  }
-  return out;
 }
 
 /** Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped). */
@@ -398,12 +384,12 @@ export async function planTargets(project: Project, targets: readonly string[], 
 }
 
 /** `plan` with the analysis `run` does first (preflight): the rows, and the graph for edges. */
-export async function planRun(project: Project, req: Omit<RunRequest, "emit">): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number> } | { ok: false; failures: AnalysisFailure[] }> {
+export async function planRun(project: Project, req: Omit<RunRequest, "emit">): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; estimates: Estimates } | { ok: false; failures: AnalysisFailure[] }> {
   const pf = await preflight(project, req);
   if (!pf.ok) return pf;
   try {
     const rows = await planGraph(pf.graph, { store: project.store, keys: pf.keys, force: new Set(req.force ?? []) });
-    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds() };
+    return { ok: true, rows, graph: pf.graph, estimates: await project.estimates() };
   } finally {
     await pf.exec.close?.();
   }

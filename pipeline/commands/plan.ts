@@ -16,6 +16,7 @@ import { resolve } from "node:path";
 import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
+import type { EstimateSource, Estimates } from "../engine/schedule.ts";
 import type { RunSettings } from "../engine/step.ts";
 import type { ExecutorChoice } from "../executors/index.ts";
 import { planRun, type Project } from "../session.ts";
@@ -32,6 +33,8 @@ export interface PlanNode {
   readonly status: PlanRow["status"];
   readonly key?: string;
   readonly expectedSeconds: number;
+  /** Where expectedSeconds comes from: this store's earlier runs, the reference run, or a cost hint (a guess). */
+  readonly estimate: EstimateSource;
 }
 
 export interface PlanEdge {
@@ -47,13 +50,22 @@ export interface PlanDocument {
   readonly targets: readonly string[];
   readonly nodes: readonly PlanNode[];
   readonly edges: readonly PlanEdge[];
-  readonly summary: { readonly steps: number; readonly cached: number; readonly run: number; readonly pending: number; readonly expectedSeconds: number; readonly concurrency: number };
+  readonly summary: {
+    readonly steps: number;
+    readonly cached: number;
+    readonly run: number;
+    readonly pending: number;
+    readonly expectedSeconds: number;
+    readonly concurrency: number;
+    /** Of the steps to run or pending: how many durations come from where, their expected seconds in all, and those guessed from hints. */
+    readonly estimates: { readonly recorded: number; readonly reference: number; readonly hint: number; readonly seconds: number; readonly hintSeconds: number };
+  };
 }
 
 /** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number): PlanDocument {
-  const ev = planEvent(graph, rows, measured, concurrency);
-  const nodes: PlanNode[] = ev.steps.map((s, i) => ({ step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0 }));
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number): PlanDocument {
+  const ev = planEvent(graph, rows, estimates, concurrency);
+  const nodes: PlanNode[] = ev.steps.map((s, i) => ({ step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0, estimate: s.estimate ?? "hint" }));
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
     for (const [input, kind] of Object.entries(s.def.inputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) edges.push({ from: producerOf(graph, s, input).name, to: s.name, input, kind });
@@ -64,8 +76,31 @@ export function planDocument(targets: readonly string[], graph: Graph, rows: rea
     targets: [...targets],
     nodes,
     edges,
-    summary: { steps: nodes.length, cached: count("cached"), run: count("run"), pending: count("pending"), expectedSeconds: Math.round(planEta(ev) * 10) / 10, concurrency },
+    summary: { steps: nodes.length, cached: count("cached"), run: count("run"), pending: count("pending"), expectedSeconds: Math.round(planEta(ev) * 10) / 10, concurrency, estimates: estimateCounts(nodes) },
   };
+}
+
+/** Where the durations of the steps left (to run or pending) come from. */
+function estimateCounts(nodes: readonly PlanNode[]): PlanDocument["summary"]["estimates"] {
+  const left = nodes.filter((n) => n.status !== "cached");
+  const of = (e: EstimateSource) => left.filter((n) => n.estimate === e);
+  const sum = (ns: readonly PlanNode[]) => Math.round(ns.reduce((a, n) => a + n.expectedSeconds, 0) * 10) / 10;
+  return { recorded: of("recorded").length, reference: of("reference").length, hint: of("hint").length, seconds: sum(left), hintSeconds: sum(of("hint")) };
+}
+
+/**
+ * "(durations: 12 from this store's runs, 380 from the reference run, 3 guessed)", and "a guess"
+ * up front when steps that never ran anywhere carry a quarter or more of the expected work.
+ */
+export function estimateNote(e: PlanDocument["summary"]["estimates"]): string {
+  const parts = [
+    e.recorded > 0 ? `${e.recorded} from this store's runs` : "",
+    e.reference > 0 ? `${e.reference} from the reference run` : "",
+    e.hint > 0 ? `${e.hint} guessed from cost hints` : "",
+  ].filter((p) => p !== "");
+  if (parts.length === 0) return "(nothing to run)";
+  const guess = e.hint > 0 && e.hintSeconds >= 0.25 * e.seconds;
+  return `(${guess ? "a guess: " : ""}durations: ${parts.join(", ")})`;
 }
 
 const STATUS_FILL: Readonly<Record<PlanRow["status"], string>> = { cached: "#d9ead3", run: "#fce5cd", pending: "#eeeeee" };
@@ -109,7 +144,7 @@ export function planMermaid(doc: PlanDocument, collapse: boolean): string {
 export function planText(doc: PlanDocument): string {
   const lines = doc.nodes.map((n) => `${n.status.padEnd(8)} ${n.step}${n.key ? ` ${n.key.slice(0, 12)}` : ""}`);
   const s = doc.summary;
-  lines.push(`${s.steps} steps: ${s.cached} cached, ${s.run} to run, ${s.pending} pending on upstream; expected ${formatDuration(s.expectedSeconds)} with ${s.concurrency} at once (recorded durations, else cost hints)`);
+  lines.push(`${s.steps} steps: ${s.cached} cached, ${s.run} to run, ${s.pending} pending on upstream; expected ${formatDuration(s.expectedSeconds)} with ${s.concurrency} at once ${estimateNote(s.estimates)}`);
   return lines.join("\n") + "\n";
 }
 
@@ -163,7 +198,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency);
+      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),

@@ -17,9 +17,10 @@ import { mergeFindingsDef } from "../../steps/report/merge-findings.ts";
 import { denseContext } from "./dense/base.ts";
 import { denseParameters } from "./dense/parameters.ts";
 import { resultTarget, stepOutputs } from "./results.ts";
+import { miniReferenceCost } from "./reference-costs.ts";
 
 export function buildTargets(): TargetRegistry {
-  const targets = new TargetRegistry();
+  const targets = new TargetRegistry().setReferenceCost("mini", miniReferenceCost());
   targets.register(demoTarget);
   targets.register(dataTarget);
   targets.register(daggerSmokeTarget);

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { AnyStep, OutputRef } from "./step.ts";
 import type { InputError } from "./errors.ts";
 import { canonicalHash } from "./canonical.ts";
+import type { ReferenceCost } from "./schedule.ts";
 
 /** Which data a target's graph is built on: the seeded mini benchmark or the real releases in datasets.lock. */
 export type DataSource = "mini" | "real";
@@ -109,6 +110,16 @@ export async function publishExport(from: string, root: string, name: string): P
 export class TargetRegistry {
   private readonly targets = new Map<string, Target>();
   private defaultName: string | undefined;
+  private readonly references = new Map<DataSource, ReferenceCost>();
+
+  /** Step durations of a reference run on this data source (expected times for steps this store never ran). */
+  setReferenceCost(data: DataSource, cost: ReferenceCost): this {
+    this.references.set(data, cost);
+    return this;
+  }
+  referenceCost(data: DataSource): ReferenceCost | undefined {
+    return this.references.get(data);
+  }
 
   register(target: Target, options: { default?: boolean } = {}): this {
     if (this.targets.has(target.name)) throw new Error(`target '${target.name}' registered twice`);
