@@ -52,5 +52,5 @@ test("ls, show and targets piped into a reader that stops at once end quietly wi
     assert.deepEqual([r.status, r.stderr], [0, ""], args.join(" "));
   }
   const head = cspipePiped(["targets"], "head -n 1", fixture);
-  assert.deepEqual([head.status, head.stdout, head.stderr], [0, "* chain                    three slow steps\n", ""]);
+  assert.deepEqual([head.status, head.stdout, head.stderr], [0, "* chain  0:03?  CPU  three slow steps\n", ""]);
 });
