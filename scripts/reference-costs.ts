@@ -1,10 +1,13 @@
 /**
  * Writes pipeline/definitions/reference-costs.json from the run records of cheap cold runs:
- *   npx tsx scripts/reference-costs.ts --command "<what was run>" <store>...
- * `measured`: per step name, the least seconds over every record of the stores (the least loaded
- * run); `derived.byStepId`: the median of the measured steps of each id, except the ids the
- * current file fixes by hand in `derived.fixed` (the trainings, from the README's cold run), which
- * are kept. Steps whose params a run overrode (`--set`) must not be measured: pass --skip <name>.
+ *   npx tsx scripts/reference-costs.ts --command "<what was run, when, at which load>" \
+ *       --quiet <store>... [--loaded <store>...] [--skip <step>...]
+ * `measured`: per step name, the least seconds over the records of the --quiet stores (runs on a
+ * quiet machine). Steps only the --loaded stores ran (a shared machine under load) go to
+ * `derived.byName`, scaled by the ratio of quiet to loaded seconds summed over the steps both ran.
+ * `derived.byStepId`: the median of each id's steps, and the ids the file fixes by hand in
+ * `derived.fixed` (the trainings, from the README's cold run), which are kept. Steps whose params a
+ * run overrode (`--set`) must not be measured: --skip them.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -12,33 +15,50 @@ import { Store } from "../pipeline/engine/store.ts";
 import { REFERENCE_COSTS_FILE, readReferenceCosts } from "../pipeline/definitions/reference-costs.ts";
 
 const args = process.argv.slice(2);
-const take = (flag: string): string[] => args.flatMap((a, i) => (a === flag && args[i + 1] !== undefined ? [args[i + 1]!] : []));
-const command = take("--command")[0];
-const skip = new Set(take("--skip"));
-const stores = args.filter((a, i) => !a.startsWith("--") && !["--command", "--skip"].includes(args[i - 1] ?? ""));
-if (command === undefined || stores.length === 0) throw new Error("usage: reference-costs.ts --command '<what was run>' [--skip <step>...] <store>...");
+const values = (flag: string): string[] => {
+  const out: string[] = [];
+  for (let i = args.indexOf(flag) + 1; i > 0 && i < args.length && !args[i]!.startsWith("--"); i++) out.push(args[i]!);
+  return out;
+};
+const command = values("--command")[0];
+const skip = new Set(values("--skip"));
+if (command === undefined || values("--quiet").length === 0) throw new Error("usage: reference-costs.ts --command '<what was run>' --quiet <store>... [--loaded <store>...] [--skip <step>...]");
 
-const seconds = new Map<string, number>();
-const ids = new Map<string, string>();
-for (const dir of stores) {
-  for (const { record } of await new Store(dir).runRecords()) {
-    for (const [name, s] of Object.entries(record.steps)) {
-      if (s.seconds === undefined || skip.has(name)) continue;
-      seconds.set(name, Math.min(seconds.get(name) ?? Infinity, s.seconds));
-      ids.set(name, s.stepId);
+/** Step name -> least seconds and its step id, over the records of some stores. */
+async function least(stores: readonly string[]): Promise<Map<string, { seconds: number; id: string }>> {
+  const out = new Map<string, { seconds: number; id: string }>();
+  for (const dir of stores) {
+    for (const { record } of await new Store(dir).runRecords()) {
+      for (const [name, s] of Object.entries(record.steps)) {
+        if (s.seconds === undefined || skip.has(name)) continue;
+        if (s.seconds < (out.get(name)?.seconds ?? Infinity)) out.set(name, { seconds: s.seconds, id: s.stepId });
+      }
     }
   }
+  return out;
 }
+
+const quiet = await least(values("--quiet"));
+const loaded = await least(values("--loaded"));
+const both = [...quiet.keys()].filter((n) => loaded.has(n));
+const scale = both.length === 0 ? 1 : both.reduce((a, n) => a + quiet.get(n)!.seconds, 0) / both.reduce((a, n) => a + loaded.get(n)!.seconds, 0);
+const scaled = new Map([...loaded].filter(([n]) => !quiet.has(n)).map(([n, v]) => [n, { seconds: v.seconds * scale, id: v.id }]));
+const round = (s: number) => Math.round(s * 1000) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const byId = new Map<string, number[]>();
-for (const [name, s] of seconds) byId.set(ids.get(name)!, [...(byId.get(ids.get(name)!) ?? []), s]);
+for (const [, v] of [...quiet, ...scaled]) byId.set(v.id, [...(byId.get(v.id) ?? []), v.seconds]);
 const current = readReferenceCosts();
-const fixed = current.derived.fixed;
 const sorted = <V>(m: Iterable<[string, V]>) => Object.fromEntries([...m].sort(([a], [b]) => (a < b ? -1 : 1)));
 const out = {
   machine: current.machine,
-  measured: { command, seconds: sorted([...seconds].map(([n, s]) => [n, Math.round(s * 1000) / 1000] as [string, number])) },
-  derived: { note: current.derived.note, fixed, byStepId: sorted([...[...byId].map(([id, xs]) => [id, median(xs)] as [string, number]), ...Object.entries(fixed)]) },
+  measured: { command, seconds: sorted([...quiet].map(([n, v]) => [n, round(v.seconds)] as [string, number])) },
+  derived: {
+    note: current.derived.note,
+    loadScale: round(scale),
+    fixed: current.derived.fixed,
+    byName: sorted([...scaled].map(([n, v]) => [n, round(v.seconds)] as [string, number])),
+    byStepId: sorted([...[...byId].map(([id, xs]) => [id, round(median(xs))] as [string, number]), ...Object.entries(current.derived.fixed)]),
+  },
 };
 writeFileSync(fileURLToPath(REFERENCE_COSTS_FILE), JSON.stringify(out, null, 1) + "\n");
-process.stdout.write(`${seconds.size} steps measured, ${Object.keys(out.derived.byStepId).length} step ids derived\n`);
+process.stdout.write(`${quiet.size} steps measured, ${scaled.size} scaled by ${round(scale)} from loaded runs, ${Object.keys(out.derived.byStepId).length} step ids derived\n`);
