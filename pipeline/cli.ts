@@ -3,10 +3,12 @@
  * file decides exit codes: 0 ok, 1 a step failed, 2 bad usage or analysis failures.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { SourceScanner, compiledModule, findProjectRoot } from "./engine/sources.ts";
-import { describeFailure, type AnalysisFailure } from "./engine/failures.ts";
+import { describeFailures, type AnalysisFailure } from "./engine/failures.ts";
+import { didYouMean } from "./engine/nearest.ts";
 import type { EventSink } from "./engine/events.ts";
 import { DATA_SOURCES, type DataSource, type TargetRegistry } from "./engine/targets.ts";
 import { Project, explainStep, listEntries, pinTarget, runTargets } from "./session.ts";
@@ -29,6 +31,8 @@ import { registerParamsCommand } from "./commands/params.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
 import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues } from "./commands/slurm-options.ts";
 import { registerExecStepCommand } from "./commands/exec-step.ts";
+import { producedReport } from "./produced.ts";
+import { registerTargetsCommand } from "./commands/targets.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -48,6 +52,15 @@ function positiveInt(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
   return n;
+}
+
+/** `cspipe <version>`, from the project's package.json. */
+function cliVersion(): string {
+  try {
+    return `cspipe ${(JSON.parse(readFileSync(join(findProjectRoot(), "package.json"), "utf8")) as { version: string }).version}`;
+  } catch {
+    return "cspipe (version unknown)";
+  }
 }
 
 export function humanBytes(n: number): string {
@@ -82,9 +95,10 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
 
 /** Reporters are loaded on demand: a run needs exactly one of them. */
 async function reporterFor(kind: "json" | "tty" | "plain", io: CliIO, out: (line: string) => void, verbose: boolean): Promise<EventSink> {
+  const error = (line: string) => void io.stderr.write(`${line}\n`);
   if (kind === "json") return (await import("./reporters/json.ts")).jsonReporter(out);
-  if (kind === "tty") return (await import("./reporters/tty.ts")).ttyReporter(io.stdout);
-  return (await import("./reporters/plain.ts")).plainReporter(out, { verbose });
+  if (kind === "tty") return (await import("./reporters/tty.ts")).ttyReporter(io.stdout, { error });
+  return (await import("./reporters/plain.ts")).plainReporter(out, { verbose, error });
 }
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -92,7 +106,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   const out = (line: string) => io.stdout.write(`${line}\n`);
   const err = (line: string) => io.stderr.write(`${line}\n`);
   const failed = (failures: readonly AnalysisFailure[]) => {
-    for (const f of failures) err(`error: ${describeFailure(f)}`);
+    for (const line of describeFailures(failures)) err(line);
     exitCode = 2;
   };
 
@@ -102,8 +116,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .description("Reproduce 'Saving Dense Retriever from Shortcut Dependency in Conversational Search' as a cached DAG of steps.")
     .option("--store <dir>", "artifact store (default: $CSPIPE_STORE or ./artifacts)")
     .addOption(dataOption())
+    .version(cliVersion(), "-V, --version", "print cspipe's version")
     .enablePositionalOptions()
-    .showHelpAfterError()
+    .showHelpAfterError("(add --help for usage)")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
@@ -117,6 +132,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // One scanner for the staleness check and the keys: each source file is read and hashed once.
     const scanner = new SourceScanner(root, COMPILED ? { distDir: DIST_DIR } : {});
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
+  };
+
+  // Commands that only read the store: a store that does not exist is a mistyped --store (or nothing ran yet), not an empty store.
+  const storeProject = async (): Promise<Project> => {
+    const p = await project();
+    if (!existsSync(p.store.root)) throw new Error(`no store at ${p.store.root}: nothing has run there. Fix: check --store (or $CSPIPE_STORE), or run a target first`);
+    return p;
   };
 
   // Every reporter also gets overall progress (steps done, cached vs run, time left) and trainers' per-epoch metrics.
@@ -170,7 +192,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     else if (!r.ok) exitCode = 1;
     const signal = stop.received();
     if (signal !== undefined) exitCode = signalExitCode(signal);
-    if ("exported" in r) for (const e of r.exported) out(flags.json ? JSON.stringify({ type: "exported", target: e.target, name: e.name, path: e.path, step: e.step, key: e.key }) : `${e.name}: ${e.path}`);
+    if ("exported" in r) for (const line of producedReport(r.exported, r.produced, flags.json)) out(line);
   };
 
   const addRunOptions = (c: Command) =>
@@ -202,7 +224,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--target <name>", "look the step up in this target (default: the default target, then all)", (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option("--all", "list every differing component, not just the first", false)
     .action(async (step: string, flags: { target: string[]; all: boolean }) => {
-      const p = await project();
+      const p = await storeProject();
       const r = await explainStep(p, step, flags.target);
       if (!r.ok) return failed(r.failures);
       const e = r.explanation;
@@ -216,7 +238,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .description("cached entries with sizes, times and provenance")
     .option("--json", "JSON output", false)
     .action(async (flags: { json: boolean }) => {
-      const p = await project();
+      const p = await storeProject();
       const rows = await listEntries(p);
       for (const d of (await p.store.scan()).damaged) err(`warning: ${d.file}: ${d.problem}; not listed ('doctor --repair' moves it aside)`);
       if (flags.json) {
@@ -227,12 +249,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`${rows.length} entries, ${humanBytes(rows.reduce((a, r) => a + r.bytes, 0))}`);
     });
 
-  registerShowCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c) });
+  registerShowCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c) });
   registerParamsCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
-  registerCompareCommand(program, { project, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
+  registerCompareCommand(program, { project: storeProject, out: (t) => io.stdout.write(t), err, setExitCode: (c) => (exitCode = c) });
 
-  registerGcCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
-  registerDoctorCommand(program, { project, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerGcCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
+  registerDoctorCommand(program, { project: storeProject, out, err, setExitCode: (c) => (exitCode = c), humanBytes });
 
   program
     .command("pin")
@@ -240,7 +262,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .argument("<name>")
     .argument("<target>")
     .action(async (name: string, target: string) => {
-      const p = await project();
+      const p = await storeProject();
       const r = await pinTarget(p, name, target);
       if (!r.ok) {
         if (r.missing) {
@@ -252,13 +274,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       out(`pinned ${name} -> ${target} (${r.pin.keys.length} entries)`);
     });
 
-  program
-    .command("targets")
-    .description("list targets")
-    .action(async () => {
-      const p = await project();
-      for (const t of p.targets.list()) out(`${t.name === p.targets.default ? "*" : " "} ${t.name.padEnd(24)} ${t.description}`);
-    });
+  registerTargetsCommand(program, { project, out });
 
   registerExecStepCommand(program, { project, setExitCode: (c) => (exitCode = c) });
 
@@ -278,8 +294,16 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   registerDiagnoseCommand(program, io, (c) => (exitCode = c));
   registerEvaluateQaCommand(program, io, (c) => (exitCode = c));
 
-  // No subcommand: run the default target.
-  addRunOptions(program).action(async (flags: RunFlags) => runAction([], flags));
+  // No subcommand: run the targets named (`cspipe table2-bm25`), else the default target.
+  addRunOptions(program)
+    .argument("[targets...]", "targets to run (default: the default target)")
+    .action(async (names: string[], flags: RunFlags) => {
+      const p = await project();
+      const unknown = names.filter((n) => p.targets.get(n) === undefined);
+      for (const n of unknown) err(`error: '${n}' is neither a command nor a target${didYouMean(n, [...program.commands.map((c) => c.name()), ...p.targets.names()])} ('cspipe --help' lists the commands, 'cspipe targets' the targets)`);
+      if (unknown.length > 0) exitCode = 2;
+      else await runAction(names, flags);
+    });
 
   try {
     await program.parseAsync(["node", "cspipe", ...argv]);

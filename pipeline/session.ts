@@ -22,6 +22,8 @@ import { createExecutor, type ExecutorChoice } from "./executors/index.ts";
 import type { SlurmFlags } from "./executors/slurm/config.ts";
 import type { Executor } from "./engine/executor.ts";
 import { planEvent } from "./reporters/overall.ts";
+import { knownSeconds, type Estimates } from "./engine/schedule.ts";
+import { producedEntries, type ProducedEntry } from "./produced.ts";
 import { gpuSlots } from "./executors/gpu-slots.ts";
 import { LocalExecutor } from "./executors/local.ts";
 import { probeCacheDir } from "./executors/numerics/probe.ts";
@@ -86,6 +88,12 @@ export class Project {
     return this.local;
   }
 
+  /** What a plan's expected durations come from: this store's run records, else the definitions' reference run for this data source. */
+  async estimates(): Promise<Estimates> {
+    const reference = this.targets.referenceCost(this.data);
+    return { recorded: await this.store.measuredSeconds(), ...(reference !== undefined ? { reference } : {}) };
+  }
+
   tools(): Record<string, string> {
     let version = "unknown";
     try {
@@ -101,13 +109,14 @@ export class Project {
    * are sinks too. `sets` (`--set <path>=<value>`) are parsed by each target's parameter space and
    * enter its context as overrides; a bad argument, or a target that takes none, is a failure.
    */
-  sinks(targetNames: readonly string[], sets: readonly string[] = []): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[]; overrides: Overrides } {
+  sinks(targetNames: readonly string[], sets: readonly string[] = []): { steps: AnyStep[]; failures: AnalysisFailure[]; names: string[]; exports: TargetExport[]; overrides: Overrides; sinksOf: Map<string, string[]> } {
     const names = targetNames.length > 0 ? [...targetNames] : this.targets.default ? [this.targets.default] : [];
     const failures: AnalysisFailure[] = [];
     const steps: AnyStep[] = [];
     const exports: TargetExport[] = [];
     const overrides: Record<string, OverrideValue> = {};
     const refused = new Map<string, string[]>(); // message -> targets, so targets sharing a space report an argument once
+    const sinksOf = new Map<string, string[]>(); // target -> its sink steps' names
     for (const n of names) {
       const t = this.targets.get(n);
       if (!t) failures.push({ reason: "unknown-target", target: n, known: this.targets.names() });
@@ -119,7 +128,9 @@ export class Project {
         }
         Object.assign(overrides, parsed.overrides);
         const ctx: TargetContext = Object.keys(parsed.overrides).length > 0 ? { data: this.data, overrides: parsed.overrides } : { data: this.data };
-        steps.push(...t.steps(ctx));
+        const own = t.steps(ctx);
+        sinksOf.set(n, own.map((s) => s.name));
+        steps.push(...own);
         for (const [name, ref] of Object.entries(t.exports?.(ctx) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           checkExportName(t.name, name);
           if (exports.some((e) => e.name === name)) throw new Error(`two targets export '${name}'`);
@@ -130,7 +141,7 @@ export class Project {
     }
     if (names.length === 0) failures.push({ reason: "unknown-target", target: "(default)", known: this.targets.names() });
     for (const [message, targets] of refused) failures.push({ reason: "invalid-override", targets, message });
-    return { steps, failures, names, exports, overrides };
+    return { steps, failures, names, exports, overrides, sinksOf };
   }
 
   /** A target's `--set` arguments as overrides, or every message about them. */
@@ -143,12 +154,12 @@ export class Project {
     return r.ok ? r : { ok: false, messages: r.errors.map((e) => e.message) };
   }
 
-  graph(targetNames: readonly string[], sets: readonly string[] = []): { ok: true; graph: Graph; names: string[]; exports: TargetExport[]; overrides: Overrides } | { ok: false; failures: AnalysisFailure[] } {
+  graph(targetNames: readonly string[], sets: readonly string[] = []): { ok: true; graph: Graph; names: string[]; exports: TargetExport[]; overrides: Overrides; sinksOf: Map<string, string[]> } | { ok: false; failures: AnalysisFailure[] } {
     const s = this.sinks(targetNames, sets);
     if (s.failures.length > 0) return { ok: false, failures: s.failures };
     const a = analyze(s.steps, this.lock);
     if (!a.ok) return a;
-    return { ok: true, graph: a.graph, names: s.names, exports: s.exports, overrides: s.overrides };
+    return { ok: true, graph: a.graph, names: s.names, exports: s.exports, overrides: s.overrides, sinksOf: s.sinksOf };
   }
 }
 
@@ -196,7 +207,7 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
 }
 
-export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[] };
+export type RunOutcome = { ok: false; analysis: AnalysisFailure[] } | { ok: boolean; analysis: []; result: RunResult; exported: ExportedOutput[]; produced: ProducedEntry[] };
 
 /** Steps upstream of (and including) `step`. */
 function upstreamOf(graph: Graph, step: AnyStep): Set<AnyStep> {
@@ -231,7 +242,8 @@ async function unpinnedToFetch(project: Project, graph: Graph, keys: KeyContext)
   const candidates = graph.order.filter((s) => unpinned(s).length > 0);
   if (candidates.length === 0) return [];
   const rows = new Map((await planGraph(graph, { store: project.store, keys, force: new Set() })).map((r) => [r.step, r]));
-  return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset })));
+  const where = (dataset: string) => ({ file: project.lock.entries[dataset]!.file, urls: project.lock.entries[dataset]!.urls });
+  return candidates.filter((s) => rows.get(s.name)?.status !== "cached").flatMap((s) => unpinned(s).map((dataset) => ({ reason: "dataset-unpinned" as const, step: s.name, dataset, ...where(dataset) })));
 }
 
 /** What a run needs once analysis passed: the (sub)graph, the executor, the `--only` set. */
@@ -248,6 +260,8 @@ export interface Preflight {
   readonly gpus: number;
   /** The `--set` overrides the targets took (empty: none). */
   readonly overrides: Overrides;
+  /** Each target's sink steps, by name. */
+  readonly sinksOf: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -302,7 +316,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
   }
-  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides };
+  return { ok: true, graph, names: g.names, exports: g.exports, exec, only, settings, keys, gpus: slots?.gpus ?? 0, overrides: g.overrides, sinksOf: g.sinksOf };
 }
 
 /**
@@ -324,10 +338,10 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const { graph, exec, only, settings, keys } = pf;
   const g = pf;
   const overridden = Object.keys(pf.overrides).length > 0;
-  const measured = await project.store.measuredSeconds();
+  const estimates = await project.estimates();
   // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
   const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
-  req.emit(planEvent(graph, rows, measured, req.concurrency ?? 2));
+  req.emit(planEvent(graph, rows, estimates, req.concurrency ?? 2));
   const programs = graph.order.filter((s) => s.def.runtime.type === "container");
   if (programs.length > 0 && keys.numerics) req.emit({ type: "numerics", groups: numericsGroups(programs.map((s) => keys.numerics!(s, []))) });
   try {
@@ -346,14 +360,14 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       verify: req.verify ?? false,
       targets: g.names,
       tools: project.tools(),
-      measured,
+      measured: knownSeconds(graph, estimates),
       ...(req.signal ? { signal: req.signal } : {}),
       gpus: pf.gpus,
       about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
     const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
-    return { ok: result.ok, analysis: [], result, exported };
+    return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project.store, pf.sinksOf, pf.exports, result.results) : [] };
   } finally {
     await exec.close?.();
   }
@@ -381,7 +395,7 @@ export async function planTargets(project: Project, targets: readonly string[], 
 export async function planRun(
   project: Project,
   req: Omit<RunRequest, "emit">,
-): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; measured: ReadonlyMap<string, number>; resources: ReadonlyMap<string, string> } | { ok: false; failures: AnalysisFailure[] }> {
+): Promise<{ ok: true; rows: PlanRow[]; graph: Graph; estimates: Estimates; resources: ReadonlyMap<string, string> } | { ok: false; failures: AnalysisFailure[] }> {
   const pf = await preflight(project, req);
   if (!pf.ok) return pf;
   try {
@@ -392,7 +406,7 @@ export async function planRun(
       const line = pf.exec.describeResources?.(s);
       if (line !== undefined) resources.set(s.name, line);
     }
-    return { ok: true, rows, graph: pf.graph, measured: await project.store.measuredSeconds(), resources };
+    return { ok: true, rows, graph: pf.graph, estimates: await project.estimates(), resources };
   } finally {
     await pf.exec.close?.();
   }

@@ -140,6 +140,7 @@ async function searchCommand(
   const params = SEARCH_PARAMS.safeParse({ k: flags.hits, k1: flags.k1, b: flags.b, tag: flags.runtag });
   if (!params.success) throw new InputError(params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --hits, --k1, --b (0..1) and --runtag (no spaces)" });
   const topicsPath = resolve(flags.topics);
+  (await import("../../steps/lib/text.ts")).checkInputFile(topicsPath, "--topics");
   const output = resolve(flags.output);
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "bm25-search");
@@ -154,6 +155,8 @@ async function searchCommand(
   if (r.exitCode !== 0) return r.exitCode;
   const entry = r.entries.get(search.name)!;
   await copyAtomically(project.store.outputPath(entry, "run"), output);
+  const { statSync } = await import("node:fs");
+  if (statSync(output).size === 0) io.stderr.write(`warning: the run is empty: no topic matched any passage of the index (topics of stop words only, or the wrong index?)\n`);
   io.stdout.write(`wrote ${output} (k1=${params.data.k1}, b=${params.data.b}, ${params.data.k} hits per topic; step key ${entry.key.slice(0, 12)})\n`);
   return 0;
 }

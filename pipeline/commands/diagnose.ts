@@ -186,6 +186,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
     const { digestFiles } = await import("../../steps/files/digest-cache.ts");
     const { indexCollectionDef } = await import("../../steps/files/steps.ts");
     const convPath = resolve(flags.conversations!);
+    (await import("../../steps/lib/text.ts")).checkInputFile(convPath, "--conversations");
     const { files, skipped } = await listCollection(resolve(flags.collection!));
     if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
     const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);
@@ -246,7 +247,8 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
     await copyFile(project.store.outputPath(entry, output), tmp);
     await rename(tmp, join(out, name));
   }
-  io.stdout.write(await readFile(join(out, "report.md"), "utf8"));
+  const { renderText } = await import("../../steps/diagnose/render.ts");
+  io.stdout.write(renderText(JSON.parse(await readFile(join(out, "diagnosis.json"), "utf8")) as Parameters<typeof renderText>[0]));
   io.stderr.write(`wrote ${join(out, "report.md")}, ${join(out, "report.html")}, ${join(out, "diagnosis.json")} (step key ${entry.key.slice(0, 12)})\n`);
   return 0;
 }

@@ -22,14 +22,15 @@ export function registerDoctorCommand(program: Command, ctx: StoreCommandContext
         for (const f of findings) out(`${f.kind.padEnd(24)} ${f.path}\n${" ".repeat(25)}${f.detail}; --repair: ${f.repair}`);
         const aside = await movedAside(p.store);
         if (aside.length > 0) out(`${aside.length} entries or files moved aside earlier are in ${p.store.root}/damaged ('gc' removes them)`);
-        out(findings.length === 0 ? `no problems in ${p.store.root}` : `${findings.length} problems; 'doctor --repair' fixes them`);
+        out(findings.length === 0 ? `no problems in ${p.store.root}` : `${findings.length} problem${findings.length === 1 ? "" : "s"}; 'doctor --repair' fixes ${findings.length === 1 ? "it" : "them"}`);
         if (findings.length > 0) ctx.setExitCode(1);
         return;
       }
       const repaired = await repairStore(p.store, findings);
       for (const r of repaired) out(`${r.ok ? "repaired" : "FAILED  "} ${r.finding.kind.padEnd(24)} ${r.finding.path}: ${r.action}`);
       const failed = repaired.filter((r) => !r.ok).length;
-      out(`repaired ${repaired.length - failed} problems${failed > 0 ? `, ${failed} could not be repaired` : ""}`);
+      const fixed = repaired.length - failed;
+      out(`repaired ${fixed} problem${fixed === 1 ? "" : "s"}${failed > 0 ? `, ${failed} could not be repaired` : ""}`);
       if (failed > 0) ctx.setExitCode(1);
     });
 }

@@ -64,8 +64,12 @@ async function evaluateQa(flags: Flags): Promise<string> {
   const { readJsonFile } = await import("../../steps/eval/line-reader.ts");
   const { canonicalJson } = await import("../engine/canonical.ts");
   const { renderQaReport } = await import("../../steps/qa/report-text.ts");
+  const { checkInputFile } = await import("../../steps/lib/text.ts");
   const predPath = resolve(flags.predictions);
   const refPath = resolve(flags.references);
+  checkInputFile(predPath, "--predictions");
+  checkInputFile(refPath, "--references");
+  if (flags.labels !== undefined) checkInputFile(resolve(flags.labels), "--labels");
   const preds = readPredictions(predPath);
   const refs = readReferences(refPath);
   const scoring = flags.dataset ?? SCORING_OF_REFERENCES[refs.format];

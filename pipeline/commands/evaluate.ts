@@ -3,7 +3,7 @@
  *
  *   evaluate --run <file> [--run <file> ...] --qrels <file> [--labels <file>] [--metrics mrr,ndcg@10,...]
  *            [--baseline <run>] [--pairs baseline|all] [--tests t-test,randomization] [--trials N]
- *            [--seed N] [--alpha A] [--per-query] [--no-gold normalized|raw] [--missing zero|skip]
+ *            [--seed N] [--alpha A] [--per-query [file]] [--no-gold normalized|raw] [--missing zero|skip]
  *            [--ties trec_eval|trec_eval-10|docid-ascending|run-order] [--qid-mapping conv-turn|none]
  *            [--split <name>] [--json] [--out <dir>]
  *
@@ -21,6 +21,7 @@
  * Heavy modules are imported inside the action so other commands do not load them.
  */
 import { InvalidArgumentError, Option, type Command } from "commander";
+import { InputError } from "../engine/errors.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
 import type { PerQueryRow } from "../../steps/eval/evaluate.ts";
 import type { Comparison, SignificanceTest } from "../../steps/eval/compare.ts";
@@ -48,7 +49,8 @@ interface EvaluateFlags {
   trials: number;
   seed: number;
   alpha: number;
-  perQuery: boolean;
+  /** true: the per-query TSV alone on stdout; a path: the TSV into that file, the table on stdout. */
+  perQuery: boolean | string;
   split: string;
   json: boolean;
   out?: string;
@@ -100,7 +102,7 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
     .option("--trials <n>", "randomization test: random sign assignments when 2^N exceeds this (else exact)", intArg(1), 10_000)
     .option("--seed <n>", "randomization test seed", intArg(0), 42)
     .option("--alpha <a>", "significance level after Holm's correction", alphaArg, 0.05)
-    .option("--per-query", "also print every query's values (TSV: qid, n_gold, one column per run and metric)", false)
+    .option("--per-query [file]", "every query's values as TSV (qid, n_gold, one column per run and metric): alone on stdout instead of the table, or written to <file> beside it", false)
     .addOption(new Option("--no-gold <mode>", "turns without gold: skip them (normalized, the paper's numbers) or score them 0 (raw, trec_eval -c)").choices(["normalized", "raw"]).default("normalized"))
     .addOption(new Option("--missing <mode>", "gold turns absent from a run: score 0 (trec_eval -c) or skip").choices(["zero", "skip"]).default("zero"))
     .addOption(new Option("--ties <rule>", "order of tied scores: trec_eval 9 (float32 scores, docid descending), trec_eval-10 (double scores), docid-ascending, run-order").choices(["trec_eval", "trec_eval-10", "docid-ascending", "run-order"]).default("trec_eval"))
@@ -112,8 +114,7 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
       try {
         await evaluateCommand(flags, out);
       } catch (e) {
-        const { InputError } = await import("../engine/errors.ts");
-        if (!(e instanceof InputError)) throw e;
+              if (!(e instanceof InputError)) throw e;
         err(`error: ${e.message}`);
         setExitCode(2);
       }
@@ -131,7 +132,10 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const { normalizeKeys } = await import("../../steps/eval/qids.ts");
   const { compareRuns, runLabels, SIGNIFICANCE_TESTS } = await import("../../steps/eval/compare.ts");
   const text = await import("../../steps/eval/report-text.ts");
-  const { InputError } = await import("../engine/errors.ts");
+  const { checkInputFile } = await import("../../steps/lib/text.ts");
+  for (const r of flags.run) checkInputFile(resolve(r), "--run");
+  checkInputFile(resolve(flags.qrels), "--qrels");
+  if (flags.labels !== undefined) checkInputFile(resolve(flags.labels), "--labels");
 
   const metrics = flags.metrics.split(",").map((m) => m.trim()).filter((m) => m !== "");
   if (metrics.length === 0) throw new InputError("no metrics given", { field: "--metrics", fix: "pass e.g. --metrics mrr,recall@10" });
@@ -160,6 +164,7 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const perQuery: PerQueryRow[][] = [];
   for (let i = 0; i < runPaths.length; i++) {
     const run = mapped(await readRun(runPaths[i]!), runPaths[i]!, `run ${labels[i]}`);
+    refuseUnscorable(run, qrels, runPaths[i]!, qrelsPath);
     const ev = evaluateRun(run, qrels, { metrics, noGold: flags.gold, missing: flags.missing, tieRule: flags.ties });
     perQuery.push(ev.perQuery);
     reports.push({
@@ -175,14 +180,22 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const metricNames = Object.keys(reports[0]!.aggregate.metrics);
   const withBreakdowns = labelsPath !== undefined;
   const asRunReport = (r: EvaluateReport & { label: string }): RunReport => ({ label: r.label, file: r.files.run, aggregate: r.aggregate, byQuestionType: r.byQuestionType, byDomain: r.byDomain });
-  const perQueryText = flags.perQuery ? "\n" + text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames) : "";
+  const perQueryTsv = text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames);
+  // stdout holds one format: the table, or (--per-query without a file) the TSV alone.
+  const show = (table: string) => out(flags.perQuery === true ? perQueryTsv : table);
+  if (typeof flags.perQuery === "string") {
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(resolve(flags.perQuery), perQueryTsv);
+    notes.push(`per-query values: ${resolve(flags.perQuery)}`);
+  }
 
   if (reports.length === 1) {
     const report = reports[0]!;
     if (flags.out !== undefined) await writeRunOutputs(flags.out, report, perQuery[0]!);
     const { label: _label, ...single } = report;
     const header = `run ${report.files.run}, qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`;
-    out(flags.json ? JSON.stringify(single, null, 2) + "\n" : text.formatSingleRun(asRunReport(report), header, withBreakdowns, notes) + perQueryText);
+    if (flags.json) out(JSON.stringify(single, null, 2) + "\n");
+    else show(text.formatSingleRun(asRunReport(report), header, withBreakdowns, notes));
     return;
   }
 
@@ -202,7 +215,23 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
     `runs: ${reports.map((r, i) => `[${i + 1}] ${r.label} = ${r.files.run}`).join(", ")}`,
     `qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`,
   ];
-  out(flags.json ? JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n" : text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes) + perQueryText);
+  if (flags.json) out(JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n");
+  else show(text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes));
+}
+
+/**
+ * A run that cannot be scored is an error, not a table of zeros: an empty run, or one none of
+ * whose queries the qrels judge (another split, or qids written differently).
+ */
+function refuseUnscorable(run: ReadonlyMap<string, unknown>, qrels: ReadonlyMap<string, unknown>, runPath: string, qrelsPath: string): void {
+  if (run.size === 0) throw new InputError("the run holds no hits (the file is empty).", { file: runPath, fix: "pass the run file itself: TREC lines 'qid Q0 docid rank score tag' or JSON {qid: {pid: score}}." });
+  if (qrels.size === 0) throw new InputError("the qrels hold no judgements (the file is empty).", { file: qrelsPath, fix: "pass the qrels file itself: TREC lines 'qid 0 docid rel' or JSON {qid: {pid: rel}}." });
+  if ([...run.keys()].some((q) => qrels.has(q))) return;
+  const sample = (m: ReadonlyMap<string, unknown>) => [...m.keys()].slice(0, 3).join(", ");
+  throw new InputError(`none of the run's ${run.size} queries is in the qrels (run: ${sample(run)}...; qrels ${qrelsPath}: ${sample(qrels)}...), so every query would score 0.`, {
+    file: runPath,
+    fix: "pass the qrels of the run's split, with the qids written as the run writes them.",
+  });
 }
 
 /** JSON cannot hold NaN or Infinity: they print as null. */

@@ -4,7 +4,7 @@
  * removed entry and what was kept and why. Exit 1 when scratch was kept because a run is
  * active (with --scratch).
  */
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Project } from "../session.ts";
 
 export interface StoreCommandContext {
@@ -24,9 +24,9 @@ export function parseDuration(v: string): number {
   return Number(m[1]) * (m[2] ? UNITS[m[2]]! : UNITS.d!);
 }
 
-function positiveInt(v: string): number {
+function nonNegativeInt(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
+  if (v.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be an integer >= 0");
   return n;
 }
 
@@ -35,8 +35,8 @@ export function registerGcCommand(program: Command, ctx: StoreCommandContext): v
   program
     .command("gc")
     .description("remove entries no pin, recent run, running run or recently interrupted run needs; report bytes freed")
-    .option("--keep-runs <n>", "recent runs whose entries are kept", positiveInt, 5)
-    .option("--grace <duration>", "how long an interrupted run's finished entries are kept (e.g. 0, 12h, 7d)", parseDuration, 7 * UNITS.d!)
+    .option("--keep-runs <n>", "finished runs of each target whose entries are kept (0: none; pins and running runs are kept anyway)", nonNegativeInt, 5)
+    .addOption(new Option("--grace <duration>", "how long an interrupted run's finished entries are kept (e.g. 0, 12h, 7d)").argParser(parseDuration).default(7 * UNITS.d!, "7d"))
     .option("--dry-run", "only report", false)
     .option("--scratch", "also remove steps' persistent scratch (abandoned partial downloads); refused while a run is active", false)
     .action(async (flags: { keepRuns: number; grace: number; dryRun: boolean; scratch: boolean }) => {
@@ -49,7 +49,7 @@ export function registerGcCommand(program: Command, ctx: StoreCommandContext): v
       const scratch = s.removed ? `, ${s.dirs} scratch dirs` : "";
       out(`${flags.dryRun ? "would free" : "freed"} ${ctx.humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs${scratch}); kept ${r.kept} keys`);
       const by = r.keptBy;
-      out(`  kept for: ${by.pins} pinned, ${by.recentRuns} of the last ${flags.keepRuns} runs, ${by.runningRuns} of running runs, ${by.interruptedRuns} of interrupted runs, ${by.leases} leased`);
+      out(`  kept for: ${by.pins} pinned, ${by.recentRuns} of the last ${flags.keepRuns} runs of each target, ${by.runningRuns} of running runs, ${by.interruptedRuns} of interrupted runs, ${by.leases} leased`);
       for (const i of r.interrupted) out(`  interrupted run of ${i.time}: ${i.keys} keys kept until ${i.keptUntil} (--grace; ${i.file})`);
       if (r.restored > 0) out(`  ${r.restored} entries put back: a run claimed them while gc was deciding`);
       for (const d of r.damaged) err(`warning: ${d.file}: ${d.problem}; entry kept ('doctor --repair' moves it aside)`);

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import type { ParameterInfo } from "../engine/targets.ts";
 import type { Project } from "../session.ts";
+import { describeFailure } from "../engine/failures.ts";
 import { formatValue } from "../definitions/overrides.ts";
 
 export interface ParamsDocument {
@@ -17,10 +18,22 @@ export interface ParamsDocument {
   readonly parameters: readonly ParameterInfo[];
 }
 
+/** A wildcard that sets several of these parameters at once (`schedule.*.epochs=30`), from the first that has one. */
+function wildcardExample(params: readonly ParameterInfo[]): string | undefined {
+  for (const p of params) {
+    const segs = p.path.split(".");
+    if (segs.length !== 3) continue;
+    const pattern = `${segs[0]}.*.${segs[2]}`;
+    if (params.filter((q) => q.path.startsWith(`${segs[0]}.`) && q.path.endsWith(`.${segs[2]}`) && q.path.split(".").length === 3).length > 1) return `${pattern}=${formatValue(p.value)}`;
+  }
+  return undefined;
+}
+
 /** The listing as aligned text: path, type, value, description; then how wildcards work. Pure. */
 export function paramsText(doc: ParamsDocument): string {
-  // The list example names a list parameter of this target (the DCSR targets have dcsr.seeds, not seeds).
-  const list = doc.parameters.find((p) => typeof p.value === "object")?.path ?? "seeds";
+  // The examples name parameters of this target (the DCSR targets have dcsr.seeds, not seeds; the lexical ones no schedule).
+  const list = doc.parameters.find((p) => typeof p.value === "object")?.path;
+  const wildcard = wildcardExample(doc.parameters);
   const rows = doc.parameters.map((p) => [p.path, p.type, formatValue(p.value), p.description]);
   const head = ["path", "type", "value", "description"];
   const width = [0, 1, 2].map((i) => Math.max(head[i]!.length, ...rows.map((r) => r[i]!.length)));
@@ -30,7 +43,7 @@ export function paramsText(doc: ParamsDocument): string {
     line(head),
     ...rows.map(line),
     "",
-    `Override with: run ${doc.target} --set <path>=<value> (repeatable; '*' stands for one segment, e.g. --set 'schedule.*.epochs=5'; lists are comma-separated, e.g. --set ${list}=1,2).`,
+    `Override with: run ${doc.target} --set <path>=<value> (repeatable${wildcard === undefined ? "" : `; '*' stands for one segment, e.g. --set '${wildcard}'`}${list === undefined ? "" : `; lists are comma-separated, e.g. --set ${list}=1,2`}).`,
   ].join("\n") + "\n";
 }
 
@@ -51,7 +64,7 @@ export function registerParamsCommand(program: Command, io: ParamsCommandIO): vo
       const p = await io.project();
       const t = p.targets.get(target);
       if (t === undefined) {
-        io.err(`error: unknown target '${target}'. Known targets: ${p.targets.names().join(", ")}`);
+        io.err(`error: ${describeFailure({ reason: "unknown-target", target, known: p.targets.names() })}`);
         io.setExitCode(2);
         return;
       }

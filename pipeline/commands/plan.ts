@@ -13,9 +13,10 @@
  */
 import { Option, type Command } from "commander";
 import { resolve } from "node:path";
-import { describeFailure } from "../engine/failures.ts";
+import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
+import type { EstimateSource, Estimates } from "../engine/schedule.ts";
 import type { RunSettings } from "../engine/step.ts";
 import type { ExecutorChoice } from "../executors/index.ts";
 import { planRun, type Project } from "../session.ts";
@@ -35,6 +36,8 @@ export interface PlanNode {
   readonly expectedSeconds: number;
   /** What the executor would request for it (`--executor slurm`: the sbatch resources). */
   readonly resources?: string;
+  /** Where expectedSeconds comes from: this store's earlier runs, the reference run, or a cost hint (a guess). */
+  readonly estimate: EstimateSource;
 }
 
 export interface PlanEdge {
@@ -50,15 +53,24 @@ export interface PlanDocument {
   readonly targets: readonly string[];
   readonly nodes: readonly PlanNode[];
   readonly edges: readonly PlanEdge[];
-  readonly summary: { readonly steps: number; readonly cached: number; readonly run: number; readonly pending: number; readonly expectedSeconds: number; readonly concurrency: number };
+  readonly summary: {
+    readonly steps: number;
+    readonly cached: number;
+    readonly run: number;
+    readonly pending: number;
+    readonly expectedSeconds: number;
+    readonly concurrency: number;
+    /** Of the steps to run or pending: how many durations come from where, their expected seconds in all, and those guessed from hints. */
+    readonly estimates: { readonly recorded: number; readonly reference: number; readonly hint: number; readonly seconds: number; readonly hintSeconds: number };
+  };
 }
 
 /** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
-  const ev = planEvent(graph, rows, measured, concurrency);
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
+  const ev = planEvent(graph, rows, estimates, concurrency);
   const nodes: PlanNode[] = ev.steps.map((s, i) => {
     const r = resources.get(s.step);
-    return { step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0, ...(r !== undefined ? { resources: r } : {}) };
+    return { step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0, estimate: s.estimate ?? "hint", ...(r !== undefined ? { resources: r } : {}) };
   });
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
@@ -70,8 +82,31 @@ export function planDocument(targets: readonly string[], graph: Graph, rows: rea
     targets: [...targets],
     nodes,
     edges,
-    summary: { steps: nodes.length, cached: count("cached"), run: count("run"), pending: count("pending"), expectedSeconds: Math.round(planEta(ev) * 10) / 10, concurrency },
+    summary: { steps: nodes.length, cached: count("cached"), run: count("run"), pending: count("pending"), expectedSeconds: Math.round(planEta(ev) * 10) / 10, concurrency, estimates: estimateCounts(nodes) },
   };
+}
+
+/** Where the durations of the steps left (to run or pending) come from. */
+function estimateCounts(nodes: readonly PlanNode[]): PlanDocument["summary"]["estimates"] {
+  const left = nodes.filter((n) => n.status !== "cached");
+  const of = (e: EstimateSource) => left.filter((n) => n.estimate === e);
+  const sum = (ns: readonly PlanNode[]) => Math.round(ns.reduce((a, n) => a + n.expectedSeconds, 0) * 10) / 10;
+  return { recorded: of("recorded").length, reference: of("reference").length, hint: of("hint").length, seconds: sum(left), hintSeconds: sum(of("hint")) };
+}
+
+/**
+ * "(durations: 12 from this store's runs, 380 from the reference run, 3 guessed)", and "a guess"
+ * up front when steps that never ran anywhere carry a quarter or more of the expected work.
+ */
+export function estimateNote(e: PlanDocument["summary"]["estimates"]): string {
+  const parts = [
+    e.recorded > 0 ? `${e.recorded} from this store's runs` : "",
+    e.reference > 0 ? `${e.reference} from the reference run` : "",
+    e.hint > 0 ? `${e.hint} guessed from cost hints` : "",
+  ].filter((p) => p !== "");
+  if (parts.length === 0) return "(nothing to run)";
+  const guess = e.hint > 0 && e.hintSeconds >= 0.25 * e.seconds;
+  return `(${guess ? "a guess: " : ""}durations: ${parts.join(", ")})`;
 }
 
 const STATUS_FILL: Readonly<Record<PlanRow["status"], string>> = { cached: "#d9ead3", run: "#fce5cd", pending: "#eeeeee" };
@@ -119,7 +154,7 @@ export function planText(doc: PlanDocument): string {
     return n.resources === undefined ? head : `${head.padEnd(width + 9)}  ${n.resources}`;
   });
   const s = doc.summary;
-  lines.push(`${s.steps} steps: ${s.cached} cached, ${s.run} to run, ${s.pending} pending on upstream; expected ${formatDuration(s.expectedSeconds)} with ${s.concurrency} at once (recorded durations, else cost hints)`);
+  lines.push(`${s.steps} steps: ${s.cached} cached, ${s.run} to run, ${s.pending} pending on upstream; expected ${formatDuration(s.expectedSeconds)} with ${s.concurrency} at once ${estimateNote(s.estimates)}`);
   return lines.join("\n") + "\n";
 }
 
@@ -168,11 +203,11 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
       const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, ...withSlurmFlags(flags), settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
-        for (const f of r.failures) io.err(`error: ${describeFailure(f)}`);
+        for (const line of describeFailures(r.failures)) io.err(line);
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency, r.resources);
+      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency, r.resources);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),

@@ -14,6 +14,7 @@ import { describeNumerics } from "../engine/numerics-words.ts";
 import { join } from "node:path";
 import type { Entry, Store } from "../engine/store.ts";
 import { showEntry, type Project } from "../session.ts";
+import { didYouMean } from "../engine/nearest.ts";
 import { chainLines, paramsLine, type ChainNode } from "../../steps/report/provenance.ts";
 
 function bytes(n: number): string {
@@ -88,6 +89,24 @@ export async function describeEntry(store: Store, e: Entry): Promise<string[]> {
   return lines;
 }
 
+/**
+ * The entries `show <query>` prints: by key prefix or step name, else the result steps of the
+ * target of that name (its sinks and exports); a message saying what is missing otherwise.
+ */
+export async function showEntryOrTarget(p: Project, query: string): Promise<Entry[] | string> {
+  const entries = await showEntry(p, query);
+  if (entries.length > 0) return entries;
+  if (p.targets.get(query) === undefined) {
+    const names = [...new Set((await p.store.entries()).map((e) => e.manifest.step.name))];
+    return `no cached entry matches '${query}'${didYouMean(query, [...p.targets.names(), ...names])} ('ls' lists the cached entries, 'targets' the targets)`;
+  }
+  const s = p.sinks([query]);
+  const steps = [...new Set([...(s.sinksOf.get(query) ?? []), ...s.exports.map((e) => e.ref.step.name)])];
+  const found: Entry[] = [];
+  for (const step of steps) for (const e of await showEntry(p, step)) if (!found.some((f) => f.key === e.key)) found.push(e);
+  return found.length > 0 ? found : `target '${query}' has no result in this store yet (${steps.join(", ")}): run it with 'cspipe run ${query}'`;
+}
+
 export interface ShowCommandIO {
   readonly project: () => Promise<Project>;
   readonly out: (line: string) => void;
@@ -98,14 +117,14 @@ export interface ShowCommandIO {
 export function registerShowCommand(program: Command, io: ShowCommandIO): void {
   program
     .command("show")
-    .description("an entry by key prefix or step name: what ran, its outputs, and its chain back to the data by step name")
-    .argument("<step-or-key>")
+    .description("an entry by key prefix, step name or target name (its result steps): what ran, its outputs, and its chain back to the data by step name")
+    .argument("<step-key-or-target>")
     .option("--json", "manifest, fingerprint and chain as JSON", false)
     .action(async (query: string, flags: { json: boolean }) => {
       const p = await io.project();
-      const entries = await showEntry(p, query);
-      if (entries.length === 0) {
-        io.err(`error: no cached entry matches '${query}' (try 'ls')`);
+      const entries = await showEntryOrTarget(p, query);
+      if (typeof entries === "string") {
+        io.err(`error: ${entries}`);
         io.setExitCode(2);
         return;
       }

@@ -6,7 +6,8 @@
  * (see README, "datasets.lock").
  */
 import { use, type OutputRef } from "../engine/step.ts";
-import type { DataSource, Target } from "../engine/targets.ts";
+import type { DataSource, Overrides, Target } from "../engine/targets.ts";
+import { preprocessOf, sharedParameters, type PreprocessOptions } from "./shared-parameters.ts";
 import { generateMini, preprocess, preprocessCollectionSteps, DATASETS } from "../../steps/data/steps.ts";
 import { fetchStepDef } from "../../steps/data/fetch/steps.ts";
 import { assembleRawStep } from "../../steps/data/assemble-steps.ts";
@@ -35,6 +36,8 @@ const PREPROCESS: Readonly<Record<DatasetName, Record<string, unknown>>> = {
   orquac: {},
 };
 
+const NO_OPTIONS: PreprocessOptions = { allowMissingGold: false };
+
 /** The normalized tables of one dataset: passages from the collection step, turns and qrels from the turns step. */
 export interface DatasetTables {
   readonly passages: OutputRef<"parquet:passages">;
@@ -54,7 +57,7 @@ function splitsTag(dataset: DatasetName, splits: readonly string[] | undefined):
   return sorted.join(",") === datasetSplits(dataset).join(",") ? "" : `.${sorted.join("+")}`;
 }
 
-function tablesFrom(dataset: DatasetName, prefix: string, collectionRaw: OutputRef<string>, turnsRaw: OutputRef<string>, splits: readonly string[] | undefined): DatasetTables {
+function tablesFrom(dataset: DatasetName, prefix: string, collectionRaw: OutputRef<string>, turnsRaw: OutputRef<string>, splits: readonly string[] | undefined, options: PreprocessOptions): DatasetTables {
   type Raw = OutputRef<"raw:qrecc">;
   const coll = use(preprocessCollectionSteps[dataset] as (typeof preprocessCollectionSteps)["qrecc"], {
     name: `preprocess-collection-${prefix}-${dataset}`,
@@ -65,26 +68,32 @@ function tablesFrom(dataset: DatasetName, prefix: string, collectionRaw: OutputR
   const tag = splitsTag(dataset, sorted);
   const prep = use(preprocess[dataset] as (typeof preprocess)["qrecc"], {
     name: `preprocess-${prefix}-${dataset}${tag}`,
-    params: { ...PREPROCESS[dataset], ...(tag === "" || sorted === undefined ? {} : { splits: sorted }) },
+    params: { ...PREPROCESS[dataset], ...(tag === "" || sorted === undefined ? {} : { splits: sorted }), ...(options.allowMissingGold ? { allowMissingGold: true } : {}) },
     inputs: { raw: turnsRaw as Raw, passages: coll.out.passages },
   });
   return { passages: coll.out.passages, ...prep.out };
 }
 
-export function miniTables(dataset: DatasetName, sizes: MiniSizes = {}, splits?: readonly string[]): DatasetTables {
+export function miniTables(dataset: DatasetName, sizes: MiniSizes = {}, splits?: readonly string[], options: PreprocessOptions = NO_OPTIONS): DatasetTables {
   const gen = use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: sizes, inputs: {} });
-  return tablesFrom(dataset, "mini", gen.out.raw, gen.out.raw, splits);
+  return tablesFrom(dataset, "mini", gen.out.raw, gen.out.raw, splits, options);
 }
 
 /**
  * The normalized tables of a dataset from the chosen source: the mini benchmark, or the
  * real release assembled from datasets.lock entries. `splits` limits the turns table to
  * what a target evaluates on (e.g. ["test"]): on real data its steps then fetch only those
- * splits' files; the collection step is shared by every split set.
+ * splits' files; the collection step is shared by every split set. `options`: the preprocessing
+ * options a `--set data.<dataset>.*` gave (shared-parameters.ts).
  */
-export function datasetTables(dataset: DatasetName, data: DataSource, splits?: readonly string[]): DatasetTables {
-  if (data === "mini") return miniTables(dataset, {}, splits);
-  return realTables(dataset, splits);
+export function datasetTables(dataset: DatasetName, data: DataSource, splits?: readonly string[], options: PreprocessOptions = NO_OPTIONS): DatasetTables {
+  if (data === "mini") return miniTables(dataset, {}, splits, options);
+  return realTables(dataset, splits, options);
+}
+
+/** The tables of a dataset as a target's context builds them (its data source and `--set data.<dataset>.*`). */
+export function tablesIn(ctx: { readonly data: DataSource; readonly overrides?: Overrides }, dataset: DatasetName, splits?: readonly string[]): DatasetTables {
+  return datasetTables(dataset, ctx.data, splits, preprocessOf(ctx.overrides, dataset));
 }
 
 /**
@@ -105,14 +114,16 @@ export function realRaw(dataset: DatasetName, scope: RawScope) {
   return use(assembleRawStep(dataset, scope), { name, inputs }).out.raw;
 }
 
-export function realTables(dataset: DatasetName, splits?: readonly string[]): DatasetTables {
+export function realTables(dataset: DatasetName, splits?: readonly string[], options: PreprocessOptions = NO_OPTIONS): DatasetTables {
   const fileSplits = fileSplitsFor(dataset, splits ?? datasetSplits(dataset));
-  return tablesFrom(dataset, "real", realRaw(dataset, { part: "collection" }), realRaw(dataset, { part: "turns", fileSplits }), splits);
+  return tablesFrom(dataset, "real", realRaw(dataset, { part: "collection" }), realRaw(dataset, { part: "turns", fileSplits }), splits, options);
 }
+
 export const dataTarget: Target = {
   name: "data",
   description: "the normalized Parquet tables of QReCC, TopiOCQA and OR-QuAC (mini benchmark by default)",
   steps(ctx) {
-    return DATASETS.map((d) => datasetTables(d, ctx.data).report.step);
+    return DATASETS.map((d) => tablesIn(ctx, d).report.step);
   },
+  parameters: sharedParameters("the preprocessing options", DATASETS, []),
 };

@@ -46,7 +46,7 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
     return { inputs: names, metric, ...(group === undefined ? {} : { group: qtype(group) }) };
   };
   const bm25 = (dataset: DatasetName, form: QueryFormName, metric: string, group?: string): Operand => ({
-    inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${QUERY_FORMS[form].paper})`, bm25Metrics(dataset, form, ctx.data))],
+    inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${QUERY_FORMS[form].paper})`, bm25Metrics(dataset, form, ctx))],
     metric,
     ...(group === undefined ? {} : { group: qtype(group) }),
   });

@@ -16,9 +16,11 @@ import { use } from "../engine/step.ts";
 import { mergeFindingsDef } from "../../steps/report/merge-findings.ts";
 import { denseContext } from "./dense/base.ts";
 import { denseParameters } from "./dense/parameters.ts";
+import { resultTarget, stepOutputs } from "./results.ts";
+import { miniReferenceCost } from "./reference-costs.ts";
 
 export function buildTargets(): TargetRegistry {
-  const targets = new TargetRegistry();
+  const targets = new TargetRegistry().setReferenceCost("mini", miniReferenceCost());
   targets.register(demoTarget);
   targets.register(dataTarget);
   targets.register(daggerSmokeTarget);
@@ -41,6 +43,6 @@ export function buildTargets(): TargetRegistry {
     return use(mergeFindingsDef(parts.length), { name: "merge-findings.report-full", params: {}, inputs: Object.fromEntries(parts.map((f, i) => [`f${i}`, f])) }).out.findings;
   };
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), qaSection("paper"), ...dcsrSections("paper")], "report-full", "with Table 5 (end-to-end QA) and table-dcsr beside the default report's tables and figures", { findings: allFindings }));
-  targets.register({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", steps: (ctx) => [findingsStep(denseContext(ctx, "paper")).step], parameters: denseParameters("paper") });
+  targets.register(resultTarget({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", parameters: denseParameters("paper") }, (ctx) => stepOutputs(findingsStep(denseContext(ctx, "paper")))));
   return targets;
 }

@@ -8,15 +8,16 @@
  * Each `…Bm25(ctx)` builder returns the rendered output so the report target can reuse it.
  */
 import { use, type OutputRef } from "../engine/step.ts";
-import type { DataSource, Target, TargetContext } from "../engine/targets.ts";
+import type { DataSource, Overrides, Target, TargetContext } from "../engine/targets.ts";
 import { buildBm25Index, searchBm25 } from "../../steps/sparse/steps.ts";
-import { BM25_PRESETS } from "../../steps/sparse/similarity.ts";
 import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
 import { noInputOnFirstTurns, renderFigureStep, renderTableStep, type CellSource } from "./render.ts";
 import type { TableColumnSpec, TableSpec } from "../../steps/report/table.ts";
 import type { FigureSpec } from "../../steps/report/figure.ts";
-import { datasetTables } from "./datasets.ts";
+import { tablesIn } from "./datasets.ts";
+import { bm25Of, sharedParameters } from "./shared-parameters.ts";
+import { resultTarget } from "./results.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 import { profiled } from "./resources.ts";
 
@@ -28,15 +29,22 @@ export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: 
 };
 
 
-export function bm25Metrics(dataset: DatasetName, form: QueryFormName, data: DataSource = "mini"): OutputRef<"json:metrics"> {
+/** Where a lexical builder reads its data source and `--set` overrides (bm25.*, data.*; a target's context). */
+export interface LexicalContext {
+  readonly data: DataSource;
+  readonly overrides?: Overrides;
+}
+
+/** BM25's evaluation of one query form on a dataset's evaluation split (depth 100, the paper's k1 and b unless overridden). */
+export function bm25Metrics(dataset: DatasetName, form: QueryFormName, ctx: LexicalContext): OutputRef<"json:metrics"> {
   const { split, metrics } = EVAL_SETUP[dataset];
   // Only the evaluation split's turns: a test-split table fetches no training file.
-  const tables = datasetTables(dataset, data, [split]);
-  const tag = `${data}-${dataset}`;
-  const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages }, ...profiled(data, "build-bm25-index") });
+  const tables = tablesIn(ctx, dataset, [split]);
+  const tag = `${ctx.data}-${dataset}`;
+  const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages }, ...profiled(ctx.data, "build-bm25-index") });
   const run = use(searchBm25, {
     name: `search-bm25.${tag}.${form}`,
-    params: { form, split, k: 100, ...BM25_PRESETS[dataset] },
+    params: { form, split, k: 100, ...bm25Of(ctx.overrides, dataset) },
     inputs: { index: index.out.index, turns: tables.turns },
     ...profiled(data, "search-bm25"),
   });
@@ -65,7 +73,7 @@ const pct = { kind: "percent", digits: 1 } as const;
 function renderBm25Table(ctx: TargetContext, name: string, spec: TableSpec, paperTableId: string, cells: readonly { dataset: DatasetName; row: FormRow; columns: readonly string[] }[]): OutputRef<"table"> {
   const sources: CellSource[] = cells.map((c) => ({
     input: `${c.dataset}_${c.row.form}`,
-    metrics: bm25Metrics(c.dataset, c.row.form, ctx.data),
+    metrics: bm25Metrics(c.dataset, c.row.form, ctx),
     map: { row: c.row.row, columns: c.columns, noInput: noInputOnFirstTurns(c.row.form) },
   }));
   return renderTableStep(name, spec, paperTableId, sources);
@@ -196,35 +204,22 @@ export function figure2aBm25Spec(data: DataSource): FigureSpec {
 
 export function figure2aBm25(ctx: TargetContext): OutputRef<"figure"> {
   const inputs: Record<string, OutputRef<"json:metrics">> = {};
-  for (const f of FIGURE2A_FORMS) inputs[`qrecc_${f.form}`] = bm25Metrics("qrecc", f.form, ctx.data);
+  for (const f of FIGURE2A_FORMS) inputs[`qrecc_${f.form}`] = bm25Metrics("qrecc", f.form, ctx);
   return renderFigureStep("render-figure2a-bm25", figure2aBm25Spec(ctx.data), inputs);
 }
 
 // ---- targets -------------------------------------------------------------------------------
 
-export const table2Bm25Target: Target = {
-  name: "table2-bm25",
-  description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on QReCC and TopiOCQA, with the paper's numbers",
-  steps: (ctx) => [table2Bm25(ctx).step],
-};
+/** A lexical target's `--set` parameters: BM25's k1 and b and the preprocessing options of the datasets it reads. */
+const LEXICAL_SPACE = (datasets: readonly DatasetName[]) => sharedParameters("the BM25 and preprocessing setup", datasets);
 
-export const table1Bm25Target: Target = {
-  name: "table1-bm25",
-  description: "Table 1's BM25 rows (X_t, X_t \\ q_t) on QReCC test by question type (all / first / switch / no-switch), with the early version's numbers",
-  steps: (ctx) => [table1Bm25(ctx).step],
-};
+export const table2Bm25Target: Target = resultTarget({ name: "table2-bm25", description: "Table 2's BM25 block (q_t, a_{t-1}, X_t \\ q_t, X_t) on QReCC and TopiOCQA, with the paper's numbers", parameters: LEXICAL_SPACE(["qrecc", "topiocqa"]) }, (ctx) => [table2Bm25(ctx)]);
 
-export const table3Bm25Target: Target = {
-  name: "table3-bm25",
-  description: "Table 3's BM25 rows (q_1, q_t, Q_{t-1}, Q_t) on OR-QuAC test, with the paper's numbers",
-  steps: (ctx) => [table3Bm25(ctx).step],
-};
+export const table1Bm25Target: Target = resultTarget({ name: "table1-bm25", description: "Table 1's BM25 rows (X_t, X_t \\ q_t) on QReCC test by question type (all / first / switch / no-switch), with the early version's numbers", parameters: LEXICAL_SPACE(["qrecc"]) }, (ctx) => [table1Bm25(ctx)]);
 
-export const figure2aBm25Target: Target = {
-  name: "figure2a-bm25",
-  description: "Figure 2(a) as SVG: BM25 R@10 / R@100 by query form on QReCC test, ours beside the paper's",
-  steps: (ctx) => [figure2aBm25(ctx).step],
-};
+export const table3Bm25Target: Target = resultTarget({ name: "table3-bm25", description: "Table 3's BM25 rows (q_1, q_t, Q_{t-1}, Q_t) on OR-QuAC test, with the paper's numbers", parameters: LEXICAL_SPACE(["orquac"]) }, (ctx) => [table3Bm25(ctx)]);
+
+export const figure2aBm25Target: Target = resultTarget({ name: "figure2a-bm25", description: "Figure 2(a) as SVG: BM25 R@10 / R@100 by query form on QReCC test, ours beside the paper's", parameters: LEXICAL_SPACE(["qrecc"]) }, (ctx) => [figure2aBm25(ctx)]);
 
 /** Every lexical target, for registration. */
 export const LEXICAL_TARGETS: readonly Target[] = [table2Bm25Target, table1Bm25Target, table3Bm25Target, figure2aBm25Target];

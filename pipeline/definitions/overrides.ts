@@ -14,6 +14,7 @@
  *   expected type or range and the fix (an unknown path lists the nearest valid ones).
  */
 import { InputError } from "../engine/errors.ts";
+import { editDistance } from "../engine/nearest.ts";
 import type { OverrideValue, Overrides } from "../engine/targets.ts";
 
 export type Field =
@@ -25,6 +26,9 @@ export type Field =
 
 /** A field for a value of type T: numbers get number or int fields, booleans bool, number lists ints. */
 export type FieldFor<T> = T extends boolean ? Extract<Field, { kind: "bool" }> : T extends number ? Extract<Field, { kind: "number" | "int" }> : T extends readonly number[] ? Extract<Field, { kind: "ints" }> : never;
+
+/** A description of every field of a record T (a field added to T does not compile until it is described). */
+export type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
 
 /** One concrete parameter of a space, for one setup. */
 export interface ParamDef {
@@ -106,17 +110,6 @@ export function parseValue(f: Field, raw: string): { ok: true; value: OverrideVa
       return { ok: true, value: ns };
     }
   }
-}
-
-/** Edit distance (insertions, deletions, substitutions), for "did you mean". */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
 
 /**

@@ -21,9 +21,12 @@ export class InputError extends Error {
   readonly field: string | undefined;
   /** What the user should do about it, one sentence. */
   readonly fix: string | undefined;
+  /** The message without the location and the fix (to restate the error at another location). */
+  readonly detail: string;
 
   constructor(message: string, where: InputErrorLocation & { fix?: string } = {}) {
     super(formatInputError(message, where));
+    this.detail = message;
     this.file = where.file;
     this.line = where.line;
     this.field = where.field;

@@ -1,4 +1,5 @@
 /** Events emitted by the scheduler; reporters (TTY bars, plain lines, JSON lines) consume them. */
+import type { EstimateSource } from "./schedule.ts";
 import type { AnalysisFailure, RunFailure } from "./failures.ts";
 
 export type StepStatus = "cached" | "run" | "pending";
@@ -6,8 +7,11 @@ export type StepStatus = "cached" | "run" | "pending";
 export type EngineEvent =
   | {
       readonly type: "plan";
-      /** Every step of the run; `expectedSeconds` (its last measured duration, else its cost hint) and `after` (its producers) let reporters estimate the time left. */
-      readonly steps: readonly { readonly step: string; readonly status: StepStatus; readonly key?: string; readonly expectedSeconds?: number; readonly after?: readonly string[] }[];
+      /**
+       * Every step of the run; `expectedSeconds` (its last measured duration, else the reference run's, else its cost
+       * hint: `estimate` says which) and `after` (its producers) let reporters estimate the time left.
+       */
+      readonly steps: readonly { readonly step: string; readonly status: StepStatus; readonly key?: string; readonly expectedSeconds?: number; readonly estimate?: EstimateSource; readonly after?: readonly string[] }[];
       /** Steps executed at once. */
       readonly concurrency?: number;
     }

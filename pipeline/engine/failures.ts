@@ -3,6 +3,8 @@
  * anything runs; run failures carry what a person needs to act (argv, exit status, log).
  * Only the CLI turns them into an exit code.
  */
+import { didYouMean } from "./nearest.ts";
+
 export type AnalysisFailure =
   | { readonly reason: "unknown-target"; readonly target: string; readonly known: readonly string[] }
   | { readonly reason: "unknown-step"; readonly step: string; readonly known: readonly string[] }
@@ -13,7 +15,8 @@ export type AnalysisFailure =
   | { readonly reason: "kind-mismatch"; readonly step: string; readonly input: string; readonly expected: string; readonly actual: string }
   | { readonly reason: "invalid-params"; readonly step: string; readonly issues: readonly string[] }
   | { readonly reason: "dataset-not-locked"; readonly step: string; readonly dataset: string }
-  | { readonly reason: "dataset-unpinned"; readonly step: string; readonly dataset: string }
+  /** `file` and `urls`: where the entry's file comes from (its datasets.lock entry), so the message can say what to place where. */
+  | { readonly reason: "dataset-unpinned"; readonly step: string; readonly dataset: string; readonly file?: string; readonly urls?: readonly string[] }
   | { readonly reason: "image-not-pinned"; readonly step: string; readonly image: string }
   | { readonly reason: "input-not-cached"; readonly step: string; readonly input: string; readonly producer: string }
   | { readonly reason: "digest-mismatch"; readonly step: string; readonly outputs: readonly string[]; readonly key: string }
@@ -82,11 +85,11 @@ export type Failure = AnalysisFailure | RunFailure;
 export function describeFailure(f: Failure): string {
   switch (f.reason) {
     case "unknown-target":
-      return `unknown target '${f.target}'. Known targets: ${f.known.join(", ")}`;
+      return `unknown target '${f.target}'${didYouMean(f.target, f.known)} ('targets' lists all ${f.known.length})`;
     case "invalid-override":
       return `${f.message} [target${f.targets.length > 1 ? "s" : ""} ${f.targets.join(", ")}]`;
     case "unknown-step":
-      return `unknown step '${f.step}'. Steps in this graph: ${f.known.slice(0, 30).join(", ")}${f.known.length > 30 ? ", ..." : ""}`;
+      return `unknown step '${f.step}'${didYouMean(f.step, f.known)} ('plan <target>' lists the ${f.known.length} step${f.known.length === 1 ? "" : "s"} of a target's graph)`;
     case "cycle":
       return `cycle: ${f.steps.join(" -> ")}`;
     case "duplicate-step-name":
@@ -142,4 +145,48 @@ export function describeFailure(f: Failure): string {
     case "input-changed":
       return `${f.step}: input '${f.input}' changed on disk while this run was going, and recomputing '${f.producer}' gave different bytes (is it deterministic?); run again`;
   }
+}
+
+type Unpinned = Extract<AnalysisFailure, { reason: "dataset-unpinned" }>;
+type NoGpu = Extract<AnalysisFailure, { reason: "gpu-unavailable" }>;
+
+/** "a, b, c and 5 more". */
+function someOf(names: readonly string[], n = 3): string {
+  return names.length <= n ? names.join(", ") : `${names.slice(0, n).join(", ")} and ${names.length - n} more`;
+}
+
+/** The unpinned datasets a run fetches, first and as one instruction: which files, from where, and --data-dir. */
+function unpinnedLines(failures: readonly Unpinned[]): string[] {
+  const byEntry = new Map<string, Unpinned>();
+  for (const f of failures) if (!byEntry.has(f.dataset)) byEntry.set(f.dataset, f);
+  const entries = [...byEntry.values()].sort((a, b) => (a.dataset < b.dataset ? -1 : 1));
+  const w0 = Math.max(...entries.map((e) => e.dataset.length));
+  const w1 = Math.max(...entries.map((e) => (e.file ?? "").length));
+  return [
+    `error: ${entries.length} datasets.lock entr${entries.length === 1 ? "y" : "ies"} this run fetches ha${entries.length === 1 ? "s" : "ve"} no sha256 yet, so ${entries.length === 1 ? "its download" : "their downloads"} cannot be verified. Fix: get the files below, put them in one directory under these names, and pass --data-dir <dir> --allow-unpinned (or pin them first: lock --update <entries> --data-dir <dir>); --allow-unpinned alone downloads them unverified`,
+    ...entries.map((e) => `  ${e.dataset.padEnd(w0)}  ${(e.file ?? "").padEnd(w1)}  ${(e.urls ?? []).join(" ")}`.trimEnd()),
+  ];
+}
+
+/**
+ * Every failure as the lines a person reads, most actionable first: the unpinned datasets as one
+ * instruction with each file and its URL; failures that differ only in their step (the same GPU
+ * missing for 128 steps) as one line naming a few steps and the count; the rest one line each.
+ */
+export function describeFailures(failures: readonly Failure[]): string[] {
+  const unpinned = failures.filter((f): f is Unpinned => f.reason === "dataset-unpinned");
+  const lines = unpinned.length > 0 ? unpinnedLines(unpinned) : [];
+  const gpu = new Map<string, string[]>();
+  for (const f of failures) if (f.reason === "gpu-unavailable") gpu.set((f as NoGpu).detail, [...(gpu.get((f as NoGpu).detail) ?? []), (f as NoGpu).step]);
+  for (const [detail, steps] of gpu) {
+    lines.push(steps.length === 1 ? `error: ${describeFailure({ reason: "gpu-unavailable", step: steps[0]!, detail })}` : `error: ${steps.length} steps request a GPU (${someOf(steps)}) but ${detail}. Run on a GPU machine, or pass --allow-cpu to run them on CPU`);
+  }
+  const seen = new Set(lines);
+  for (const f of failures) {
+    if (f.reason === "dataset-unpinned" || f.reason === "gpu-unavailable") continue;
+    const line = `error: ${describeFailure(f)}`;
+    if (!seen.has(line)) lines.push(line);
+    seen.add(line);
+  }
+  return lines;
 }

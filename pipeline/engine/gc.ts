@@ -1,7 +1,9 @@
 /**
  * Garbage collection that never removes what a run still needs.
  *
- * Kept: entries referenced by pins; by the newest `keepRuns` run records; by runs in
+ * Kept: entries referenced by pins; by the newest `keepRuns` finished run records of each
+ * target (so a few `bm25` or `diagnose` calls never evict a table built minutes earlier, and an
+ * interrupted run does not count as one: it has its own grace period); by runs in
  * progress (their claims, live-runs.ts) whatever their age; by interrupted runs (a record
  * marked interrupted, or an in-progress record whose process died) for `graceMs` after
  * they stopped, so their finished work (the trainings of a stopped report) survives; and
@@ -22,12 +24,12 @@ import { randomBytes } from "node:crypto";
 import { acquireLease, readLeaseHolder, leaseState, type LeaseHolder } from "./lease.ts";
 import { gcLockPath, readLiveRuns } from "./live-runs.ts";
 import { pidAlive, processState, type ProcessIdentity } from "./proc.ts";
-import { STAGING_OWNER, dirSize, type DamagedEntry, type Entry, type Store } from "./store.ts";
+import { STAGING_OWNER, dirSize, type DamagedEntry, type Entry, type RunRecord, type Store } from "./store.ts";
 
 export const DEFAULT_GRACE_MS = 7 * 24 * 3600 * 1000;
 
 export interface GcOptions {
-  /** Newest run records whose entries are kept (default 5). */
+  /** Newest finished run records per target whose entries are kept (default 5; 0: none). */
   readonly keepRuns?: number;
   /** How long an interrupted run's entries are kept (default 7 days). */
   readonly graceMs?: number;
@@ -107,6 +109,7 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   const interrupted: InterruptedRun[] = [];
   const keptBy = { pins: 0, recentRuns: 0, runningRuns: 0, interruptedRuns: 0, leases: 0 };
   const staleLive: string[] = [];
+  let recent = new Set<string>();
   try {
     // In-progress records first: a run that ends meanwhile writes its final record before it
     // drops its in-progress one, so its keys are in one or the other of what is read here.
@@ -119,7 +122,8 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
     }
     for (const p of await store.pins()) keptBy.pins += add(p.keys);
     const records = await store.runRecords(undefined, { strict: true });
-    for (const { record } of records.slice(-keepRuns)) keptBy.recentRuns += add(record.keys);
+    recent = recentPerTarget(records, keepRuns);
+    for (const { file, record } of records) if (recent.has(file)) keptBy.recentRuns += add(record.keys);
     for (const { file, record } of records) {
       const until = Date.parse(record.time) + graceMs;
       if (record.status !== "interrupted" || until <= now) continue;
@@ -195,7 +199,7 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
     }
   }
 
-  const prunedRuns = options.dryRun ? 0 : await pruneRuns(store, keepRuns, new Set(interrupted.map((r) => r.file)));
+  const prunedRuns = options.dryRun ? 0 : await pruneRuns(store, new Set([...recent, ...interrupted.map((r) => r.file)]));
   return { removed, bytes, staging: staging.count, scratch, kept: keep.size, keptBy, interrupted, restored, damaged, removedDamaged, prunedRuns };
 }
 
@@ -215,13 +219,32 @@ function emptyResult(): GcResult {
   };
 }
 
-/** Delete all but the newest `keep` run records, and never an interrupted run's record within its grace period. */
-async function pruneRuns(store: Store, keep: number, protect: ReadonlySet<string>): Promise<number> {
-  const names = await store.runRecordNames();
+/**
+ * The run records whose entries gc keeps: per target, the newest `keep` that finished (ok or
+ * failed; an interrupted run is kept by its grace period instead). `records` oldest first.
+ */
+export function recentPerTarget(records: readonly { readonly file: string; readonly record: RunRecord }[], keep: number): Set<string> {
+  const out = new Set<string>();
+  const seen = new Map<string, number>();
+  for (let i = records.length - 1; i >= 0; i--) {
+    const { file, record } = records[i]!;
+    if (record.status === "interrupted") continue;
+    for (const t of record.targets.length > 0 ? record.targets : ["(no target)"]) {
+      const n = seen.get(t) ?? 0;
+      if (n >= keep) continue;
+      seen.set(t, n + 1);
+      out.add(file);
+    }
+  }
+  return out;
+}
+
+/** Delete every run record but those in `keep` (recent per target, interrupted runs within their grace period). */
+async function pruneRuns(store: Store, keep: ReadonlySet<string>): Promise<number> {
   let n = 0;
-  for (const name of names.slice(0, Math.max(0, names.length - keep))) {
+  for (const name of await store.runRecordNames()) {
     const p = join(store.root, "runs", name);
-    if (protect.has(p)) continue;
+    if (keep.has(p)) continue;
     await rm(p, { force: true });
     n++;
   }

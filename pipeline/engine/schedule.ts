@@ -16,6 +16,40 @@ import type { Graph } from "./graph.ts";
 /** Default hints: an in-process step is cheap, a program in a container is not. */
 export const DEFAULT_COST = { "in-process": 1, container: 10 } as const;
 
+/**
+ * Where a step's expected duration comes from: its last execution in this store (`recorded`),
+ * the definitions' reference run on a known machine (`reference`), or its cost hint (`hint`: a guess).
+ */
+export type EstimateSource = "recorded" | "reference" | "hint";
+
+/** Seconds a step took on the reference machine, if the definitions know (by name, else by step id). */
+export type ReferenceCost = (step: AnyStep) => number | undefined;
+
+export interface Estimates {
+  /** Step name -> seconds of its last execution in this store (Store.measuredSeconds). */
+  readonly recorded: ReadonlyMap<string, number>;
+  readonly reference?: ReferenceCost;
+}
+
+/** A step's expected seconds and where the number comes from. */
+export function expectedSeconds(step: AnyStep, params: unknown, e: Estimates): { seconds: number; source: EstimateSource } {
+  const recorded = e.recorded.get(step.name);
+  if (recorded !== undefined) return { seconds: recorded, source: "recorded" };
+  const reference = e.reference?.(step);
+  if (reference !== undefined) return { seconds: reference, source: "reference" };
+  return { seconds: stepCost(step, params), source: "hint" };
+}
+
+/** Step name -> expected seconds where a run recorded it or the reference knows it (what scheduling priorities read). */
+export function knownSeconds(graph: Graph, e: Estimates): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of graph.order) {
+    const x = expectedSeconds(s, graph.params.get(s), e);
+    if (x.source !== "hint") out.set(s.name, x.seconds);
+  }
+  return out;
+}
+
 export function stepCost(step: AnyStep, params: unknown): number {
   const hint = step.def.cost;
   const c = hint === undefined ? DEFAULT_COST[step.def.runtime.type] : typeof hint === "number" ? hint : hint(params as never);

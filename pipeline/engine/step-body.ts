@@ -39,8 +39,8 @@ export async function runStepBody(rt: AnyInProcess, ctx: StepContext<unknown, In
     const err = e as Error;
     return { ok: false, failure: { reason: "step-threw", message: err.message ?? String(err) }, detail: err.stack ?? String(err) };
   }
-  // Finished after the run was stopped: not published (its staging and lease are going away).
-  if (ctx.signal.aborted) return { ok: false, failure: { reason: "cancelled" } };
+  // A step whose work finished is published even if the run was stopped meanwhile: its outputs are
+  // complete, and a rerun then starts from it. A step that observed the stop threw above (cancelled).
   return { ok: true };
 }
 

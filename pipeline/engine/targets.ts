@@ -5,11 +5,12 @@
  * source of truth; the copy is replaced whole (written beside it, then renamed over).
  */
 import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { AnyStep, OutputRef } from "./step.ts";
 import type { InputError } from "./errors.ts";
 import { canonicalHash } from "./canonical.ts";
+import type { ReferenceCost } from "./schedule.ts";
 
 /** Which data a target's graph is built on: the seeded mini benchmark or the real releases in datasets.lock. */
 export type DataSource = "mini" | "real";
@@ -72,25 +73,26 @@ export interface Target {
   readonly parameters?: ParameterSpace;
 }
 
-/** An export name is one path segment: letters, digits, '.', '_', '-', not starting with '.'. */
-export const EXPORT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** An export name is a relative path of plain segments (letters, digits, '.', '_', '-', none starting with '.'), e.g. `report` or `results/table2-bm25`. */
+export const EXPORT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
 export function checkExportName(target: string, name: string): void {
-  if (!EXPORT_NAME.test(name)) throw new Error(`target '${target}' exports '${name}', which is not a plain file name (letters, digits, '.', '_', '-')`);
+  if (!EXPORT_NAME.test(name)) throw new Error(`target '${target}' exports '${name}', which is not a relative path of plain names (letters, digits, '.', '_', '-')`);
 }
 
 /**
- * Copy `from` (a file or a directory) to `<root>/<name>`, replacing what is there. The copy
+ * Copy `from` (a file or a directory) to `<root>/<name>` (`name` may hold subfolders), replacing what is there. The copy
  * is written to a temporary sibling first and renamed into place, so readers never see a
  * half-written export; a previous directory is moved aside and deleted after the rename.
  */
 export async function publishExport(from: string, root: string, name: string): Promise<string> {
-  if (!EXPORT_NAME.test(name)) throw new Error(`export name '${name}' is not a plain file name`);
-  await mkdir(root, { recursive: true });
+  if (!EXPORT_NAME.test(name)) throw new Error(`export name '${name}' is not a relative path of plain names`);
   const dest = join(root, name);
+  const parent = dirname(dest);
+  await mkdir(parent, { recursive: true });
   const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const tmp = join(root, `.${name}.tmp-${suffix}`);
-  const old = join(root, `.${name}.old-${suffix}`);
+  const tmp = join(parent, `.${basename(dest)}.tmp-${suffix}`);
+  const old = join(parent, `.${basename(dest)}.old-${suffix}`);
   try {
     await cp(from, tmp, { recursive: true, errorOnExist: true, force: false });
     const isDir = (await stat(tmp)).isDirectory();
@@ -108,6 +110,16 @@ export async function publishExport(from: string, root: string, name: string): P
 export class TargetRegistry {
   private readonly targets = new Map<string, Target>();
   private defaultName: string | undefined;
+  private readonly references = new Map<DataSource, ReferenceCost>();
+
+  /** Step durations of a reference run on this data source (expected times for steps this store never ran). */
+  setReferenceCost(data: DataSource, cost: ReferenceCost): this {
+    this.references.set(data, cost);
+    return this;
+  }
+  referenceCost(data: DataSource): ReferenceCost | undefined {
+    return this.references.get(data);
+  }
 
   register(target: Target, options: { default?: boolean } = {}): this {
     if (this.targets.has(target.name)) throw new Error(`target '${target.name}' registered twice`);

@@ -18,13 +18,13 @@ import type { EngineEvent, EventSink, StepStatus } from "../engine/events.ts";
 import type { Graph } from "../engine/graph.ts";
 import { producerOf } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
-import { stepCost } from "../engine/schedule.ts";
+import { expectedSeconds, type Estimates } from "../engine/schedule.ts";
 
 type PlanEvent = Extract<EngineEvent, { type: "plan" }>;
 type OverallEvent = Extract<EngineEvent, { type: "overall" }>;
 
 /** The `plan` event of a graph whose plan rows (`planGraph`) are known. */
-export function planEvent(graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number): PlanEvent {
+export function planEvent(graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number): PlanEvent {
   const byName = new Map(rows.map((r) => [r.step, r]));
   return {
     type: "plan",
@@ -32,8 +32,8 @@ export function planEvent(graph: Graph, rows: readonly PlanRow[], measured: Read
     steps: graph.order.map((s) => {
       const row = byName.get(s.name);
       const after = [...new Set(Object.keys(s.def.inputs).map((input) => producerOf(graph, s, input).name))].sort();
-      const expectedSeconds = Math.round((measured.get(s.name) ?? stepCost(s, graph.params.get(s))) * 1000) / 1000;
-      return { step: s.name, status: row?.status ?? "pending", ...(row?.key !== undefined ? { key: row.key } : {}), expectedSeconds, after };
+      const e = expectedSeconds(s, graph.params.get(s), estimates);
+      return { step: s.name, status: row?.status ?? "pending", ...(row?.key !== undefined ? { key: row.key } : {}), expectedSeconds: Math.round(e.seconds * 1000) / 1000, estimate: e.source, after };
     }),
   };
 }

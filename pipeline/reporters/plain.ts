@@ -1,9 +1,10 @@
 /** Plain lines, for CI logs and pipes. */
 import type { EngineEvent } from "../engine/events.ts";
-import { describeFailure } from "../engine/failures.ts";
+import { describeFailure, describeFailures } from "../engine/failures.ts";
 import { metricsLine, overallLine } from "./overall.ts";
 
-export function plainReporter(write: (line: string) => void, options: { verbose?: boolean } = {}): (e: EngineEvent) => void {
+/** `error`: where the refusals before a run go (stderr; default: `write`). */
+export function plainReporter(write: (line: string) => void, options: { verbose?: boolean; error?: (line: string) => void } = {}): (e: EngineEvent) => void {
   const lastPct = new Map<string, number>();
   return (e) => {
     switch (e.type) {
@@ -44,10 +45,10 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         if (e.failure.reason !== "cancelled") write(`FAILED    ${describeFailure(e.failure)}`);
         break;
       case "analysis-failed":
-        for (const f of e.failures) write(`error: ${describeFailure(f)}`);
+        for (const line of describeFailures(e.failures)) (options.error ?? write)(line);
         break;
       case "finished":
-        write(`${e.ok ? "ok" : "FAILED"}: ${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`);
+        write(finishedLine(e));
         break;
       case "plan": {
         const count = (s: string) => e.steps.filter((x) => x.status === s).length;
@@ -62,4 +63,11 @@ export function plainReporter(write: (line: string) => void, options: { verbose?
         break;
     }
   };
+}
+
+/** The last line of a run: ok, FAILED, or stopped by a signal (not a failure: what finished is kept). */
+export function finishedLine(e: Extract<EngineEvent, { type: "finished" }>): string {
+  const counts = `${e.executed} executed, ${e.cached} cached, ${e.failed} failed in ${e.seconds.toFixed(2)} s`;
+  if (e.interrupted !== undefined) return `stopped by ${e.interrupted}: ${counts}; the steps that finished are kept, a rerun continues from them`;
+  return `${e.ok ? "ok" : "FAILED"}: ${counts}`;
 }

@@ -29,7 +29,7 @@ export function renderBar(name: string, bar: Bar, width: number, now: number): s
   const cells = Math.max(10, Math.min(30, width - name.length - 40));
   const filled = Math.round(frac * cells);
   const eta = bar.done > 0 ? (elapsed / bar.done) * (bar.total - bar.done) : NaN;
-  return `  ${name} [${"#".repeat(filled)}${"-".repeat(cells - filled)}] ${bar.done}/${bar.total} ${(frac * 100).toFixed(0)}% eta ${formatEta(eta)}${tail}`;
+  return `  ${name} [${"#".repeat(filled)}${"-".repeat(cells - filled)}] ${bar.done}/${bar.total}${bar.label ? ` ${bar.label}` : ""} ${(frac * 100).toFixed(0)}% eta ${formatEta(eta)}${tail}`;
 }
 
 type Overall = Extract<EngineEvent, { type: "overall" }>;
@@ -47,7 +47,7 @@ export function renderOverall(o: Overall, receivedAt: number, width: number, now
 /** Cut a line to the terminal width so a redraw never wraps (wrapped lines would not be cleared). */
 const fit = (line: string, width: number): string => (line.length < width ? line : `${line.slice(0, Math.max(0, width - 2))}…`);
 
-export function ttyReporter(stream: NodeJS.WriteStream, options: { now?: () => number } = {}): (e: EngineEvent) => void {
+export function ttyReporter(stream: NodeJS.WriteStream, options: { now?: () => number; error?: (line: string) => void } = {}): (e: EngineEvent) => void {
   const now = options.now ?? (() => Date.now());
   const bars = new Map<string, Bar>();
   let overall: { event: Overall; at: number } | undefined;
@@ -66,11 +66,14 @@ export function ttyReporter(stream: NodeJS.WriteStream, options: { now?: () => n
     drawn = lines.length;
     lastDraw = t;
   };
-  const plain = plainReporter((line) => {
-    clear();
-    stream.write(`${line}\n`);
-    draw();
-  });
+  const plain = plainReporter(
+    (line) => {
+      clear();
+      stream.write(`${line}\n`);
+      draw();
+    },
+    options.error !== undefined ? { error: options.error } : {},
+  );
   return (e) => {
     if (e.type === "started") bars.set(e.step, { started: now(), done: 0 });
     if (e.type === "queue") {

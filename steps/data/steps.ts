@@ -21,6 +21,7 @@ import { checkedCounts } from "./preprocess/common.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { DatasetName } from "./schemas.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
+import { withRawOrigins } from "./raw-origin.ts";
 
 export const DATASETS = ["qrecc", "topiocqa", "orquac"] as const satisfies readonly DatasetName[];
 
@@ -50,7 +51,7 @@ function generateMiniDef<K extends string>(dataset: MiniDatasetName, kind: K) {
       type: "in-process",
       async run(ctx) {
         const overrides = Object.fromEntries(Object.entries(ctx.params).filter(([, v]) => v !== undefined));
-        const r = await writeMiniDataset(dataset, overrides, ctx.outputs.raw, { onProgress: ctx.progress });
+        const r = await writeMiniDataset(dataset, overrides, ctx.outputs.raw, { onProgress: (done, total) => ctx.progress(done, total, "passages written") });
         ctx.log(`wrote ${r.files.length} files`);
       },
     },
@@ -91,18 +92,19 @@ function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K
     outputs: COLLECTION_OUTPUTS,
     runtime: {
       type: "in-process",
-      async run(ctx) {
-        const files = locateCollection(dataset, ctx.inputs.raw);
-        const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: ctx.progress });
-        if (r.passages === 0) {
-          throw new InputError(`the collection has no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
-            file: files[0] ?? "(no collection file)",
-            fix: "check that the collection files are complete (an empty or truncated download gives no passages)",
-          });
-        }
-        ctx.log(`${r.passages} passages from ${files.length} files`);
-        await writeFile(ctx.outputs.report, canonicalJson({ dataset, files: files.length, passages: r.passages }, 2) + "\n");
-      },
+      run: (ctx) =>
+        withRawOrigins(dataset, { dir: ctx.inputs.raw, stepId: ctx.inputKeys.raw.stepId }, ctx.settings.dataDir, async () => {
+          const files = locateCollection(dataset, ctx.inputs.raw);
+          const r = await preprocessDatasetCollection(dataset, files, ctx.outputs.passages, { rowGroupRows: ctx.params.rowGroupRows, onProgress: (done, total) => ctx.progress(done, total, "passages"), signal: ctx.signal });
+          if (r.passages === 0) {
+            throw new InputError(`the collection has no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
+              file: files[0] ?? "(no collection file)",
+              fix: "check that the collection files are complete (an empty or truncated download gives no passages)",
+            });
+          }
+          ctx.log(`${r.passages} passages from ${files.length} files`);
+          await writeFile(ctx.outputs.report, canonicalJson({ dataset, files: files.length, passages: r.passages }, 2) + "\n");
+        }),
     },
   });
 }
@@ -128,7 +130,8 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
         const { splits, allowMissingGold, ...params } = ctx.params;
         const located = locateTurns(dataset, ctx.inputs.raw, splits);
         const outDir = join(ctx.outputs.turns, "..");
-        const result = await preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress });
+        const parse = () => preprocessorFor(dataset)({ ...located, passagesFile: ctx.inputs.passages, outDir, params: { ...params, strict: !allowMissingGold }, onProgress: ctx.progress, signal: ctx.signal });
+        const result = await withRawOrigins(dataset, { dir: ctx.inputs.raw, stepId: ctx.inputKeys.raw.stepId }, ctx.settings.dataDir, parse);
         logWarnings(ctx.log, result.warnings);
         const qt = result.questionTypes;
         if (qt.agreement !== null) {

@@ -23,7 +23,7 @@ export const generateNumbers = defineStep({
       const lines: string[] = [];
       for (let i = 0; i < ctx.params.count; i++) {
         lines.push(rng().toFixed(6));
-        if (i % 100 === 0) ctx.progress(i, ctx.params.count);
+        if (i % 100 === 0) ctx.progress(i, ctx.params.count, "numbers");
       }
       await writeFile(ctx.outputs.numbers, lines.join("\n") + "\n");
     },

@@ -103,7 +103,7 @@ export const encodePassages = defineStep({
       ctx.log(`shard ${shard}/${shards}: rows [${range.start}, ${range.end}) of ${n}; providers ${enc.providers.join(",")} (${enc.reason})`);
       try {
         ctx.log((await verifyOnnxParity(enc.session, ctx.inputs.model, "passage_encoder", PARITY_ATOL, parity)).note);
-        const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: ctx.progress });
+        const emb = await encodeRows(enc.session, tokens, { start: 0, end: tokens.rows }, { batchSize, modelFile, onProgress: (done, total) => ctx.progress(done, total, "passages") });
         writeNpy(join(ctx.outputs.embeddings, "embeddings.npy"), { dtype: "float32", shape: [emb.rows, emb.dim], data: emb.data });
         writeFileSync(join(ctx.outputs.embeddings, "pids.txt"), pids.lines.map((p) => `${p}\n`).join(""), "utf8");
         const meta = { format: "cspipe/embeddings@1", kind: "passages", shard, shards, start: range.start, end: range.end, rows: emb.rows, dim: emb.dim };
@@ -127,7 +127,7 @@ export const encodeQueries = defineStep({
     type: "in-process",
     async run(ctx) {
       const { batchSize, provider, threads, parity } = ctx.params;
-      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, parity, onProgress: ctx.progress, log: ctx.log });
+      await encodeQueryTokens({ model: ctx.inputs.model, tokens: ctx.inputs.tokens, out: ctx.outputs.embeddings, batchSize, provider, threads, parity, onProgress: (done, total) => ctx.progress(done, total, "queries"), log: ctx.log });
     },
   },
 });
@@ -259,7 +259,7 @@ export function searchDenseDef(shards: number): SearchDenseDef {
           if (index.dim !== q.dim) throw new InputError(`index dimension ${index.dim}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and passages with the same model" });
           if (index.ntotal !== pids.length) throw new InputError(`${pids.length} passage ids for ${index.ntotal} vectors`, { file: pidsFile, fix: "rebuild the index" });
           if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
-          const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq) });
+          const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq, "queries x shards") });
           parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
         }
         const written = await writeDenseRun(ctx.outputs, paths.queries!, q.ids, mergeShardTopK(parts, k), tag);

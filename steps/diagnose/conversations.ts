@@ -23,6 +23,7 @@
  */
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { LineBatch } from "../files/hashed-lines.ts";
+import { parseJsonLine } from "../lib/jsonl.ts";
 
 export type DiagnosisType = "first" | "switch" | "no-switch";
 
@@ -77,12 +78,7 @@ interface RawTurn {
 const KNOWN = new Set(["conversation_id", "turn", "question", "answer", "gold_passage_ids", "rewrite", "question_type", "qid"]);
 
 function parseTurn(text: string, file: string, line: number): RawTurn {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`malformed JSON: ${(e as Error).message}`, { file, line, fix: "each line must be one JSON object (JSONL)" });
-  }
+  const v = parseJsonLine(text, file, line, "each line must be one JSON object (JSONL)");
   if (v === null || typeof v !== "object" || Array.isArray(v)) throw new InputError("a conversations line must be one JSON object", { file, line, fix: "write one turn object per line" });
   const r = v as Record<string, unknown>;
   const unknown = Object.keys(r).filter((k) => !KNOWN.has(k));

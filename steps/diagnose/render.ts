@@ -3,6 +3,7 @@
  * diagnosis JSON (pure). Numbers are percentages with one decimal; intervals in brackets.
  */
 import { escapeMarkdownCell, escapeXml } from "../report/format.ts";
+import { table } from "../eval/report-text.ts";
 import { DIAGNOSIS_FORMS, FORM_LABELS, type GroupDiagnosis, type Interval } from "./core.ts";
 
 export interface DiagnosisReport {
@@ -52,16 +53,30 @@ export function headline(r: DiagnosisReport): string[] {
   const sw = r.groups.find((g) => g.group === "switch");
   const ns = r.groups.find((g) => g.group === "no-switch");
   if (ns !== undefined && sw !== undefined) {
-    const nsShare = ns.keptShare[k]!.value;
-    const swShare = sw.keptShare[k]!.value;
-    const others = `switch turns ${pct(swShare)} (N=${sw.n})${first !== undefined ? `, first turns ${pct(first.keptShare[k]!.value)} (N=${first.n})` : ""}`;
+    const nsShare = ns.keptShare[k]!;
+    const swShare = sw.keptShare[k]!;
+    const others = `switch turns ${pct(swShare.value)} (N=${sw.n})${first !== undefined ? `, first turns ${pct(first.keptShare[k]!.value)} (N=${first.n})` : ""}`;
+    // A conclusion only where the intervals say so: on a few turns they overlap and nothing is shown.
     lines.push(
-      nsShare > swShare
-        ? `The exposure sits in the no-switch turns (kept share ${pct(nsShare)}, N=${ns.n}; ${others}): a retriever that learns the shortcut fails where the topic changes.`
-        : `No-switch turns (kept share ${pct(nsShare)}, N=${ns.n}) are not more exposed than the others (${others}).`,
+      nsShare.low > swShare.high
+        ? `The exposure sits in the no-switch turns (kept share ${pct(nsShare.value)}, N=${ns.n}; ${others}): a retriever that learns the shortcut fails where the topic changes.`
+        : nsShare.high < swShare.low
+          ? `No-switch turns (kept share ${pct(nsShare.value)}, N=${ns.n}) are less exposed than switch turns (${others}).`
+          : `No-switch turns (kept share ${pct(nsShare.value)}, N=${ns.n}) and switch turns (${pct(swShare.value)}, N=${sw.n}) do not differ clearly at this size: their intervals overlap.`,
     );
   }
   return lines;
+}
+
+/** Below this many scored turns the intervals are too wide for the shares to be more than indications. */
+export const FEW_TURNS = 100;
+
+/** What the reader must know before the numbers: gold passages no form can find, and too few turns. */
+export function cautions(r: DiagnosisReport): string[] {
+  const out: string[] = [];
+  if (r.missingGold.count > 0) out.push(`Warning: ${r.missingGold.count} gold passage id${r.missingGold.count === 1 ? " is" : "s are"} not in the collection (e.g. ${r.missingGold.examples.join(", ")}); their turns cannot be solved by any form.`);
+  if (r.counts.withGold < FEW_TURNS) out.push(`Caution: only ${r.counts.withGold} scored turn${r.counts.withGold === 1 ? "" : "s"} (turns with gold): the intervals are wide, so read the shares below as indications, not findings.`);
+  return out;
 }
 
 function tableRows(r: DiagnosisReport): { header: string[]; rows: string[][] } {
@@ -91,8 +106,23 @@ function facts(r: DiagnosisReport): string[] {
     ...(r.dense !== undefined ? [`Dense: ${r.dense.model}; exact inner-product search over the collection, the pipeline's query and passage tokenization.`] : []),
     `Intervals: ${Math.round(r.bootstrap.level * 100)}% percentile bootstrap over turns, ${r.bootstrap.samples} resamples, seed ${r.bootstrap.seed}.`,
   ];
-  if (r.missingGold.count > 0) out.push(`Warning: ${r.missingGold.count} gold passage ids are not in the collection (e.g. ${r.missingGold.examples.join(", ")}); their turns cannot be solved by any form.`);
   return out;
+}
+
+/** The report as plain text for a terminal: the cautions first, the table aligned (no Markdown escapes). */
+export function renderText(r: DiagnosisReport): string {
+  const { header, rows } = tableRows(r);
+  return [
+    r.title,
+    "",
+    ...cautions(r).flatMap((c) => [c, ""]),
+    ...headline(r).flatMap((l) => [l, ""]),
+    ...table([header, ...rows]),
+    "",
+    "Kept share = recall@k(X_t \\ q_t) / recall@k(X_t); solved without q_t = share of turns whose gold BM25(X_t \\ q_t) ranks in the top k.",
+    ...facts(r),
+    ...r.source.map((s) => `Source: ${s}`),
+  ].join("\n") + "\n";
 }
 
 export function renderMarkdown(r: DiagnosisReport): string {
@@ -100,6 +130,7 @@ export function renderMarkdown(r: DiagnosisReport): string {
   const md = [
     `# ${r.title}`,
     "",
+    ...cautions(r).flatMap((c) => [`**${c}**`, ""]),
     ...headline(r).flatMap((l) => [l, ""]),
     `| ${header.map(escapeMarkdownCell).join(" | ")} |`,
     `|${header.map((_, i) => (i < 1 ? " --- " : " ---: ")).join("|")}|`,
@@ -125,13 +156,14 @@ export function renderHtml(r: DiagnosisReport): string {
     "<style>body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.45}table{border-collapse:collapse;font-size:.9rem}th,td{border:1px solid #ccc;padding:.25rem .5rem}td{text-align:right}td:first-child,th:first-child{text-align:left}th{background:#f3f3f3}.lead{font-size:1.1rem}.warn{color:#a40000}</style>",
     "</head><body>",
     `<h1>${esc(r.title)}</h1>`,
+    ...cautions(r).map((c) => `<p class="warn">${esc(c)}</p>`),
     ...headline(r).map((l, i) => `<p${i === 0 ? ' class="lead"' : ""}>${esc(l)}</p>`),
     "<table>",
     `<tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr>`,
     ...rows.map((row) => `<tr>${row.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`),
     "</table>",
     "<p>Kept share = recall@k(X<sub>t</sub> \\ q<sub>t</sub>) / recall@k(X<sub>t</sub>); solved without q<sub>t</sub> = share of turns whose gold BM25(X<sub>t</sub> \\ q<sub>t</sub>) ranks in the top k.</p>",
-    `<ul>${facts(r).map((f) => `<li${f.startsWith("Warning") ? ' class="warn"' : ""}>${esc(f)}</li>`).join("")}</ul>`,
+    `<ul>${facts(r).map((f) => `<li>${esc(f)}</li>`).join("")}</ul>`,
     `<p>Source:</p><ul>${r.source.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`,
     "</body></html>",
   ].join("\n") + "\n";

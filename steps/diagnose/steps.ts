@@ -265,8 +265,8 @@ export function searchFormsDef(threads: number) {
           const progress = (n: number): void => ctx.progress(done + n, 3 * turns.length, form);
           const batches =
             queries.length <= IN_THREAD_TOPICS || threads === 1
-              ? inThread(indexPath, queries, { k, k1, b, onProgress: progress })
-              : searchBatchParallel(indexPath, queries, { k, k1, b, threads, total: queries.length, onProgress: progress });
+              ? inThread(indexPath, queries, { k, k1, b, onProgress: progress, signal: ctx.signal })
+              : searchBatchParallel(indexPath, queries, { k, k1, b, threads, total: queries.length, onProgress: progress, signal: ctx.signal });
           const rows: RunRow[] = [];
           for await (const batch of batches) rows.push(...batch);
           await writeRunParquet(ctx.outputs[form], rows);

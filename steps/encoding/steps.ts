@@ -290,7 +290,7 @@ export const tokenizeQueries = defineStep({
       const encoder = loadTokenizer(ctx.inputs.vocab);
       const turns = await readSplitTurns(ctx.inputs.turns, split, goldOnly);
       const seqs = turns.map((t, i) => {
-        if (i % 1000 === 0) ctx.progress(i, turns.length);
+        if (i % 1000 === 0) ctx.progress(i, turns.length, "turns");
         return encodeQuery(t, form, encoder, { maxLength });
       });
       const longest = seqs.reduce((m, s) => Math.max(m, s.ids.length), 0);
@@ -312,7 +312,7 @@ export const tokenizeQueries = defineStep({
         files: { ids: "ids.npy", rowIds: "qids.txt" },
         params: { form, split, goldOnly, retainFirst: true },
       });
-      ctx.progress(turns.length, turns.length);
+      ctx.progress(turns.length, turns.length, "turns");
       ctx.log(`${turns.length} queries (${form}, ${split}${goldOnly ? ", gold only" : ""}), L=${longest} (max ${maxLength}), ${truncated} truncated`);
     },
   },

@@ -1,26 +1,32 @@
 /**
- * Small shared helpers of the file adapters: stream a text file line by line, detect
- * JSON vs line formats, parse JSON with a located error.
+ * Small shared helpers of the file adapters: read a text file line by line, detect JSON vs line
+ * formats, read a JSON file. They go through the project's one reader of users' text files
+ * (steps/lib/jsonl.ts and steps/lib/json-text.ts): strict UTF-8 (a bad byte is an error naming
+ * its offset and line, never a silent U+FFFD), and JSON errors with their line and column.
  */
-import { createReadStream } from "node:fs";
-import { open, readFile } from "node:fs/promises";
-import { createInterface } from "node:readline";
+import { open } from "node:fs/promises";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { readLineChunks } from "../lib/jsonl.ts";
+import { readJsonText } from "../lib/json-text.ts";
 
-/** Call `onLine(line, lineNo)` for every line of a UTF-8 text file, 1-based, streaming. */
+/** Call `onLine(line, lineNo)` for every line of a UTF-8 text file, 1-based, streaming; returns the number of lines. */
 export async function forEachLine(path: string, onLine: (line: string, lineNo: number) => void): Promise<number> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
-  let lineNo = 0;
-  for await (const line of rl) {
-    lineNo++;
-    onLine(line, lineNo);
+  let lines = 0;
+  for await (const chunk of readLineChunks(path, { skipBlank: false })) {
+    chunk.lines.forEach((line, i) => onLine(line, chunk.firstLine + i));
+    lines = chunk.firstLine + chunk.lines.length - 1;
   }
-  return lineNo;
+  return lines;
 }
 
 /** "json" if the first non-blank character of the file is `{`, else "trec". Empty files are "trec". */
 export async function sniffFormat(path: string): Promise<"json" | "trec"> {
-  const handle = await open(path, "r");
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (e) {
+    throw new InputError(`cannot read the file: ${(e as Error).message}`, { file: path, fix: "check the path" });
+  }
   try {
     const buf = Buffer.alloc(4096);
     let offset = 0;
@@ -39,25 +45,7 @@ export async function sniffFormat(path: string): Promise<"json" | "trec"> {
   }
 }
 
-/** JSON.parse with an InputError that names the file and, when Node reports a position, the line. */
-export function parseJsonText(text: string, file?: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    const pos = /position (\d+)/.exec(message);
-    const where: { file?: string; line?: number } = {};
-    if (file !== undefined) where.file = file;
-    if (pos !== null) {
-      const at = Number(pos[1]);
-      let line = 1;
-      for (let i = 0; i < at && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-      where.line = line;
-    }
-    throw new InputError(`invalid JSON: ${message}`, { ...where, fix: "repair the JSON (it must be one object {qid: {pid: value}})" });
-  }
-}
-
+/** A JSON file's value (it must be one object {qid: ...}); errors name the file, the line and the column. */
 export async function readJsonFile(path: string): Promise<unknown> {
-  return parseJsonText(await readFile(path, "utf8"), path);
+  return readJsonText(path, "repair the JSON (it must be one object {qid: {pid: value}})").value;
 }

@@ -18,7 +18,8 @@ export interface RunReport {
 
 export const TEST_MARKS: Readonly<Record<SignificanceTest, string>> = { "t-test": "*", randomization: "†" };
 
-function table(rows: readonly string[][], leftColumns = 1): string[] {
+/** Rows as aligned text columns: the first `leftColumns` left-aligned, the others (numbers) right-aligned. */
+export function table(rows: readonly string[][], leftColumns = 1): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   return rows.map((r) => r.map((cell, i) => (i < leftColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ").trimEnd());
 }
@@ -87,7 +88,9 @@ export function formatComparison(runs: readonly RunReport[], header: readonly st
     if (settings.pairs !== "baseline" || run === settings.baseline) return "";
     const c = comparisons.find((x) => x.group === group && x.metric === metric && x.b === run && x.a === settings.baseline);
     if (c === undefined) return "";
-    return settings.tests.map((t) => (c.tests[t]?.significant ? TEST_MARKS[t] : "")).join("");
+    const found = settings.tests.map((t) => (c.tests[t]?.significant ? TEST_MARKS[t] : "")).join("");
+    // The direction first: a run significantly below the baseline must not read like one above it.
+    return found === "" ? "" : `${c.diff > 0 ? "+" : "-"}${found}`;
   };
   for (const group of groupNames) {
     const cells = runs.map((r) => {
@@ -99,7 +102,7 @@ export function formatComparison(runs: readonly RunReport[], header: readonly st
     const rows: string[][] = [["run", ...names]];
     for (const c of cells) {
       const mark = (m: string) => marks(group, m, c.label);
-      rows.push([c.label + (c.label === settings.baseline && settings.pairs === "baseline" ? " (baseline)" : ""), ...names.map((m) => `${c.metrics[m] === undefined ? "-" : formatFixed(c.metrics[m], 4)}${mark(m).padEnd(settings.tests.length)}`)]);
+      rows.push([c.label + (c.label === settings.baseline && settings.pairs === "baseline" ? " (baseline)" : ""), ...names.map((m) => `${c.metrics[m] === undefined ? "-" : formatFixed(c.metrics[m], 4)}${mark(m).padEnd(settings.tests.length + 1)}`)]);
     }
     lines.push(...table(rows));
   }
@@ -108,7 +111,7 @@ export function formatComparison(runs: readonly RunReport[], header: readonly st
     .join(", ");
   lines.push(
     "",
-    `Significance (two-sided, Holm-corrected over the ${settings.pairs === "baseline" ? "comparisons with the baseline" : "pairs of runs"} per metric and group, alpha ${settings.alpha}): ${testText}`,
+    `Significance (two-sided, Holm-corrected over the ${settings.pairs === "baseline" ? "comparisons with the baseline" : "pairs of runs"} per metric and group, alpha ${settings.alpha}): ${testText}${settings.pairs === "baseline" ? "; + marks a value significantly above the baseline's, - below" : ""}`,
   );
   const rows: string[][] = [["group", "metric", "run", "vs", "N", "diff", ...settings.tests.map((t) => `p ${t} (Holm)`)]];
   for (const c of comparisons) {

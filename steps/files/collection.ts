@@ -17,7 +17,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { splitTsvRecord } from "../lib/jsonl.ts";
+import { parseJsonLine, splitTsvRecord } from "../lib/jsonl.ts";
 import { compareUtf8 } from "../eval/ranking.ts";
 import type { LineBatch } from "./hashed-lines.ts";
 
@@ -57,7 +57,8 @@ export async function listCollection(root: string): Promise<{ files: CollectionF
   try {
     s = await stat(root);
   } catch (e) {
-    throw new InputError(`cannot read the collection: ${(e as Error).message}`, { file: root, fix: "pass a JSONL or TSV file (optionally .gz) or a directory of them" });
+    const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
+    throw new InputError(`--collection: ${missing ? "no such file or directory" : `cannot read it: ${(e as Error).message}`}.`, { file: root, fix: missing ? `check the path (relative paths start at ${process.cwd()})` : "pass a JSONL or TSV file (optionally .gz) or a directory of them" });
   }
   if (s.isFile()) return { files: [{ path: root, name: root.split(sep).pop()! }], skipped: [] };
   const files: CollectionFile[] = [];
@@ -107,14 +108,6 @@ export function passageFromJson(value: unknown, file: string, line: number): Pas
   return { id, text: title === undefined ? text : `${title}\n${text}`, title: title ?? null, body: text };
 }
 
-function parseJsonLine(text: string, file: string, line: number): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`malformed JSON: ${(e as Error).message}`, { file, line, fix: "each line must be one complete JSON object (JSONL)" });
-  }
-}
-
 /** Passages of one file's line batches, in file order. */
 export async function* parseCollection(batches: AsyncIterable<LineBatch>, format: CollectionFormat | undefined, file: string): AsyncGenerator<Passage[]> {
   let fmt = format;
@@ -128,7 +121,7 @@ export async function* parseCollection(batches: AsyncIterable<LineBatch>, format
       if (pending === undefined && text.trim() === "") continue;
       fmt ??= text.trimStart().startsWith("{") ? "jsonl" : "tsv";
       if (fmt === "jsonl") {
-        out.push(passageFromJson(parseJsonLine(text, file, line), file, line));
+        out.push(passageFromJson(parseJsonLine(text, file, line, "each line must be one complete JSON object (JSONL)"), file, line));
         continue;
       }
       if (tsvHeader === undefined) {

@@ -26,6 +26,7 @@ import { writeLines } from "../eval/trec-run.ts";
 import { parseCollection, formatOfName, type Passage } from "./collection.ts";
 import { readHashedLines } from "./hashed-lines.ts";
 import { parseTopics, type Topic } from "./topics.ts";
+import { Checkpoints } from "../lib/cancel.ts";
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const fileParam = z.object({ name: z.string().min(1), sha256, size: z.number().int().nonnegative() }).strict();
@@ -79,8 +80,15 @@ export function indexCollectionDef(locations: FileLocations) {
           source: files.length === 1 ? locate(locations, files[0]!.name) : `${files.length} collection files`,
           textOf: (d) => d.text,
           tmpDir: ctx.workDir,
+          signal: ctx.signal,
           ...(ctx.params.maxPostingsInMemory !== undefined ? { maxPostingsInMemory: ctx.params.maxPostingsInMemory } : {}),
         });
+        if (passages === 0) {
+          throw new InputError(`the collection holds no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
+            file: locate(locations, files[0]!.name),
+            fix: 'give it one passage per line: JSONL {"id", "contents"} or TSV id<TAB>text.',
+          });
+        }
         ctx.progress(total, total, `${passages} passages`);
         await writeFile(join(ctx.outputs.index, "stats.json"), JSON.stringify({ ...stats, files: perFile }, null, 2) + "\n");
         ctx.log(`indexed ${stats.numDocs} passages from ${files.length} file(s): ${stats.numTerms} terms, ${stats.segments} segment(s), ${stats.bytesPerPassage.toFixed(1)} bytes/passage`);
@@ -148,9 +156,11 @@ export function importIndexDef(locations: FileLocations) {
 export const IN_THREAD_TOPICS = 256;
 
 /** The same rows as searchBatchParallel, computed in this thread, in batches. */
-export async function* inThread(indexPath: string, topics: readonly Topic[], opts: { k: number; k1: number; b: number; onProgress: (done: number, total?: number) => void }): AsyncGenerator<RunRow[]> {
+export async function* inThread(indexPath: string, topics: readonly Topic[], opts: { k: number; k1: number; b: number; onProgress: (done: number, total?: number) => void; signal?: AbortSignal }): AsyncGenerator<RunRow[]> {
   const searcher = new Searcher(readIndex(indexPath), { k1: opts.k1, b: opts.b });
+  const cp = new Checkpoints(opts.signal);
   for (let i = 0; i < topics.length; i += 64) {
+    await cp.pass();
     const rows: RunRow[] = [];
     for (const t of topics.slice(i, i + 64)) searcher.search(t.text, opts.k).forEach((h, r) => rows.push({ qid: t.qid, pid: h.pid, rank: r + 1, score: h.score }));
     opts.onProgress(Math.min(topics.length, i + 64), topics.length);
@@ -191,7 +201,8 @@ export function searchTopicsDef(threads: number) {
         const out = createWriteStream(ctx.outputs.run, { encoding: "utf8" });
         const indexPath = join(ctx.inputs.index, "bm25.idx");
         // Worker threads cost ~1 s each to start: a few hundred topics are faster in this thread.
-        const rows = topics.length <= IN_THREAD_TOPICS || threads === 1 ? inThread(indexPath, topics, { k, k1, b, onProgress: ctx.progress }) : searchBatchParallel(indexPath, topics, { k, k1, b, threads, total: topics.length, onProgress: ctx.progress });
+        const opts = { k, k1, b, onProgress: (done: number, total?: number) => ctx.progress(done, total, "topics"), signal: ctx.signal };
+        const rows = topics.length <= IN_THREAD_TOPICS || threads === 1 ? inThread(indexPath, topics, opts) : searchBatchParallel(indexPath, topics, { ...opts, threads, total: topics.length });
         let hits = 0;
         for await (const batch of rows) {
           // Anserini's RunOutputWriter: "%s Q0 %s %d %f %s" (six decimals; float32 scores make Java's

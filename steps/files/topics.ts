@@ -10,6 +10,7 @@
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { compareUtf8 } from "../eval/ranking.ts";
 import { formatOfName } from "./collection.ts";
+import { parseJsonLine } from "../lib/jsonl.ts";
 import type { LineBatch } from "./hashed-lines.ts";
 
 export interface Topic {
@@ -20,12 +21,7 @@ export interface Topic {
 export const TOPIC_FIELDS = ["query", "title", "text", "question", "contents"] as const;
 
 function topicFromJson(text: string, file: string, line: number, field: string | undefined): Topic {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    throw new InputError(`malformed JSON: ${(e as Error).message}`, { file, line, fix: "each line must be one JSON object (JSONL)" });
-  }
+  const value = parseJsonLine(text, file, line, "each line must be one JSON object (JSONL)");
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InputError("a topics line must be one JSON object", { file, line, fix: 'write {"qid": ..., "query": ...} per line' });
   const r = value as Record<string, unknown>;
   const rawId = r.qid ?? r.id;

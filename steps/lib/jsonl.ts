@@ -18,8 +18,10 @@
 import { createReadStream, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { createGunzip } from "node:zlib";
+import { Transform, type Readable } from "node:stream";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { describeTextFormat, firstInvalidUtf8, invalidUtf8Error, wrongFormatError } from "./text.ts";
+import { parseJson } from "./json-text.ts";
 
 export interface Line {
   readonly text: string;
@@ -45,6 +47,8 @@ export interface ReadLinesOptions {
   readonly onBytes?: (done: number, total?: number) => void;
   /** Longest line accepted, in bytes (default DEFAULT_MAX_LINE_BYTES). */
   readonly maxLineBytes?: number;
+  /** Sees every chunk of the file's raw (still compressed) bytes, in order: e.g. to hash what was read. */
+  readonly onRaw?: (chunk: Buffer) => void;
 }
 
 function lineTooLong(file: string, line: number, limit: number, seen: number): InputError {
@@ -53,6 +57,18 @@ function lineTooLong(file: string, line: number, limit: number, seen: number): I
     line,
     fix: `this is not a line-oriented file (JSONL or TSV), or the line is damaged; if its lines really are this long, raise maxLineBytes (the limit exists because one line is held in memory as a string)`,
   });
+}
+
+/** `stream` through a pass-through that shows each chunk to `see` (errors of `stream` travel on). */
+function tap(stream: Readable, see: (chunk: Buffer) => void): Readable {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      see(chunk);
+      done(null, chunk);
+    },
+  });
+  stream.on("error", (e) => t.destroy(e));
+  return stream.pipe(t);
 }
 
 /** Yields the file's lines in chunks (one chunk per read), with line numbers. */
@@ -68,7 +84,8 @@ export async function* readLineChunks(file: string, options: ReadLinesOptions = 
   }
   const compressed = file.endsWith(".gz");
   const raw = createReadStream(file, { highWaterMark: chunkBytes });
-  const source = compressed ? raw.pipe(createGunzip({ chunkSize: Math.max(chunkBytes, 64) })) : raw;
+  const tapped = options.onRaw === undefined ? raw : tap(raw, options.onRaw);
+  const source = compressed ? tapped.pipe(createGunzip({ chunkSize: Math.max(chunkBytes, 64) })) : tapped;
   let pending: Buffer[] = []; // the current unfinished line, in pieces
   let pendingBytes = 0;
   let offset = 0; // (decompressed) offset of the first pending byte
@@ -152,21 +169,17 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
   }
 }
 
-/** Parses one JSONL line; a syntax error becomes an InputError naming file and line. */
-export function parseJsonLine(text: string, file: string, line: number): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    // A line that does not even start like JSON: say what the file looks like instead.
-    const start = text.trimStart()[0];
-    if (start !== "{" && start !== "[" && start !== '"') {
-      const { kind, description } = describeTextFormat(Buffer.from(text.slice(0, 4096)));
-      if (kind === "tsv" || kind === "csv" || kind === "html") {
-        throw new InputError(`expected JSONL (one JSON value per line), but line ${line} ${description}`, { file, line, fix: "use the dataset's original release file (check the file name and the download)" });
-      }
+/** Parses one JSONL line; a syntax error becomes an InputError naming file, line and column. */
+export function parseJsonLine(text: string, file: string, line: number, fix = "each line must be one complete JSON value (JSONL)"): unknown {
+  // A line that does not even start like JSON: say what the file looks like instead.
+  const start = text.trimStart()[0];
+  if (start !== "{" && start !== "[" && start !== '"') {
+    const { kind, description } = describeTextFormat(Buffer.from(text.slice(0, 4096)));
+    if (kind === "tsv" || kind === "csv" || kind === "html") {
+      throw new InputError(`expected JSONL (one JSON value per line), but line ${line} ${description}`, { file, line, fix: "use the dataset's original release file (check the file name and the download)" });
     }
-    throw new InputError(`malformed JSON: ${(err as Error).message}`, { file, line, fix: "each line must be one complete JSON value (JSONL)" });
   }
+  return parseJson(text, { file, line, fix });
 }
 
 export interface JsonRecord {

@@ -5,7 +5,7 @@
  * - format sniffing: what a file looks like (TSV, an HTML page, gzip data, a JSON array...)
  *   so a file in the wrong format is told which format was expected and what it got.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import { InputError } from "../../pipeline/engine/errors.ts";
 
@@ -149,4 +149,21 @@ function sniff(head: Uint8Array): TextFormatKind {
 export function wrongFormatError(file: string, head: Uint8Array, expected: string, fix?: string): InputError {
   const { description } = describeTextFormat(head);
   return new InputError(`expected ${expected}, but the file ${description}`, { file, fix: fix ?? "use the dataset's original release file (check the file name and the download)" });
+}
+
+/**
+ * A file a user named with a command-line option (`--qrels`, `--run`...): an InputError naming
+ * the option, the path and the fix when it does not exist, is a directory or cannot be read, so no
+ * command prints a bare ENOENT or EISDIR.
+ */
+export function checkInputFile(path: string, option: string, expected = "a file"): void {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const problem = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (e as Error).message;
+    throw new InputError(`${option}: ${problem}.`, { file: path, fix: code === "ENOENT" ? `check the path (relative paths start at ${process.cwd()})` : "check the file's permissions" });
+  }
+  if (isDir) throw new InputError(`${option}: this is a directory; ${option} takes ${expected}.`, { file: path, fix: `name ${expected} inside it.` });
 }

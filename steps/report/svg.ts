@@ -124,6 +124,20 @@ function linked(f: FigureJson, options: SvgOptions, series: string, p: FigurePoi
   return href === undefined ? body : `<a href="${escapeXml(href)}">${body}</a>`;
 }
 
+/** Radius of a paper marker; the value label's text (9 px) spans from its baseline up to about 7 px above it and 2 px below. */
+const DIAMOND_R = 4.5;
+
+/**
+ * The baseline of a bar's value label: 3 px above the bar (or its error bar), moved above the
+ * paper's marker where the marker would cover it (a printed number close to ours).
+ */
+export function valueLabelY(top: number, paperY: number | null): number {
+  const y = top - 3;
+  if (paperY === null) return y;
+  const overlaps = paperY - DIAMOND_R < y + 2 && paperY + DIAMOND_R > y - 7;
+  return overlaps ? Math.min(y, paperY - DIAMOND_R - 3) : y;
+}
+
 const diamond = (x: number, y: number, r: number, stroke: string, attrs: string): string =>
   `<path class="paper" d="M${n2(x)},${n2(y - r)}L${n2(x + r)},${n2(y)}L${n2(x)},${n2(y + r)}L${n2(x - r)},${n2(y)}Z" fill="#ffffff" stroke="${stroke}" stroke-width="1.5"${attrs}/>`;
 
@@ -230,7 +244,8 @@ export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string
           const yv = yOf(o.value);
           marks.push(linked(f, options, s.name, p, `<rect class="bar" x="${n2(x - barW / 2)}" y="${n2(yv)}" width="${n2(barW)}" height="${n2(base - yv)}" fill="${colour}"${attrs}/>`));
           const label = formatNumber(o.value, fmt);
-          if (labelWidth(label, 9) + 2 <= barW) marks.push(text(x, yOf(o.value + (o.sd ?? 0)) - 3, label, 9, ` class="value" text-anchor="middle"`));
+          const labelY = valueLabelY(yOf(o.value + (o.sd ?? 0)), p.paper === null ? null : yOf(p.paper.value));
+          if (labelWidth(label, 9) + 2 <= barW) marks.push(text(x, labelY, label, 9, ` class="value" text-anchor="middle"`));
         } else marks.push(linked(f, options, s.name, p, `<circle class="point" cx="${n2(x)}" cy="${n2(yOf(o.value))}" r="3.5" fill="${colour}"${attrs}/>`));
         if (o.sd !== null) {
           anySd = true;
@@ -241,7 +256,7 @@ export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string
       }
       if (p.paper !== null) {
         anyPaper = true;
-        marks.push(linked(f, { ...options, href: () => undefined }, s.name, p, diamond(x, yOf(p.paper.value), 4.5, f.chart === "bar" ? "#000000" : colour, `${data(ci)} data-paper="${p.paper.value}"`)));
+        marks.push(linked(f, { ...options, href: () => undefined }, s.name, p, diamond(x, yOf(p.paper.value), DIAMOND_R, f.chart === "bar" ? "#000000" : colour, `${data(ci)} data-paper="${p.paper.value}"`)));
       }
     });
   });

@@ -23,6 +23,8 @@ export interface ParallelOptions extends SearchOptions {
   readonly total?: number;
   /** Bytes of term bitsets for all threads together (default: defaultBitsetBudget; 0: none). */
   readonly bitsetBudgetBytes?: number;
+  /** Aborting it stops the search at once (the workers are terminated; the generator throws its reason). */
+  readonly signal?: AbortSignal;
 }
 
 export type QueryInput = { readonly qid: string; readonly text: string };
@@ -74,6 +76,12 @@ export async function* searchBatchParallel(
     });
   });
   const next = (): Promise<void> => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  const onAbort = (): void => {
+    failure ??= opts.signal!.reason instanceof Error ? opts.signal!.reason : new Error(`stopped (${String(opts.signal!.reason)})`);
+    wake();
+  };
+  if (opts.signal?.aborted) onAbort();
+  else opts.signal?.addEventListener("abort", onAbort, { once: true });
 
   let sent = 0;
   let emitted = 0;
@@ -108,6 +116,7 @@ export async function* searchBatchParallel(
       }
     };
     for await (const q of queries) {
+      if (failure) throw failure;
       batch.push({ qid: q.qid, text: q.text });
       if (batch.length >= batchSize) {
         await send();
@@ -123,6 +132,7 @@ export async function* searchBatchParallel(
       }
     }
   } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }

@@ -15,6 +15,7 @@ import type { TurnRow } from "../data/schemas.ts";
 import type { PassageRow } from "../encoding/format/rows.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { cancellable } from "../lib/cancel.ts";
 
 export const buildBm25Index = defineStep({
   id: "build-bm25-index",
@@ -39,9 +40,10 @@ export const buildBm25Index = defineStep({
       const stats = await buildIndexFile(docs, join(ctx.outputs.index, "bm25.idx"), {
         source: ctx.inputs.passages,
         textOf: (d) => (ctx.params.includeTitle && d.title ? `${d.title} ${d.text}` : d.text),
-        onProgress: ctx.progress,
+        onProgress: (done, total) => ctx.progress(done, total, "passages"),
         progressEvery: 5000,
         tmpDir: ctx.workDir,
+        signal: ctx.signal,
       });
       await writeFile(join(ctx.outputs.index, "stats.json"), JSON.stringify(stats, null, 2) + "\n");
       ctx.log(`indexed ${stats.numDocs} passages, ${stats.numTerms} terms, ${stats.bytesPerPassage.toFixed(1)} bytes/passage`);
@@ -76,7 +78,7 @@ export const searchBm25 = defineStep({
     async run(ctx) {
       const { form, split, k, k1, b, threads, tag } = ctx.params;
       const queries: { qid: string; text: string }[] = [];
-      for await (const t of readParquetRows<TurnRow>(ctx.inputs.turns)) {
+      for await (const t of cancellable(readParquetRows<TurnRow>(ctx.inputs.turns), ctx.signal)) {
         if (t.split !== split) continue;
         queries.push({ qid: t.qid, text: queryText(t as unknown as FormatTurnRow, form) });
       }
@@ -84,7 +86,7 @@ export const searchBm25 = defineStep({
       queries.sort((x, y) => (x.qid < y.qid ? -1 : x.qid > y.qid ? 1 : 0));
       const rows: RunRow[] = [];
       const index = join(ctx.inputs.index, "bm25.idx");
-      for await (const batch of searchBatchParallel(index, queries, { k, k1, b, threads, total: queries.length, onProgress: ctx.progress })) rows.push(...batch);
+      for await (const batch of searchBatchParallel(index, queries, { k, k1, b, threads, total: queries.length, onProgress: (done, total) => ctx.progress(done, total, "queries"), signal: ctx.signal })) rows.push(...batch);
       await writeRunParquet(ctx.outputs.run, rows);
       await writeFile(ctx.outputs.trec, rows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${r.score.toFixed(6)} ${tag}`).join("\n") + (rows.length ? "\n" : ""));
       ctx.log(`${queries.length} queries, ${rows.length} hits`);

@@ -179,7 +179,7 @@ test("params lists the setup; --json is one document; a target without parameter
       "base.value  number            2      the number made",
       "eval.scale  number in [0, 1]  0.5    the score's scale",
       "",
-      "Override with: run scored --set <path>=<value> (repeatable; '*' stands for one segment, e.g. --set 'schedule.*.epochs=5'; lists are comma-separated, e.g. --set seeds=1,2).",
+      "Override with: run scored --set <path>=<value> (repeatable).",
       "",
     ].join("\n"),
   );

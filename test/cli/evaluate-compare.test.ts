@@ -53,7 +53,7 @@ test("a second --run is never ignored: one table with every run, marks and Holm-
   const block = lines.indexOf("all (N=4)");
   assert.ok(block > 0, r.stdout);
   assert.deepEqual(lines.slice(block + 1, block + 5), [
-    "run                   mrr  success@1",
+    "run                    mrr  success@1",
     "base (baseline)  0.5208     0.2500",
     "better           0.8750     0.7500",
     "same             0.5208     0.2500",
@@ -81,7 +81,7 @@ test("--json carries the raw and adjusted p-values; --pairs all and --baseline c
   assert.ok(byBetter.comparisons[0].diff < 0);
 });
 
-test("significance marks: a clear difference over many queries is marked by both tests", async () => {
+test("significance marks: a clear difference over many queries is marked by both tests, with its direction (+ above the baseline, - below)", async () => {
   const n = 30;
   const q = join(dir, "qrels30.txt");
   writeFileSync(q, Array.from({ length: n }, (_, i) => `${i} 0 g${i} 1`).join("\n") + "\n");
@@ -92,16 +92,24 @@ test("significance marks: a clear difference over many queries is marked by both
   writeFileSync(strong, mk((i) => (i % 5 === 0 ? 2 : 1)));
   const r = await cli(["--run", weak, "--run", strong, "--qrels", q, "--metrics", "mrr", "--trials", "2000"]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /\nstrong\s+0\.9000\*†\n/);
-  assert.match(r.stdout, /randomization test \(sign flips: exact when 2\^N <= 2000, else 2000 seeded draws, seed 42\)/);
+  assert.match(r.stdout, /\nstrong\s+0\.9000\+\*†\n/);
+  assert.match(r.stdout, /randomization test \(sign flips: exact when 2\^N <= 2000, else 2000 seeded draws, seed 42\); \+ marks a value significantly above the baseline's, - below\n/);
+  const worse = await cli(["--run", weak, "--run", strong, "--qrels", q, "--metrics", "mrr", "--trials", "2000", "--baseline", "strong"]);
+  assert.match(worse.stdout, /\nweak\s+0\.3[0-9]{3}-\*†\n/, "a significantly worse run is marked as below");
 });
 
-test("--per-query prints one row per query with a column per run and metric; --out writes per-run files", async () => {
+test("--per-query prints only the TSV (a row per query, a column per run and metric), or writes it beside the table; --out writes per-run files", async () => {
   const out = join(dir, "out");
   const r = await cli(["--run", base, "--run", better, "--qrels", qrels, "--metrics", "mrr", "--per-query", "--out", out, "--tests", "t-test"]);
   assert.equal(r.code, 0, r.stderr);
-  const tsv = r.stdout.slice(r.stdout.indexOf("qid\tn_gold")).trim().split("\n");
-  assert.deepEqual(tsv, ["qid\tn_gold\tbase:mrr\tbetter:mrr", "1\t1\t1.0000\t1.0000", "2\t1\t0.5000\t1.0000", "3\t1\t0.3333\t1.0000", "4\t1\t0.2500\t0.5000"]);
+  const tsv = ["qid\tn_gold\tbase:mrr\tbetter:mrr", "1\t1\t1.0000\t1.0000", "2\t1\t0.5000\t1.0000", "3\t1\t0.3333\t1.0000", "4\t1\t0.2500\t0.5000"];
+  assert.equal(r.stdout, tsv.join("\n") + "\n", "no table mixed in: stdout is one TSV");
+  const file = join(dir, "per-query.tsv");
+  const both = await cli(["--run", base, "--run", better, "--qrels", qrels, "--metrics", "mrr", "--per-query", file, "--tests", "t-test"]);
+  assert.equal(readFileSync(file, "utf8"), tsv.join("\n") + "\n");
+  assert.match(both.stdout, /^all \(N=4\)$/m);
+  assert.ok(both.stdout.trimEnd().endsWith(`per-query values: ${file}`));
+  assert.ok(!both.stdout.includes("qid\tn_gold"));
   assert.ok(existsSync(join(out, "base", "metrics.json")) && existsSync(join(out, "better", "per-query.parquet")));
   const cmp = JSON.parse(readFileSync(join(out, "comparison.json"), "utf8"));
   assert.deepEqual(Object.keys(cmp.comparisons[0].tests), ["t-test"]);

@@ -51,10 +51,10 @@ test("TopiOCQA type keys and <conv>-<turn> qids: breakdown by first / switch / n
   assert.ok(!lines.some((l) => l.includes("in the run")), "the run already uses <conv>_<turn>");
 });
 
-test("--qid-mapping none takes qids as written: nothing matches, and evaluate says so", async () => {
+test("--qid-mapping none takes qids as written: nothing matches, and evaluate refuses to print a table of zeros", async () => {
   const r = await cli(["--run", run, "--qrels", qrels, "--labels", types, "--qid-mapping", "none"]);
-  assert.equal(r.code, 0);
-  assert.match(r.stdout, /^5 queries evaluated of 5 in the qrels; 0 without gold \(skipped\), 5 missing from the run \(scored 0\), 5 run queries not in the qrels/m);
+  assert.deepEqual([r.code, r.stdout], [2, ""]);
+  assert.equal(r.stderr, `error: ${run}: none of the run's 5 queries is in the qrels (run: 1_1, 1_2, 1_3...; qrels ${qrels}: 1-1, 1-2, 1-3...), so every query would score 0. Fix: pass the qrels of the run's split, with the qids written as the run writes them.\n`);
 });
 
 test("the {qid: label} shape, QReCC keys unchanged, and the errors", () => {

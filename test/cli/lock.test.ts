@@ -53,7 +53,7 @@ test("lock --check: unpinned entries are listed and the exit code is 1; a fully 
   assert.equal(
     r.stdout,
     [
-      "error: b: sha256 is null; run 'lock --update b' on a machine with internet",
+      "error: b: sha256 is null; get b.bin from https://example.org/b, then 'lock --update b --data-dir <dir>' (or 'lock --update b' on a machine with internet)",
       "warning: b: size is null (filled by 'lock --update b')",
       "2 entries, 1 pinned, 1 unpinned, 0 duplicate file names: not ok",
       "",

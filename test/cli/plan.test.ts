@@ -45,11 +45,13 @@ test("plan --format json|dot|mermaid: every step, every edge, and the stage grap
     "slow-c -b-> join-abc (text:plain)",
   ]);
   // 2 slots, 1 s each: a and b, then c beside join-ab, then join-abc.
-  assert.deepEqual(doc.summary, { steps: 5, cached: 0, run: 3, pending: 2, expectedSeconds: 3, concurrency: 2 });
+  // The fixture's definitions have no reference run: every duration is a cost hint (a guess).
+  assert.deepEqual(doc.summary, { steps: 5, cached: 0, run: 3, pending: 2, expectedSeconds: 3, concurrency: 2, estimates: { recorded: 0, reference: 0, hint: 5, seconds: 5, hintSeconds: 5 } });
+  assert.ok(doc.nodes.every((n) => n.estimate === "hint"));
   const p = project(buildTargets(), { store });
   const r = await planRun(p, { targets: ["chain"], executor: "local" });
   assert.ok(r.ok);
-  const same = planDocument(["chain"], r.graph, r.rows, r.measured, 2);
+  const same = planDocument(["chain"], r.graph, r.rows, r.estimates, 2);
   assert.deepEqual(same, doc, "the CLI prints the document");
 
   const dot = planDot(doc, false);
@@ -66,7 +68,7 @@ test("plan --format json|dot|mermaid: every step, every edge, and the stage grap
   assert.match(planMermaid(doc, true), /\n {2}s0 -->\|3\| s1\n/);
   const text = planText(doc);
   assert.match(text, /^run {6}slow-a [0-9a-f]{12}$/m);
-  assert.match(text, /^5 steps: 0 cached, 3 to run, 2 pending on upstream; expected 0:03 with 2 at once/m);
+  assert.match(text, /^5 steps: 0 cached, 3 to run, 2 pending on upstream; expected 0:03 with 2 at once \(a guess: durations: 5 guessed from cost hints\)$/m);
 });
 
 test("plan refuses what run refuses, with the same message and exit code", async () => {
@@ -76,7 +78,7 @@ test("plan refuses what run refuses, with the same message and exit code", async
   const rc = cli(["--store", store, "run", "chain", "--force", "nope"]);
   const errors = (x: { stdout: string; stderr: string }) => `${x.stdout}${x.stderr}`.split("\n").filter((l) => l.startsWith("error: "));
   assert.deepEqual([pc.status, rc.status], [2, 2]);
-  assert.deepEqual(errors(pc), ["error: unknown step 'nope'. Steps in this graph: join-ab, join-abc, slow-a, slow-b, slow-c"]);
+  assert.deepEqual(errors(pc), ["error: unknown step 'nope' ('plan <target>' lists the 5 steps of a target's graph)"]);
   assert.deepEqual(errors(pc), errors(rc));
   // ... and every kind of refusal in-process: the same failure values.
   const p = project(buildTargets(), { store });
@@ -108,7 +110,7 @@ test("an unpinned dataset to fetch: plan reports exactly the failures run stops 
   const planned = await planRun(p, { targets: ["t"], executor: "local" });
   const ran = await run(p, ["t"]);
   assert.equal(planned.ok, false);
-  assert.deepEqual(!planned.ok && planned.failures, [{ reason: "dataset-unpinned", step: "read-loose", dataset: "loose" }]);
+  assert.deepEqual(!planned.ok && planned.failures, [{ reason: "dataset-unpinned", step: "read-loose", dataset: "loose", file: "x", urls: ["https://example.org/x"] }]);
   assert.deepEqual(ran.outcome.analysis, !planned.ok && planned.failures);
   assert.deepEqual(ran.executed, []);
   const allowed = await planRun(p, { targets: ["t"], executor: "local", settings: { allowUnpinned: true } });

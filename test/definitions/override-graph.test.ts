@@ -24,7 +24,8 @@ function identities(g: Graph): Map<string, string> {
   const ids = new Map<AnyStep, string>();
   for (const s of g.order) {
     const inputs: Record<string, string> = {};
-    for (const [name, ref] of Object.entries(s.inputs)) if (ref) inputs[name] = `${ids.get(ref.step)}:${ref.output}`;
+    // by name: a builder that is not memoised makes equal step objects the graph merged into one (graph.byName)
+    for (const [name, ref] of Object.entries(s.inputs)) if (ref) inputs[name] = `${ids.get(g.byName.get(ref.step.name)!)}:${ref.output}`;
     ids.set(s, canonicalHash({ id: s.def.id, v: s.def.version, params: g.params.get(s) ?? null, inputs }));
   }
   return new Map(g.order.map((s) => [s.name, ids.get(s)!]));
@@ -102,10 +103,15 @@ test("a bad --set, or one for a target that takes none, fails analysis naming th
   assert.deepEqual(bad.failures.map(describeFailure), [
     "--set 'schedule.qrecc.lr=-1': schedule.qrecc.lr is out of range: expects a number in (0, 1], got '-1'. Fix: give schedule.qrecc.lr a number in (0, 1] (now 0.0004): AdamW learning rate of every training on the dataset. [targets table2, table4]",
   ]);
+  const none = p.graph(["demo"], ["seeds=1"]);
+  assert.ok(!none.ok);
+  assert.equal(none.failures.length, 1);
+  assert.match(describeFailure(none.failures[0]!), /^target 'demo' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-dcsr, ablation-gold-negatives, data, figure2a-bm25, figure2b, .*report, report-smoke, table-dcsr, table-dcsr-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target demo\]$/);
   const lexical = p.graph(["table2-bm25"], ["seeds=1"]);
   assert.ok(!lexical.ok);
-  assert.equal(lexical.failures.length, 1);
-  assert.match(describeFailure(lexical.failures[0]!), /^target 'table2-bm25' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-dcsr, ablation-gold-negatives, figure2b, .*report, report-smoke, table-dcsr, table-dcsr-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target table2-bm25\]$/);
+  assert.deepEqual(lexical.failures.map(describeFailure), [
+    "--set 'seeds=1': unknown parameter 'seeds' in the BM25 and preprocessing setup (mini). Fix: 'params <target>' lists every path with its type and value. [target table2-bm25]",
+  ]);
   const ok = p.graph(["report-smoke"], ["schedule.*.epochs=2"]);
   assert.ok(ok.ok);
   assert.deepEqual(ok.overrides, { "schedule.orquac.epochs": 2, "schedule.qrecc.epochs": 2, "schedule.topiocqa.epochs": 2 });
@@ -115,4 +121,40 @@ test("a bad --set, or one for a target that takes none, fails analysis naming th
   assert.equal(EXPERIMENTS_DIR, "experiments");
   assert.match(experimentId(ok.overrides), /^exp-[0-9a-f]{10}$/);
   assert.equal(experimentId({ b: 1, a: [1, 2] }), experimentId({ a: [1, 2], b: 1 }));
+});
+
+test("schedule.qrecc.k re-keys exactly what it claims: QReCC's dense searches, its BM25 over train and dev turns, mining, examples, and what they feed; never the tables' BM25 rows", () => {
+  const plain = graphOf("table2");
+  const deep = graphOf("table2", ["schedule.qrecc.k=50"]);
+  const diff = changed(identities(plain), identities(deep));
+  const claimed = (s: AnyStep) =>
+    s.name.includes("mini-qrecc") && (s.def.id === "search-dense" || s.def.id === "mine-negatives" || s.def.id.startsWith("assemble-dpr-examples") || (s.def.id === "search-bm25" && /\.(train|dev)$/.test(s.name)));
+  assert.deepEqual(diff, [...downstreamOf(deep, claimed)].sort());
+  assert.ok(diff.includes("search-bm25.mini-qrecc.history.dev"));
+  assert.ok(!diff.some((n) => /^(search-bm25|evaluate\.bm25)\.mini-qrecc\.[a-z_]+$/.test(n)), "the BM25 rows of the table keep depth 100");
+  assert.ok(!diff.some((n) => n.includes("topiocqa")));
+});
+
+test("bm25.<dataset>.k1 and b: the lexical targets take them, and they re-key every BM25 search on that dataset and what it feeds, nothing else", () => {
+  const lexical = graphOf("table2-bm25");
+  const k1 = graphOf("table2-bm25", ["bm25.qrecc.k1=1.2"]);
+  const searches = (s: AnyStep) => s.def.id === "search-bm25" && s.name.includes("mini-qrecc");
+  const diff = changed(identities(lexical), identities(k1));
+  assert.deepEqual(diff, [...downstreamOf(k1, searches)].sort());
+  assert.deepEqual(diff.filter((n) => n.startsWith("search-bm25")), ["search-bm25.mini-qrecc.a_prev", "search-bm25.mini-qrecc.history", "search-bm25.mini-qrecc.history_without_q", "search-bm25.mini-qrecc.q_t"]);
+  for (const n of diff.filter((x) => x.startsWith("search-bm25"))) assert.deepEqual(((k1.params.get(k1.byName.get(n)!) as { k1: number; b: number })), { ...(k1.params.get(k1.byName.get(n)!) as object), k1: 1.2, b: 0.68 });
+  // In the dense graph the same path also reaches the searches that mine negatives and build the dev collection.
+  const dense = changed(identities(graphOf("table2")), identities(graphOf("table2", ["bm25.qrecc.b=0.5"])));
+  assert.ok(dense.includes("search-bm25.mini-qrecc.history.dev") && dense.includes("search-bm25.mini-qrecc.q_t"));
+  assert.ok(!dense.some((n) => n.includes("topiocqa")));
+  assert.ok(!project(targets).graph(["table3-bm25"], ["bm25.qrecc.k1=1.2"]).ok, "table3-bm25 reads no QReCC");
+});
+
+test("data.<dataset>.allowMissingGold reaches the dataset's preprocessing (params allowMissingGold: true) from the command line", () => {
+  const g = graphOf("table1-bm25", ["data.qrecc.allowMissingGold=true"]);
+  const prep = g.order.filter((s) => s.def.id === "preprocess-qrecc");
+  assert.deepEqual(prep.map((s) => [s.name, (g.params.get(s) as { allowMissingGold: boolean }).allowMissingGold]), [["preprocess-mini-qrecc.test", true]]);
+  const plain = graphOf("table1-bm25");
+  const diff = changed(identities(plain), identities(g));
+  assert.deepEqual(diff, [...downstreamOf(g, (s) => s.def.id === "preprocess-qrecc")].sort());
 });

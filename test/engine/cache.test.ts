@@ -335,20 +335,23 @@ test("identical steps in two targets run once (dedup by key)", async () => {
   assert.deepEqual(r.executed, ["make", "upper"]);
 });
 
-test("gc keeps pinned and recent entries and reports bytes freed", async () => {
+test("gc keeps pinned entries and each target's recent runs, and reports bytes freed", async () => {
   const { collectGarbage, pinTarget } = await import("../../pipeline/session.ts");
   const p = project(registry({ keep: () => chain({ text: "keep" }), drop: () => chain({ text: "drop!" }) }));
   await run(p, ["drop"]);
   await run(p, ["keep"]);
   const pinned = await pinTarget(p, "kept", "keep");
   assert.ok(pinned.ok);
-  const r = await collectGarbage(p, { keepRuns: 1 });
+  // --keep-runs counts per target: the later run of 'keep' does not evict 'drop'.
+  const perTarget = await collectGarbage(p, { keepRuns: 1 });
+  assert.deepEqual([perTarget.removed.length, perTarget.prunedRuns], [0, 0]);
+  const r = await collectGarbage(p, { keepRuns: 0 });
   assert.deepEqual(r.removed.map((e) => e.manifest.step.name).sort(), ["make", "upper"]);
   assert.ok(r.bytes > 0);
-  assert.equal(r.prunedRuns, 1, "the older run record is dropped with its entries");
-  assert.equal((await p.store.runs()).length, 1);
+  assert.equal(r.prunedRuns, 2, "no run record is kept with --keep-runs 0");
+  assert.equal((await p.store.runs()).length, 0);
   const again = await run(p, ["keep"]);
-  assert.deepEqual(again.executed, []);
+  assert.deepEqual(again.executed, [], "the pinned target's entries stay");
 });
 
 test("a deep graph with fan-in analyses (identities stay bounded)", async () => {

@@ -108,6 +108,8 @@ test("gc in another process while a run is going removes none of its entries", {
   let finished = false;
   void code.then(() => (finished = true));
   let gcs = 0;
+  // gc refuses a store that does not exist (a mistyped --store): start once the run has made it.
+  while (!existsSync(store) && !finished) await sleep(20);
   while (!finished) {
     const g = cli(["--store", store, "gc", "--keep-runs", "1"]);
     let gcErr = "";

@@ -76,7 +76,7 @@ test("qrels: malformed input is located", async () => {
   await assert.rejects(readQrels(file("q.dup", "1_1 0 a 1\n1_1 0 a 1\n")), isInputErrorAt(2, /duplicate judgement.*first at line 1/));
   assert.throws(() => qrelsFromJson({ "1_1": { a: "1" } }, "x.json"), (e: unknown) => e instanceof InputError && e.field === "1_1.a" && e.file === "x.json");
   assert.throws(() => qrelsFromJson([1, 2]), /must be an object/);
-  await assert.rejects(readQrels(file("broken.json", '{\n "1_1": {"a": 1}\n "1_2": {"": 1}\n}')), (e: unknown) => e instanceof InputError && e.line === 3 && /invalid JSON/.test(e.message));
+  await assert.rejects(readQrels(file("broken.json", '{\n "1_1": {"a": 1}\n "1_2": {"": 1}\n}')), (e: unknown) => e instanceof InputError && e.line === 3 && /malformed JSON at column 2: expected ',' or '\}', found '"'/.test(e.message));
 });
 
 test("JSON runs: read, order by score, auto-detected, and evaluate like the TREC form", async () => {

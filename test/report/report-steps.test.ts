@@ -227,9 +227,13 @@ test("a failed run exports nothing; --only runs skip exports outside the subgrap
   assert.equal(existsSync(join(exportRoot2, "report")), false);
 });
 
-test("an export name must be a plain file name", () => {
+test("an export name must be a relative path of plain names (results/x is one; ../up and /abs are not)", () => {
   const base = reportTarget(sections);
-  const target: Target = { ...base, name: "weird", exports: (ctx) => ({ "../up": base.exports!(ctx).report! }) };
-  const p = project(new TargetRegistry().register(target));
-  assert.throws(() => p.graph(["weird"]), /exports '\.\.\/up', which is not a plain file name/);
+  for (const bad of ["../up", "/abs", "results/../up", "results//x", ".hidden"]) {
+    const target: Target = { ...base, name: "weird", exports: (ctx) => ({ [bad]: base.exports!(ctx).report! }) };
+    const p = project(new TargetRegistry().register(target));
+    assert.throws(() => p.graph(["weird"]), new RegExp(`exports '${bad.replace(/[./]/g, "\\$&")}', which is not a relative path of plain names`), bad);
+  }
+  const nested: Target = { ...base, name: "nested", exports: (ctx) => ({ "results/nested": base.exports!(ctx).report! }) };
+  assert.ok(project(new TargetRegistry().register(nested)).graph(["nested"]).ok);
 });

@@ -95,3 +95,26 @@ test("line chart: points at slot centres, gaps break the line, markers in the se
   assert.match(svg, /<path class="paper" d="[^"]+" fill="#ffffff" stroke="#0072B2"/);
   assert.match(svg, />iteration<\/text>/);
 });
+
+test("a value label never sits under a paper marker: when the printed number is close to ours the label moves above the marker", () => {
+  const spec: FigureSpec = { ...bars().spec, series: [{ name: "BM25", points: [null, null] }] };
+  // q_t: the paper's number 1 point above ours (the markers of Figure 2(a) sat on the labels); X_t: far above.
+  const points: FigurePoint[][] = [[
+    { category: "q_t", ours: ours(0.3, 10, 1), paper: paper(0.31), absent: null },
+    { category: "X_t \\ {q_t}", ours: ours(0.3, 7, 2), paper: paper(0.9), absent: null },
+  ]];
+  const svg = renderFigureSvg(figureData(spec, points));
+  const labels = [...svg.matchAll(/<text x="([\d.]+)" y="([\d.]+)" font-size="9" class="value"/g)].map((m) => ({ x: Number(m[1]), y: Number(m[2]) }));
+  // the markers on the chart (the legend's has no data-paper)
+  const markers = [...svg.matchAll(/<path class="paper" d="M([\d.]+),([\d.]+)L[\d.]+,[\d.]+L[\d.]+,([\d.]+)[^>]*data-paper=/g)].map((m) => ({ x: Number(m[1]), top: Number(m[2]), bottom: Number(m[3]) }));
+  assert.equal(labels.length, 2);
+  assert.equal(markers.length, 2);
+  for (const l of labels) {
+    const m = markers.find((d) => Math.abs(d.x - l.x) < 0.01)!;
+    assert.ok(m.bottom <= l.y - 7 || m.top >= l.y + 2, `label at y=${l.y} overlaps the marker ${m.top}..${m.bottom}`);
+  }
+  // Far from the marker, the label stays just above the bar.
+  const bar = [...svg.matchAll(/<rect class="bar" x="[\d.]+" y="([\d.]+)"/g)].map((m) => Number(m[1]));
+  assert.equal(labels[1]!.y, Math.round((bar[1]! - 3) * 100) / 100);
+  assert.ok(labels[0]!.y < bar[0]! - 3, "moved up, above the marker");
+});

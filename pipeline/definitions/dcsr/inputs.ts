@@ -14,13 +14,13 @@ import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { tokenizeQueries } from "../../../steps/encoding/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
-import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
+import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
 import { splitSentencesStep } from "../../../steps/dcsr/sentences.ts";
 import { tokenizeDcsrPassages } from "../../../steps/dcsr/tokenize.ts";
 import { labelAnswerSentences, labelAnswerSentencesFromRaw } from "../../../steps/dcsr/label-step.ts";
-import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
+import { lockedFiles, realRaw, tablesIn } from "../datasets.ts";
 import { memo } from "../memo.ts";
 import { baseOf, releasedDevIds, tagOf } from "../dense/base.ts";
 import { HAS_TITLES, INPUT_FORM, type DevCollection } from "../dense/setup.ts";
@@ -45,7 +45,7 @@ function nqTables(ctx: DcsrContext): DcsrTables {
 }
 
 export function tablesOf(ctx: DcsrContext, dataset: DcsrDataset): DcsrTables {
-  return memo(["dcsr-tables", ctx.data, dataset], () => (dataset === "nq" ? nqTables(ctx) : datasetTables(dataset, ctx.data)));
+  return memo(["dcsr-tables", ctx.data, dataset, dataset === "nq" ? null : preprocessOf(ctx.overrides, dataset)], () => (dataset === "nq" ? nqTables(ctx) : tablesIn(ctx, dataset)));
 }
 
 const hasTitles = (dataset: DcsrDataset): boolean => (dataset === "nq" ? true : HAS_TITLES[dataset]);
@@ -89,7 +89,7 @@ export function bm25RunOf(ctx: DcsrContext, dataset: DcsrDataset, form: QueryFor
     const tag = dataset === "nq" ? "mini-nq" : datasetTag(ctx, dataset);
     const k = dataset === "nq" ? 100 : setupOf(ctx).schedule[dataset].k;
     const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: t.passages } });
-    return use(searchBm25, { name: `search-bm25.${tag}.${form}.${split}`, params: { form, split, k, ...BM25_PRESETS[dataset] }, inputs: { index: index.out.index, turns: t.turns } }).out.run;
+    return use(searchBm25, { name: `search-bm25.${tag}.${form}.${split}`, params: { form, split, k, ...bm25Of(ctx.overrides, dataset) }, inputs: { index: index.out.index, turns: t.turns } }).out.run;
   });
 }
 

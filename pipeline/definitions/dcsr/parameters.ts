@@ -17,9 +17,10 @@
  */
 import type { DataSource, OverrideValue, Overrides, ParameterSpace, TargetContext } from "../../engine/targets.ts";
 import type { SplitRule } from "../../../steps/dcsr/splitter.ts";
-import { applyOverrides, getPath, parseSets, typeText, type FieldFor, type ParamDef, type Violation } from "../overrides.ts";
+import { applyOverrides, getPath, parseSets, type Described, type ParamDef, type Violation } from "../overrides.ts";
 import { denseContext, type DenseContext } from "../dense/base.ts";
-import { denseChecks, denseParamDefs } from "../dense/parameters.ts";
+import { denseChecks, denseParamDefs, denseSharedDefs } from "../dense/parameters.ts";
+import { describeDefs } from "../shared-parameters.ts";
 import { DENSE_SETUPS, type Profile } from "../dense/setup.ts";
 import { DCSR_SETUPS, type DcsrSetup } from "./setup.ts";
 
@@ -30,8 +31,6 @@ export interface DcsrContext extends DenseContext {
   /** `--set dcsr.<path>` overrides of the DCSR setup, prefix dropped; part of every DCSR memo key through the context; absent when there are none. */
   readonly dcsrOverrides?: Overrides;
 }
-
-type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
 
 /** `marker` is a vocabulary token (fixed by the data source's vocabulary) and `datasets` a list of names: neither is a number `--set` could give. */
 type Overridable = Omit<DcsrSetup, "marker" | "datasets" | "split">;
@@ -62,7 +61,7 @@ export function dcsrOwnParamDefs(setup: DcsrSetup): ParamDef[] {
 export function dcsrParamDefs(data: DataSource, profile: Profile): ParamDef[] {
   const dense = denseParamDefs(DENSE_SETUPS[data][profile], data).map((d): ParamDef => (d.path === "seeds" || d.path === "secondarySeeds" ? { ...d, unavailable: ROW_SEEDS } : d));
   const own = dcsrOwnParamDefs(DCSR_SETUPS[data][profile]).map((d) => ({ ...d, path: `${DCSR_PREFIX}${d.path}` }));
-  return [...dense, ...own];
+  return [...dense, ...denseSharedDefs(data), ...own];
 }
 
 /** Rules across the DCSR fields, and between them and the search depths of the setup's datasets. */
@@ -86,10 +85,7 @@ export function dcsrParameters(profile: Profile): ParameterSpace {
   const space = (data: DataSource) => `the dense and DCSR setups (${data}, ${profile} profile)`;
   return {
     name: `the dense and DCSR setups (${profile} profile)`,
-    describe: (ctx) =>
-      dcsrParamDefs(ctx.data, profile)
-        .filter((d) => d.unavailable === undefined)
-        .map((d) => ({ path: d.path, type: typeText(d.field), value: d.value, description: d.field.doc })),
+    describe: (ctx) => describeDefs(dcsrParamDefs(ctx.data, profile)),
     parse: (sets, ctx) => parseSets(sets, dcsrParamDefs(ctx.data, profile), { space: space(ctx.data), check: (v) => [...denseChecks(v), ...dcsrChecks(DCSR_SETUPS[ctx.data][profile].datasets)(v)] }),
   };
 }

@@ -8,7 +8,7 @@
  * `check-findings-ablation-dcsr`).
  */
 import type { Target, TargetContext } from "../../engine/targets.ts";
-import type { AnyStep } from "../../engine/step.ts";
+import { resultTarget, stepOutputs } from "../results.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { ablationDcsr, tableDcsr, type DcsrTargetContext } from "./tables.ts";
@@ -26,8 +26,8 @@ export function dcsrSections(profile: Profile): ReportSection[] {
 export function dcsrTargets(): Target[] {
   const [paper, smoke] = [dcsrParameters("paper"), dcsrParameters("smoke")];
   return [
-    { name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "paper")).step, tableDcsrFindings(dcsrContext(ctx, "paper")).step], parameters: paper },
-    { name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", steps: (ctx): readonly AnyStep[] => [tableDcsr(withProfile(ctx, "smoke")).step], parameters: smoke },
-    { name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", steps: (ctx): readonly AnyStep[] => [ablationDcsr(withProfile(ctx, "paper")).step, ablationDcsrFindings(dcsrContext(ctx, "paper")).step], parameters: paper },
+    resultTarget({ name: "table-dcsr", description: "DCSR and DCSR x IHN beside DPR (IBN, IHN) on QReCC, TopiOCQA and OR-QuAC, all / first / switch / no-switch (not in the default report)", parameters: paper }, (ctx) => [tableDcsr(withProfile(ctx, "paper")), ...stepOutputs(tableDcsrFindings(dcsrContext(ctx, "paper")))]),
+    resultTarget({ name: "table-dcsr-smoke", description: "table-dcsr at one epoch on QReCC only: every DCSR step end to end (wiring check, numbers meaningless)", parameters: smoke }, (ctx) => [tableDcsr(withProfile(ctx, "smoke"))]),
+    resultTarget({ name: "ablation-dcsr", description: "DCSR's negative-sampling ablations (+1 / +2 BM25 random, +1 in-passage & +1 BM25 random) on the conversational datasets and mini-nq (not in the default report)", parameters: paper }, (ctx) => [ablationDcsr(withProfile(ctx, "paper")), ...stepOutputs(ablationDcsrFindings(dcsrContext(ctx, "paper")))]),
   ];
 }

@@ -17,7 +17,7 @@ import { assembleExamples, assembleExamplesReleasedDev, pretrainDprDef } from ".
 import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
 import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
-import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
+import { bm25Of } from "../shared-parameters.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import { lockedFiles } from "../datasets.ts";
 import { memo } from "../memo.ts";
@@ -66,12 +66,13 @@ export function releasedDevIds(entry: string): OutputRef<"ids:passages"> {
 }
 
 /** BM25 over mini-nq's standalone questions of one split (q_t, DPR's Lucene settings). */
-function nqBm25Run(split: string): OutputRef<"parquet:run"> {
-  return memo(["nq-bm25", split], () => {
+function nqBm25Run(ctx: DenseContext, split: string): OutputRef<"parquet:run"> {
+  const bm25 = bm25Of(ctx.overrides, "nq");
+  return memo(["nq-bm25", split, bm25], () => {
     const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
     const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
     const index = use(buildBm25Index, { name: "build-bm25-index.mini-nq", params: {}, inputs: { passages: nq.passages } });
-    return use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...BM25_PRESETS.nq }, inputs: { index: index.out.index, turns: nq.turns } }).out.run;
+    return use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...bm25 }, inputs: { index: index.out.index, turns: nq.turns } }).out.run;
   });
 }
 
@@ -99,7 +100,7 @@ function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
     const devCollection = use(buildDevCollectionStep, {
       name: `build-dev-collection.${tag}-nq`,
       params: { split: "dev", perQuery: dev.bm25, size: dev.size },
-      inputs: { run: nqBm25Run("dev"), turns: nq.tables.turns, passages: nq.tables.passages },
+      inputs: { run: nqBm25Run(ctx, "dev"), turns: nq.tables.turns, passages: nq.tables.passages },
     }).out.ids;
     examples = use(assembleExamplesReleasedDev, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
   } else if ("sample" in dev) {
@@ -158,7 +159,7 @@ export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metric
     });
     const queries = use(encodeQueries, { name: `encode-queries.${tag}-nq.theta0.q_t.dev`, params: {}, inputs: { model: theta0, tokens: nq.queries("dev") } });
     const dense = use(searchDenseDef(shards), { name: `search-dense.${tag}-nq.theta0.q_t.dev`, params: { k: 100, tag: "cspipe-theta0" }, inputs: { queries: queries.out.embeddings, ...indexInputs } }).out.run;
-    const bm25 = nqBm25Run("dev");
+    const bm25 = nqBm25Run(ctx, "dev");
     const evaluate = (name: string, run: OutputRef<"parquet:run">) =>
       use(evaluateRunStep, { name, params: { split: "dev", metrics: DENSE_METRICS }, inputs: { run, turns: nq.tables.turns } }).out.metrics;
     return { theta0: evaluate(`evaluate.dense.${tag}-nq.theta0.q_t`, dense), bm25: evaluate("evaluate.bm25.mini-nq.q_t", bm25) };

@@ -12,10 +12,10 @@ import { tokenizePassages, tokenizeQueries } from "../../../steps/encoding/steps
 import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, trainDprDef } from "../../../steps/training/steps.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
-import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
-import { datasetTables, type DatasetTables } from "../datasets.ts";
+import { tablesIn, type DatasetTables } from "../datasets.ts";
+import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
 import { baseOf, releasedDevIds, setupOf, tagOf, type DenseContext } from "./base.ts";
@@ -42,7 +42,7 @@ const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : `${var
 export const evalSplit = (dataset: DatasetName): string => EVAL_SETUP[dataset].split;
 
 function tables(ctx: DenseContext, dataset: DatasetName): DatasetTables {
-  return memo(["dense-tables", ctx.data, dataset], () => datasetTables(dataset, ctx.data));
+  return memo(["dense-tables", ctx.data, dataset, preprocessOf(ctx.overrides, dataset)], () => tablesIn(ctx, dataset));
 }
 
 /** The dataset's collection, tokenized with the base vocabulary (titles as a text pair where the dataset has them). */
@@ -105,7 +105,7 @@ function bm25Run(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, s
     const idx = use(buildBm25Index, { name: `build-bm25-index.${datasetTag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });
     return use(searchBm25, {
       name: `search-bm25.${datasetTag(ctx, dataset)}.${form}.${split}`,
-      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...BM25_PRESETS[dataset] },
+      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...bm25Of(ctx.overrides, dataset) },
       inputs: { index: idx.out.index, turns: t.turns },
     }).out.run;
   });

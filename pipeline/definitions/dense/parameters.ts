@@ -6,10 +6,10 @@
  * application of overrides all read this one description.
  */
 import type { DataSource, OverrideValue, ParameterSpace, TargetContext } from "../../engine/targets.ts";
-import { applyOverrides, getPath, parseSets, typeText, type Field, type FieldFor, type ParamDef, type Violation } from "../overrides.ts";
+import { applyOverrides, getPath, parseSets, type Described, type Field, type FieldFor, type ParamDef, type Violation } from "../overrides.ts";
+import { describeDefs, ownOverrides, sharedParamDefs } from "../shared-parameters.ts";
+import { DATASETS } from "../../../steps/data/steps.ts";
 import { DENSE_SETUPS, type DenseSetup, type DevCollection, type MiniBert, type Profile, type TrainSchedule } from "./setup.ts";
-
-type Described<T> = { readonly [K in keyof T]-?: FieldFor<T[K]> };
 
 /** Per dataset: `schedule.<dataset>.<field>`. */
 export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
@@ -21,7 +21,7 @@ export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
   batch: { kind: "int", min: 2, doc: "queries per step in iteration 1 (in-batch negatives); halved with hard negatives" },
   lr: { kind: "number", min: 0, minExclusive: true, max: 1, doc: "AdamW learning rate of every training on the dataset" },
   n: { kind: "int", min: 1, doc: "hard negatives sampled per example per step (variants with mined negatives)" },
-  k: { kind: "int", min: 1, doc: "depth of the negative miner and of every dense and BM25 search on the dataset" },
+  k: { kind: "int", min: 1, doc: "depth of every dense search on the dataset, of the BM25 searches over its train and dev turns (mined negatives, dev collection) and of the negative miner; the tables' BM25 rows keep depth 100" },
 };
 
 /** `retrieval` (the encode/search path: CPU ONNX or GPU shards) follows the data source and is not a hyperparameter: no override. */
@@ -102,9 +102,14 @@ export function denseChecks(value: (path: string) => OverrideValue | undefined):
   return out;
 }
 
-/** The setup a dense target sees: the code's values for the data source and profile, with the overrides applied. */
+/** The setup a dense target sees: the code's values for the data source and profile, with the overrides applied (the shared bm25.* and data.* are not the setup's). */
 export function denseSetup(data: DataSource, profile: Profile, overrides: TargetContext["overrides"]): DenseSetup {
-  return applyOverrides(DENSE_SETUPS[data][profile], overrides);
+  return applyOverrides(DENSE_SETUPS[data][profile], ownOverrides(overrides));
+}
+
+/** The shared parameters of the dense graph (BM25 and preprocessing of every dataset; BM25 on mini-nq where θ0 is pre-trained). */
+export function denseSharedDefs(data: DataSource): ParamDef[] {
+  return sharedParamDefs(DATASETS, data === "mini" ? [...DATASETS, "nq"] : DATASETS);
 }
 
 /** The parameter space of the dense targets of one profile. */
@@ -112,10 +117,7 @@ export function denseParameters(profile: Profile): ParameterSpace {
   const space = (ctx: TargetContext) => `the dense setup (${ctx.data}, ${profile} profile)`;
   return {
     name: `the dense setup (${profile} profile)`,
-    describe: (ctx) =>
-      denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data)
-        .filter((d) => d.unavailable === undefined)
-        .map((d) => ({ path: d.path, type: typeText(d.field), value: d.value, description: d.field.doc })),
-    parse: (sets, ctx) => parseSets(sets, denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data), { space: space(ctx), check: denseChecks }),
+    describe: (ctx) => describeDefs([...denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data), ...denseSharedDefs(ctx.data)]),
+    parse: (sets, ctx) => parseSets(sets, [...denseParamDefs(DENSE_SETUPS[ctx.data][profile], ctx.data), ...denseSharedDefs(ctx.data)], { space: space(ctx), check: denseChecks }),
   };
 }

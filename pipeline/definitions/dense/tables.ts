@@ -102,8 +102,8 @@ export function table2(ctx: DenseTargetContext): OutputRef<"table"> {
   const tcols = ["topiocqa-r5", "topiocqa-r20", "topiocqa-r100"];
   const sources: CellSource[] = [];
   forms.forEach((form, i) => {
-    sources.push({ input: `bm25_qrecc_${form}`, metrics: bm25Metrics("qrecc", form, ctx.data), map: { row: bm25Rows[i]!.id, columns: qcols } });
-    sources.push({ input: `bm25_topiocqa_${form}`, metrics: bm25Metrics("topiocqa", form, ctx.data), map: { row: bm25Rows[i]!.id, columns: tcols } });
+    sources.push({ input: `bm25_qrecc_${form}`, metrics: bm25Metrics("qrecc", form, ctx), map: { row: bm25Rows[i]!.id, columns: qcols } });
+    sources.push({ input: `bm25_topiocqa_${form}`, metrics: bm25Metrics("topiocqa", form, ctx), map: { row: bm25Rows[i]!.id, columns: tcols } });
   });
   for (const r of dense.qrecc) sources.push({ input: `qrecc_${r.row}`, metrics: r.metrics, map: { row: r.row, columns: qcols } });
   for (const r of dense.topiocqa) sources.push({ input: `topiocqa_${r.row}`, metrics: r.metrics, map: { row: r.row, columns: tcols } });
@@ -116,8 +116,8 @@ export function table1(ctx: DenseTargetContext): OutputRef<"table"> {
   const base = table1Bm25Spec(ctx.data);
   const w = world("qrecc", ctx);
   const rows: { row: string; label: string; metrics: MetricsOrSeeds; form?: QueryFormName }[] = [
-    { row: "bm25", label: "BM25(X_t, C)", metrics: bm25Metrics("qrecc", "history", ctx.data) },
-    { row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)", metrics: bm25Metrics("qrecc", "history_without_q", ctx.data), form: "history_without_q" },
+    { row: "bm25", label: "BM25(X_t, C)", metrics: bm25Metrics("qrecc", "history", ctx) },
+    { row: "bm25-without-q", label: "BM25(X_t \\ {q_t}, C)", metrics: bm25Metrics("qrecc", "history_without_q", ctx), form: "history_without_q" },
     { row: "dpr-without-q", label: "DPR(X_t \\ {q_t}) (IBN)", metrics: w.shortcut(), form: "history_without_q" },
     { row: "dpr", label: "DPR(X_t) (IBN)", metrics: w.ihn(1) },
     { row: "dpr-cqr-negs", label: "DPR + CQR negatives (θ0 on q*_t)", metrics: w.mined("cqr") },
@@ -153,7 +153,7 @@ export function table3(ctx: DenseTargetContext): OutputRef<"table"> {
   };
   const cols = ["orquac-mrr", "orquac-r5"];
   return render(ctx, spec, "final-table3", [
-    ...bm25.map((r) => ({ input: `bm25_${r.form}`, metrics: bm25Metrics("orquac", r.form, ctx.data), map: { row: r.row, columns: cols } })),
+    ...bm25.map((r) => ({ input: `bm25_${r.form}`, metrics: bm25Metrics("orquac", r.form, ctx), map: { row: r.row, columns: cols } })),
     ...dense.map((r) => ({ input: inputName(r.row), metrics: r.metrics, map: { row: r.row, columns: cols } })),
   ]);
 }
@@ -266,7 +266,7 @@ export function figure2b(ctx: DenseTargetContext): OutputRef<"figure"> {
 /** Figure 2(c): R@10 by question type for each model on QReCC; markers: early Table 1 (BM25) and Table 4 (DPR). */
 export function figure2c(ctx: DenseTargetContext): OutputRef<"figure"> {
   const models = table2Models(world("qrecc", ctx));
-  const inputs: Record<string, MetricsOrSeeds> = { bm25_history: bm25Metrics("qrecc", "history", ctx.data), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx.data) };
+  const inputs: Record<string, MetricsOrSeeds> = { bm25_history: bm25Metrics("qrecc", "history", ctx), bm25_history_without_q: bm25Metrics("qrecc", "history_without_q", ctx) };
   for (const m of models) inputs[inputName(m.row)] = m.metrics;
   const series: { name: string; input: string; form: QueryFormName; paper: (g: string) => { table: string; row: string; column: string } }[] = [
     { name: "BM25(X_t, C)", input: "bm25_history", form: "history", paper: (g) => ({ table: "early-table1", row: "bm25", column: `${g}-r10` }) },

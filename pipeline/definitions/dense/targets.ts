@@ -3,7 +3,8 @@
  * ("paper": the mini reproduction's schedule; "smoke": one epoch, for CI).
  */
 import type { DataSource, Target, TargetContext } from "../../engine/targets.ts";
-import type { AnyStep, OutputRef } from "../../engine/step.ts";
+import type { OutputRef } from "../../engine/step.ts";
+import { resultTarget } from "../results.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "./setup.ts";
 import { denseParameters } from "./parameters.ts";
@@ -42,5 +43,5 @@ export function denseSections(profile: Profile): ReportSection[] {
 /** One target per dense artifact (paper profile). */
 export function denseTargets(): Target[] {
   const parameters = denseParameters("paper");
-  return DENSE_ARTIFACTS.map((a) => ({ name: a.id, description: a.description, steps: (ctx): readonly AnyStep[] => [a.build(withProfile(ctx, "paper")).step], parameters }));
+  return DENSE_ARTIFACTS.map((a) => resultTarget({ name: a.id, description: a.description, parameters }, (ctx) => [a.build(withProfile(ctx, "paper"))]));
 }

@@ -16,13 +16,13 @@ import { generateMini } from "../../../steps/data/steps.ts";
 import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { fileSplitsFor } from "../../../steps/data/layout.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
-import { BM25_PRESETS } from "../../../steps/sparse/similarity.ts";
+import { bm25Of } from "../shared-parameters.ts";
 import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../steps/qa/steps.ts";
 import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, pretrainDprReaderFromTheta0, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
 import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, pretrainFidFromT5, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
 import { prepareT5SpanCorpus, pretrainT5Span } from "../../../steps/qa/fid/span-steps.ts";
 import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts";
-import { datasetTables, lockedFiles, realRaw } from "../datasets.ts";
+import { lockedFiles, realRaw, tablesIn } from "../datasets.ts";
 import { memo } from "../memo.ts";
 import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
 import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
@@ -55,12 +55,12 @@ const tag = (ctx: DenseContext, set: QaDataset | "nq"): string => `${tagOf(ctx)}
 /** BM25 over the dataset's conversational input (the dense graph's own BM25 step, merged with it). */
 function bm25Run(ctx: DenseContext, dataset: QaDataset, split: string): Run {
   return memo(["qa-bm25", ctx, dataset, split], () => {
-    const t = datasetTables(dataset, ctx.data);
+    const t = tablesIn(ctx, dataset);
     const form = INPUT_FORM[dataset];
     const index = use(buildBm25Index, { name: `build-bm25-index.${tag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });
     return use(searchBm25, {
       name: `search-bm25.${tag(ctx, dataset)}.${form}.${split}`,
-      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...BM25_PRESETS[dataset] },
+      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...bm25Of(ctx.overrides, dataset) },
       inputs: { index: index.out.index, turns: t.turns },
     }).out.run;
   });
@@ -100,7 +100,7 @@ export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaR
   const rs = retrieverSeed(ctx, retriever, seed);
   return memo(["reader-data", ctx, dataset, retriever, split, role, rs], () => {
     const q = qaSetupOf(ctx);
-    const t = datasetTables(dataset, ctx.data);
+    const t = tablesIn(ctx, dataset);
     return use(buildReaderData, {
       name: `build-reader-data.${passagesName(ctx, dataset, retriever, seed)}.${split}`,
       params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
@@ -110,20 +110,21 @@ export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaR
 }
 
 /** mini-nq, the readers' pre-training set: its tables and BM25 runs (the same steps θ0's comparison uses). */
-function miniNq() {
-  return memo(["qa-mini-nq"], () => {
+function miniNq(ctx: DenseContext) {
+  const bm25 = bm25Of(ctx.overrides, "nq");
+  return memo(["qa-mini-nq", bm25], () => {
     const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
     const tables = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
     const index = use(buildBm25Index, { name: "build-bm25-index.mini-nq", params: {}, inputs: { passages: tables.passages } });
     const run = (split: string) =>
-      use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...BM25_PRESETS.nq }, inputs: { index: index.out.index, turns: tables.turns } }).out.run;
+      use(searchBm25, { name: `search-bm25.mini-nq.q_t.${split}`, params: { form: "q_t", split, k: 100, ...bm25 }, inputs: { index: index.out.index, turns: tables.turns } }).out.run;
     return { tables, run };
   });
 }
 
 function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData {
   return memo(["nq-reader-data", ctx, split, role], () => {
-    const nq = miniNq();
+    const nq = miniNq(ctx);
     const q = qaSetupOf(ctx);
     return use(buildReaderData, {
       name: `build-reader-data.${tag(ctx, "nq")}.bm25.${split}`,
@@ -217,7 +218,7 @@ export function sentencePiece(ctx: DenseContext): OutputRef<"spm:model"> {
     return memo(["t5-spiece"], () => use(importSpieceModel, { name: `import-spiece-model.${T5_SPIECE.entry}`, params: { file: T5_SPIECE.file }, inputs: { files: lockedFiles(T5_SPIECE.entry) } }).out.model);
   }
   return memo(["mini-spm", pre.vocabSize], () => {
-    const nq = miniNq();
+    const nq = miniNq(ctx);
     const corpus = use(exportTextCorpus, { name: "export-text-corpus.mini-nq", params: { splits: ["train"] }, inputs: { passages: nq.tables.passages, turns: nq.tables.turns } }).out.corpus;
     return use(trainSentencePiece, { name: `train-sentencepiece.mini-nq.${pre.vocabSize}`, params: { vocab_size: pre.vocabSize }, inputs: { corpus } }).out.model;
   });
@@ -264,7 +265,7 @@ export function spanPretrainedT5(ctx: DenseContext, t5: T5Shape, span: SpanPretr
     const corpus = use(prepareT5SpanCorpus, {
       name: `prepare-t5-span-corpus.${tag(ctx, "nq")}`,
       params: { length: span.length, devEvery: span.devEvery, maxPassages: span.maxPassages },
-      inputs: { passages: miniNq().tables.passages, spm: sentencePiece(ctx) },
+      inputs: { passages: miniNq(ctx).tables.passages, spm: sentencePiece(ctx) },
     }).out.corpus;
     return use(pretrainT5Span, {
       name: `pretrain-t5-span.${tag(ctx, "nq")}`,
@@ -325,7 +326,7 @@ export function qaEvaluation(ctx: DenseContext, dataset: QaDataset, retriever: Q
     use(evaluateQaStep, {
       name: `evaluate-qa.${tag(ctx, dataset)}.${retriever}.${reader}.s${seed}`,
       params: { split: evalSplit(dataset), scoring: QA_REFERENCES[dataset].scoring },
-      inputs: { predictions: predictions(ctx, dataset, retriever, reader, seed), references: references(ctx.data, dataset), turns: datasetTables(dataset, ctx.data).turns },
+      inputs: { predictions: predictions(ctx, dataset, retriever, reader, seed), references: references(ctx.data, dataset), turns: tablesIn(ctx, dataset).turns },
     }).out.metrics,
   );
 }

@@ -17,6 +17,7 @@ import { InputError } from "../../engine/errors.ts";
 import { pretrainedFid, pretrainedReader, qaEvaluations, READER_LABEL, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
 import { QA_DATASETS } from "./setup.ts";
 import { qaFindingsStep } from "./findings.ts";
+import { resultTarget, stepOutputs } from "../results.ts";
 
 /** Our rows in the paper's order (retriever / reader); BM25 is not in the paper. */
 export const TABLE5_ROWS: readonly { readonly retriever: QaRetriever; readonly reader: ReaderName }[] = [
@@ -62,18 +63,13 @@ export function table5(ctx: DenseTargetContext): OutputRef<"table"> {
 const DESCRIPTION = "Table 5: end-to-end QA (DPR reader and FiD on BM25 / DPR IBN / DPR IHN passages), QReCC test and TopiOCQA dev, EM/F1";
 
 /** The `table5` target (paper profile): the table and its text (findings.md: does IHN beat IBN per dataset and reader). */
-export const table5Target: Target = {
-  name: "table5",
-  description: `${DESCRIPTION}; with its findings (IHN vs IBN passages per dataset and reader)`,
-  steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "paper" }).step, qaFindingsStep({ ...ctx, profile: "paper" }).step],
-};
+export const table5Target: Target = resultTarget({ name: "table5", description: `${DESCRIPTION}; with its findings (IHN vs IBN passages per dataset and reader)` }, (ctx) => [table5({ ...ctx, profile: "paper" }), ...stepOutputs(qaFindingsStep({ ...ctx, profile: "paper" }))]);
 
 /** Table 5 at one epoch everywhere, on the smoke retrievers (report-smoke's): CI's end-to-end check of the QA stage. */
-export const table5SmokeTarget: Target = {
-  name: "table5-smoke",
-  description: "Table 5 at one epoch everywhere on report-smoke's retrievers: every QA step end to end (wiring check, numbers meaningless)",
-  steps: (ctx): readonly AnyStep[] => [table5({ ...ctx, profile: "smoke" }).step],
-};
+export const table5SmokeTarget: Target = resultTarget(
+  { name: "table5-smoke", description: "Table 5 at one epoch everywhere on report-smoke's retrievers: every QA step end to end (wiring check, numbers meaningless)" },
+  (ctx) => [table5({ ...ctx, profile: "smoke" })],
+);
 
 /** Table 5 as a report section of a profile. */
 export function qaSection(profile: Profile): ReportSection {

@@ -50,7 +50,9 @@ export function checkLock(lock: LockFile): LockCheckReport {
 
   const problems: LockProblem[] = [];
   for (const name of unpinned) {
-    problems.push({ kind: "unpinned-sha256", entries: [name], severity: "error", message: `${name}: sha256 is null; run 'lock --update ${name}' on a machine with internet` });
+    const e = lock.entries[name]!;
+    const message = `${name}: sha256 is null; get ${e.file} from ${e.urls.join(" or ")}, then 'lock --update ${name} --data-dir <dir>' (or 'lock --update ${name}' on a machine with internet)`;
+    problems.push({ kind: "unpinned-sha256", entries: [name], severity: "error", message });
   }
   for (const name of unknownSize) {
     problems.push({ kind: "unknown-size", entries: [name], severity: "warning", message: `${name}: size is null (filled by 'lock --update ${name}')` });

@@ -12,6 +12,7 @@
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { parseJsonLine } from "../../lib/jsonl.ts";
 import { readTextFile, wrongFormatError } from "../../lib/text.ts";
+import { findJsonError, parseJson, readJsonText } from "../../lib/json-text.ts";
 
 /** Where a record came from, for error messages. */
 export interface RecordAt {
@@ -22,13 +23,6 @@ export interface RecordAt {
 
 export interface LoadedRecord extends RecordAt {
   readonly value: unknown;
-}
-
-/** 1-based line of a character offset. */
-export function lineOfOffset(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line++;
-  return line;
 }
 
 /** Start offsets of the elements of a top-level JSON array (string-aware scan). */
@@ -59,24 +53,27 @@ export function topLevelElementOffsets(text: string): number[] {
   return out;
 }
 
-function syntaxError(file: string, text: string, err: Error): InputError {
-  const m = /position (\d+)/.exec(err.message);
-  const line = m ? lineOfOffset(text, Number(m[1])) : undefined;
-  return new InputError(`malformed JSON: ${err.message}`, line === undefined ? { file, fix: "check the file is complete (re-download it)" } : { file, line, fix: "check the file is complete (re-download it)" });
-}
+const RE_DOWNLOAD = "check the file is complete (re-download it)";
 
 /** A text file without its byte-order mark (strict UTF-8); an unreadable file is an InputError naming it. */
 const readText = readTextFile;
 
 /** Reads a whole JSON file (any value). */
 export function readJsonFile(file: string): { value: unknown; text: string } {
-  const text = readText(file);
-  const first = text.trimStart()[0];
-  if (first !== undefined && first !== "{" && first !== "[") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), "a JSON file");
+  return readJsonText(file, RE_DOWNLOAD);
+}
+
+const RECORDS_EXPECTED = "a JSON array of records or JSONL (one JSON object per line)";
+
+/** The file's one JSON object when it is a single object written over several lines (not JSONL), else undefined. */
+function oneJsonObject(text: string): Record<string, unknown> | undefined {
+  const firstLine = text.trimStart().split("\n", 1)[0]!;
+  if (findJsonError(firstLine) === undefined) return undefined; // line 1 is a record: JSONL
   try {
-    return { value: JSON.parse(text), text };
-  } catch (err) {
-    throw syntaxError(file, text, err as Error);
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -89,13 +86,7 @@ export function loadRecords(file: string): LoadedRecord[] {
   const text = readText(file);
   const firstChar = text.trimStart()[0];
   if (firstChar === "[") {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      throw syntaxError(file, text, err as Error);
-    }
-    const items = value as unknown[];
+    const items = parseJson(text, { file, fix: RE_DOWNLOAD }) as unknown[];
     let offsets: number[] | undefined;
     let lines: number[] | undefined;
     // Lines are computed once, lazily, for all elements (a getter keeps the happy path free).
@@ -124,7 +115,15 @@ export function loadRecords(file: string): LoadedRecord[] {
     }));
   }
   // JSONL records are objects: anything else (TSV, an HTML page, a compressed file) is the wrong file.
-  if (firstChar !== undefined && firstChar !== "{") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), "a JSON array of records or JSONL (one JSON object per line)");
+  if (firstChar !== undefined && firstChar !== "{") throw wrongFormatError(file, Buffer.from(text.slice(0, 4096)), RECORDS_EXPECTED);
+  const object = oneJsonObject(text);
+  if (object !== undefined) {
+    throw new InputError(`expected ${RECORDS_EXPECTED}, but the file is one JSON object spanning several lines (keys: ${Object.keys(object).slice(0, 8).join(", ")})`, {
+      file,
+      line: 1,
+      fix: "give the records as a JSON array [{...}, {...}] or one object per line; use the dataset's original release file",
+    });
+  }
   const out: LoadedRecord[] = [];
   const rows = text.split("\n");
   for (let i = 0; i < rows.length; i++) {

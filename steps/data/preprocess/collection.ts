@@ -9,6 +9,7 @@
  * Files are read in sorted path order so the output does not depend on how a directory
  * listing was ordered.
  */
+import { cancellable } from "../../lib/cancel.ts";
 import { rm } from "node:fs/promises";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { parseJsonLine, readLineChunks, readTsvChunks } from "../../lib/jsonl.ts";
@@ -92,6 +93,8 @@ export interface CollectionOptions {
   readonly batchRows?: number;
   readonly rowGroupRows?: number;
   readonly onProgress?: (done: number, total?: number) => void;
+  /** Stops the pass (throws its reason) within a fraction of a second of being aborted. */
+  readonly signal?: AbortSignal;
 }
 
 export interface CollectionResult {
@@ -137,7 +140,7 @@ export async function preprocessCollection(options: CollectionOptions): Promise<
 
   async function* batches(): AsyncGenerator<arrow.RecordBatch> {
     let rows: PassageRow[] = [];
-    for await (const chunk of readCollection(options.files, options.format)) {
+    for await (const chunk of cancellable(readCollection(options.files, options.format), options.signal)) {
       for (const { row } of chunk) {
         ids.add(row.id);
         if (goldIds.has(row.id)) foundGold.add(row.id);
@@ -188,7 +191,7 @@ export interface GoldScan {
  * which (title, text) references resolve, with the same first-match rule as the collection
  * pass. Turn preprocessing runs apart from the collection, so only the table is needed.
  */
-export async function scanPassagesForGold(passagesFile: string, goldIds: ReadonlySet<string>, goldRefs: readonly GoldRef[] = []): Promise<GoldScan> {
+export async function scanPassagesForGold(passagesFile: string, goldIds: ReadonlySet<string>, goldRefs: readonly GoldRef[] = [], signal?: AbortSignal): Promise<GoldScan> {
   const refsByTitle = new Map<string, Set<string>>();
   for (const ref of goldRefs) {
     let texts = refsByTitle.get(ref.title);
@@ -199,7 +202,7 @@ export async function scanPassagesForGold(passagesFile: string, goldIds: Readonl
   const resolvedRefs = new Map<string, string>();
   const columns = refsByTitle.size > 0 ? ["id", "title", "text"] : ["id"];
   let passages = 0;
-  for await (const batch of readParquetBatches(passagesFile, { columns })) {
+  for await (const batch of cancellable(readParquetBatches(passagesFile, { columns }), signal)) {
     const ids = batch.getChild("id")!;
     const titles = refsByTitle.size > 0 ? batch.getChild("title") : null;
     const texts = refsByTitle.size > 0 ? batch.getChild("text") : null;

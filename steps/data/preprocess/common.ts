@@ -47,6 +47,8 @@ export interface PreprocessInputs {
   readonly outDir: string;
   readonly params?: PreprocessParams;
   readonly onProgress?: (done: number, total?: number) => void;
+  /** A stop (the step's AbortSignal): the passes over the collection end within a fraction of a second. */
+  readonly signal?: AbortSignal;
 }
 
 export interface PreprocessWarning {
@@ -115,7 +117,7 @@ export function checkGoldInCollection(turns: readonly LocatedTurn[], found: Read
         file: first.turn.at.file,
         line: first.turn.at.line,
         field: "gold passage",
-        fix: "use the collection release that matches these turns; if the release itself lacks them, set allowMissingGold on the preprocessing step (they are then counted in its report and score as unreachable)",
+        fix: `use the collection release that matches these turns; if the release itself lacks them, rerun with --set data.${first.turn.row.dataset}.allowMissingGold=true (they are then counted in the preprocessing report and score as unreachable)`,
       },
     );
   }

@@ -43,7 +43,7 @@ export async function preprocessOrquac(inputs: PreprocessInputs): Promise<Prepro
   rows.forEach((r, i) => (r.question_type = types[i] ?? null));
 
   mkdirSync(inputs.outDir, { recursive: true });
-  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns));
+  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), [], inputs.signal);
   checkGoldInCollection(turns, scan.foundGold, strict, warnings);
   const qrels = qrelsFromTurns(rows);
   await writeTurnTables(inputs.outDir, "orquac", rows, qrels, params.rowGroupRows);

@@ -104,7 +104,7 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   }
 
   mkdirSync(inputs.outDir, { recursive: true });
-  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns));
+  const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), [], inputs.signal);
   checkGoldInCollection(turns, scan.foundGold, strict, warnings);
 
   const final = rows();

@@ -30,7 +30,7 @@ export async function preprocessDatasetCollection(
   dataset: DatasetName,
   files: readonly string[],
   outFile: string,
-  options: { rowGroupRows?: number; onProgress?: (done: number, total?: number) => void } = {},
+  options: { rowGroupRows?: number; onProgress?: (done: number, total?: number) => void; signal?: AbortSignal } = {},
 ): Promise<{ passages: number }> {
   const r = await preprocessCollection({ files, format: COLLECTION_FORMAT_OF[dataset], outFile, ...options });
   return { passages: r.passages };

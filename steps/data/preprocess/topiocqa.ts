@@ -33,7 +33,7 @@ export async function preprocessTopiocqa(inputs: PreprocessInputs): Promise<Prep
   rows.forEach((r, i) => (r.question_type = types[i] ?? null));
 
   mkdirSync(inputs.outDir, { recursive: true });
-  const collection = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), turns.flatMap((t) => t.goldRefs));
+  const collection = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), turns.flatMap((t) => t.goldRefs), inputs.signal);
   checkGoldInCollection(turns, collection.foundGold, strict, warnings);
   for (const t of turns) {
     const ids = new Set(t.row.gold_passage_ids);

@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { crc32, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { use } from "../../../pipeline/engine/step.ts";
 import type { RunSettings } from "../../../pipeline/engine/step.ts";
 import type { LockEntry, LockFile } from "../../../pipeline/engine/datasets-lock.ts";
@@ -23,6 +23,7 @@ import { serializeLockFile } from "../../../pipeline/engine/datasets-lock.ts";
 import { TargetRegistry } from "../../../pipeline/engine/targets.ts";
 import { ROOT, project, registry, run, tempDir } from "../../engine/helpers.ts";
 import { startFixture, bytes, sha256Of as sha, lockEntry as entry, type Fixture } from "./http-fixture.ts";
+import { storedZip } from "./zip-fixture.ts";
 
 let fx: Fixture;
 before(async () => {
@@ -178,46 +179,6 @@ test("--data-dir: a file placed by hand is verified and used offline", async () 
 
 // ---------------------------------------------------------------------------------------
 // --data real, end to end on mini releases placed by hand.
-
-/** A stored (uncompressed) zip of `files` (relative path -> bytes), enough for unzip. */
-function storedZip(files: readonly { name: string; data: Buffer }[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const f of files) {
-    const name = Buffer.from(f.name, "utf8");
-    const crc = crc32(f.data) >>> 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(f.data.length, 18);
-    local.writeUInt32LE(f.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(f.data.length, 20);
-    central.writeUInt32LE(f.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, f.data);
-    centrals.push(central, name);
-    offset += 30 + name.length + f.data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
 
 const SMALL: MiniParamsOverrides = { entities: 40, trainTurns: 80, devTurns: 30, testTurns: 30, standaloneTrain: 0, standaloneDev: 0 };
 
