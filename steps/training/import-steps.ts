@@ -181,7 +181,6 @@ export const importDprCheckpoint = defineStep({
   id: "import-dpr-checkpoint",
   version: 1,
   source: import.meta.url,
-  extraSources: ["steps/training/dpr"],
   description: "An HF DPR checkpoint as a dpr:model (the trainer with epochs 0: safetensors, ONNX encoders, parity fixtures).",
   params: importParams,
   // The vocabulary the checkpoint was trained with: its sha256 is recorded in the model's

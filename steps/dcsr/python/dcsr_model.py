@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from onnx_export import parity_inputs
+from pytrain.onnx_export import parity_inputs
 
 SENTENCE_INPUTS = ["input_ids", "attention_mask", "token_type_ids", "marker_positions"]
 SENTENCE_OUTPUT = "sentence_embeddings"
