@@ -6,7 +6,9 @@
  * that runs), and the time the run is expected to take (recorded durations, else cost hints).
  *
  *   --format text      one line per step and a summary (default)
- *   --format json      {nodes, edges, summary} (--json is the same)
+ *   --format json      {nodes, edges, summary} (--json is the same); each node names the files
+ *                      that enter its key (`sources`, also while the key is pending) and, for a
+ *                      program step, its argv template
  *   --format dot       Graphviz (`dot -Tsvg`); --collapse draws the stage graph (one box per step id)
  *   --format mermaid   a Mermaid flowchart; --collapse as for dot
  *   --gpus N           as run (GPU slots); text adds the GPU steps per kind and how many run at once
@@ -16,7 +18,8 @@ import { resolve } from "node:path";
 import { describeFailure } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
-import type { RunSettings } from "../engine/step.ts";
+import type { AnyStep, RunSettings } from "../engine/step.ts";
+import type { SourceScanner } from "../engine/sources.ts";
 import type { ExecutorChoice } from "../executors/index.ts";
 import { planRun, type Project } from "../session.ts";
 import { formatDuration, planEta, planEvent } from "../reporters/overall.ts";
@@ -32,6 +35,17 @@ export interface PlanNode {
   readonly status: PlanRow["status"];
   readonly key?: string;
   readonly expectedSeconds: number;
+  /** Project-relative files whose bytes enter the step's key (its definition's import closure, its program's). */
+  readonly sources: readonly string[];
+  /** A container step's argv template (placeholders unresolved). */
+  readonly argv?: readonly string[];
+}
+
+/** What a node says of its step's code: the sources of its key and, for a container step, the argv. */
+export function codeOf(step: AnyStep, scanner: SourceScanner): { sources: string[]; argv?: string[] } {
+  const sources = Object.keys(scanner.fingerprint(step.def.source, step.def.extraSources ?? []).files);
+  const rt = step.def.runtime;
+  return rt.type === "container" ? { sources, argv: [...rt.argv] } : { sources };
 }
 
 export interface PlanEdge {
@@ -51,9 +65,16 @@ export interface PlanDocument {
 }
 
 /** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number): PlanDocument {
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], measured: ReadonlyMap<string, number>, concurrency: number, scanner: SourceScanner): PlanDocument {
   const ev = planEvent(graph, rows, measured, concurrency);
-  const nodes: PlanNode[] = ev.steps.map((s, i) => ({ step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0 }));
+  const nodes: PlanNode[] = ev.steps.map((s, i) => ({
+    step: s.step,
+    stepId: graph.order[i]!.def.id,
+    status: s.status,
+    ...(s.key !== undefined ? { key: s.key } : {}),
+    expectedSeconds: s.expectedSeconds ?? 0,
+    ...codeOf(graph.order[i]!, scanner),
+  }));
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
     for (const [input, kind] of Object.entries(s.def.inputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) edges.push({ from: producerOf(graph, s, input).name, to: s.name, input, kind });
@@ -163,7 +184,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency);
+      const doc = planDocument(targets, r.graph, r.rows, r.measured, flags.concurrency, p.scanner);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),
