@@ -9,20 +9,22 @@
  *
  * A mini number is "in band" when it is within a factor `BAND` of the paper's either way.
  * Only BM25 numbers are targets: dense results are never looked at to tune the world.
+ * It lives beside scripts/calibrate-mini.ts, its one user besides its test: the data stage
+ * (steps/data) does not depend on the sparse, encoding, eval and report stages it measures with.
  */
-import { buildIndexSync } from "../../sparse/index.ts";
-import { Searcher } from "../../sparse/search.ts";
-import { BM25_PRESETS } from "../../sparse/similarity.ts";
-import { queryText, type QueryFormName } from "../../encoding/format/query-forms.ts";
-import type { TurnRow } from "../../encoding/format/rows.ts";
-import { evaluateRun } from "../../eval/evaluate.ts";
-import type { Hit, Qrels, Run } from "../../eval/types.ts";
-import { loadPaperNumbers, paperTable } from "../../report/paper-numbers.ts";
-import { streamCollection, type World } from "./world.ts";
-import type { Split } from "./params.ts";
-import type { Passage } from "./entities.ts";
-import { qreccQuestionTypes } from "./writers/qrecc.ts";
-import { topiocqaTitle } from "./writers/topiocqa.ts";
+import { buildIndexSync } from "../steps/sparse/index.ts";
+import { Searcher } from "../steps/sparse/search.ts";
+import { BM25_PRESETS } from "../steps/sparse/similarity.ts";
+import { queryText, type QueryFormName } from "../steps/encoding/format/query-forms.ts";
+import type { TurnRow } from "../steps/encoding/format/rows.ts";
+import { evaluateRun } from "../steps/eval/evaluate.ts";
+import type { Hit, Qrels, Run } from "../steps/eval/types.ts";
+import { loadPaperNumbers, paperTable } from "../steps/report/paper-numbers.ts";
+import { streamCollection, type World } from "../steps/data/mini/world.ts";
+import type { Split } from "../steps/data/mini/params.ts";
+import type { Passage } from "../steps/data/mini/entities.ts";
+import { qreccQuestionTypes } from "../steps/data/mini/writers/qrecc.ts";
+import { topiocqaTitle } from "../steps/data/mini/writers/topiocqa.ts";
 
 export const BAND = 1.5;
 
