@@ -11,7 +11,8 @@
  */
 import { z } from "zod";
 
-type IntField = { readonly kind: "int"; readonly default: number; readonly min: number; readonly doc: string; readonly param?: Param; readonly shape?: true };
+/** shape: a released config.json carries it (a checkpoint's tensors follow it); hfDefault: Hugging Face fills it in when absent. */
+type IntField = { readonly kind: "int"; readonly default: number; readonly min: number; readonly doc: string; readonly param?: Param; readonly shape?: true; readonly hfDefault?: true };
 type FloatField = { readonly kind: "float"; readonly default: number; readonly min: number; readonly max?: number; readonly doc: string; readonly param?: Param };
 type BoolField = { readonly kind: "bool"; readonly default: boolean; readonly doc: string; readonly param?: Param };
 /** Whether a step's params may set the field in `init.<x>_config` (absent: never). */
@@ -42,8 +43,8 @@ export const BERT = {
     num_hidden_layers: { kind: "int", default: 12, min: 1, shape: true, param: "required", doc: "transformer layers" },
     num_attention_heads: { kind: "int", default: 12, min: 1, shape: true, param: "required", doc: "attention heads per layer" },
     intermediate_size: { kind: "int", default: 3072, min: 1, shape: true, param: "required", doc: "width of the feed-forward layer" },
-    max_position_embeddings: { kind: "int", default: 512, min: 1, shape: true, param: "optional", doc: "longest sequence (rows of the position embedding)" },
-    type_vocab_size: { kind: "int", default: 2, min: 1, shape: true, doc: "token types (title 0 / text 1)" },
+    max_position_embeddings: { kind: "int", default: 512, min: 1, shape: true, hfDefault: true, param: "optional", doc: "longest sequence (rows of the position embedding)" },
+    type_vocab_size: { kind: "int", default: 2, min: 1, shape: true, hfDefault: true, doc: "token types (title 0 / text 1)" },
     layer_norm_eps: { kind: "float", default: 1e-12, min: 0, doc: "LayerNorm epsilon" },
     hidden_dropout_prob: { kind: "float", default: 0.1, min: 0, max: 1, param: "optional", doc: "dropout on embeddings and layer outputs" },
     attention_probs_dropout_prob: { kind: "float", default: 0.1, min: 0, max: 1, param: "optional", doc: "dropout on attention probabilities" },
@@ -94,6 +95,28 @@ export type T5Config = Partial<ModelConfig<typeof T5>>;
 /** The fields of a released config that fix the model's shape (a checkpoint's tensors follow them). */
 export function shapeFields<S extends ModelConfigSpec>(spec: S): (keyof Fields<S> & string)[] {
   return Object.entries(spec.fields).filter(([, f]) => "shape" in f && f.shape === true).map(([k]) => k as keyof Fields<S> & string);
+}
+
+/**
+ * A released config.json's shape, checked as the Python dataclass would refuse it: every shape
+ * field a positive integer (Hugging Face's default where it has one), `multipleOf`, and the
+ * fields the model implements with one value only. Returns the shape, or the first problem.
+ */
+export function releasedShape(spec: ModelConfigSpec, cfg: Readonly<Record<string, unknown>>): { shape: Record<string, number> } | { field: string; message: string } {
+  const shape: Record<string, number> = {};
+  for (const f of shapeFields(spec)) {
+    const field = spec.fields[f]!;
+    const v = cfg[f] ?? ("hfDefault" in field && field.hfDefault === true ? field.default : undefined);
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1) return { field: f, message: `expected a positive integer, got ${JSON.stringify(v)}` };
+    shape[f] = v;
+  }
+  for (const [a, b] of spec.multipleOf) {
+    if (shape[a]! % shape[b]! !== 0) return { field: a, message: `${a} ${shape[a]} is not a multiple of ${b} ${shape[b]}` };
+  }
+  for (const [k, only] of Object.entries(spec.requires)) {
+    if (cfg[k] !== undefined && cfg[k] !== only) return { field: k, message: `${k} ${JSON.stringify(cfg[k])} is not supported (only ${JSON.stringify(only)})` };
+  }
+  return { shape };
 }
 
 function zodOfField(f: ModelField): z.ZodType {
