@@ -56,26 +56,30 @@ def export_encoder(model, path, opset=14, seed=0):
     fixture = parity_inputs(c.vocab_size, c.type_vocab_size, seed + 1)
     with torch.no_grad():
         expected = m(*(torch.as_tensor(fixture[n]) for n in INPUT_NAMES)).numpy().astype(np.float32)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    fdir = os.path.join(os.path.dirname(path), "parity", stem)
+    return save_fixture(path, fixture, INPUT_NAMES, OUTPUT_NAME, expected)
+
+
+def save_fixture(path, fixture, inputs, output, expected):
+    """The parity fixture of the export at `path`: `<dir>/parity/<stem>/{inputs, output}.npy`; returns that directory."""
+    fdir = os.path.join(os.path.dirname(path), "parity", os.path.splitext(os.path.basename(path))[0])
     os.makedirs(fdir, exist_ok=True)
-    for n in INPUT_NAMES:
+    for n in inputs:
         np.save(os.path.join(fdir, f"{n}.npy"), fixture[n])
-    np.save(os.path.join(fdir, f"{OUTPUT_NAME}.npy"), expected)
+    np.save(os.path.join(fdir, f"{output}.npy"), expected)
     return fdir
 
 
-def check_with_onnxruntime(path, fixture_dir, log):
-    """If Python onnxruntime is importable, runs the fixture and fails loudly on mismatch."""
+def check_with_onnxruntime(path, fixture_dir, log, inputs=INPUT_NAMES, output=OUTPUT_NAME):
+    """If Python onnxruntime is importable, runs the fixture and fails loudly on mismatch (else the Node side checks it)."""
     try:
         import onnxruntime  # noqa: PLC0415 - optional, present in users' containers only
     except ImportError:
         log(f"note: python onnxruntime not importable; parity fixtures for {os.path.basename(path)} are checked on the Node side")
         return None
     sess = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
-    feeds = {n: np.load(os.path.join(fixture_dir, f"{n}.npy")) for n in INPUT_NAMES}
-    got = sess.run([OUTPUT_NAME], feeds)[0]
-    want = np.load(os.path.join(fixture_dir, f"{OUTPUT_NAME}.npy"))
+    feeds = {n: np.load(os.path.join(fixture_dir, f"{n}.npy")) for n in inputs}
+    got = sess.run([output], feeds)[0]
+    want = np.load(os.path.join(fixture_dir, f"{output}.npy"))
     diff = float(np.max(np.abs(got - want)))
     if not diff < PARITY_ATOL:
         raise RuntimeError(f"ONNX parity failed for {path}: max abs diff {diff:.3g} >= {PARITY_ATOL}")

@@ -36,7 +36,14 @@ class Training:
         loop = Loop(task, updater, selector, self.writer, self.device, self.group, self.log, self.emit)
         return loop.run(cfg["epochs"], cfg["progress_every"], initial)
 
-    def result(self, fit, **own):
-        """Writes result.json: the common fields (metrics.common_result), then the trainer's own."""
+    def finish(self, fit, write_outputs, **own):
+        """After the loop: in the first process the kept model's outputs (`write_outputs()` -> their
+        names) and result.json, the common fields (metrics.common_result) then the trainer's own,
+        which it returns; every other process returns None. All meet at a barrier first."""
+        if not self.group.is_main:
+            self.group.barrier()
+            return None
+        outputs = write_outputs()
+        self.group.barrier()
         common = common_result(fit, self.device, self.amp, self.group, self.t0, **feature_fields(self.cfg, self.attention))
-        return write_result(self.out_dir, {**common, **own})
+        return write_result(self.out_dir, {**common, **own, "outputs": outputs})

@@ -112,13 +112,8 @@ def train(cfg, inp, out_dir, device, log, emit, group=None):
     run.configure((model,))
     task = ReaderTask(model, inp, cfg, device, run.amp, run.group)
     fit = run.fit(task, em_f1_selector(), "candidate" if cfg["start_is_candidate"] else None)
-    if not run.group.is_main:
-        run.group.barrier()
-        return None
-    outputs = write_outputs(model.cpu().eval(), inp, cfg, out_dir, fit.best_epoch, log)
-    run.group.barrier()
-    return run.result(fit, **selection_result(fit, run.writer), train_questions=task.n, skipped_questions=task.sampler.skipped,
-                      load_report=load_report, outputs=outputs)
+    write = lambda: write_outputs(model.cpu().eval(), inp, cfg, out_dir, fit.best_epoch, log)  # noqa: E731
+    return run.finish(fit, write, **selection_result(fit, run.writer), train_questions=task.n, skipped_questions=task.sampler.skipped, load_report=load_report)
 
 
 def write_outputs(model, inp, cfg, out_dir, best_epoch, log):

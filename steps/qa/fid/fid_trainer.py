@@ -93,19 +93,19 @@ def train(cfg, inputs_dir, out_dir, device, log, emit, group=None):
     run.configure((model,))
     task = FidTask(model, inp, cfg, device, run.amp, run.group)
     fit = run.fit(task, em_f1_selector(), "candidate" if cfg["start_is_candidate"] else None, no_decay=T5_NO_DECAY)
-    if not run.group.is_main:
-        run.group.barrier()
-        return None
-    model.cpu().eval()
+    return run.finish(fit, lambda: write_outputs(model.cpu().eval(), inp, cfg, out_dir, fit.best_epoch), **selection_result(fit, run.writer),
+                      train_questions=task.n, load_report=report)
+
+
+def write_outputs(model, inp, cfg, out_dir, best_epoch):
+    """The kept model's dev answers (on CPU) and its checkpoint."""
     limit = dev_limit(cfg, inp.dev_ids.shape[0])
     with open(os.path.join(out_dir, "dev_predictions.json"), "w", encoding="utf-8") as f:
         json.dump(answer_all(model, inp.dev_ids, cfg["n_context"], cfg["answer_max_length"], cfg["eval_batch_size"], inp.decode, torch.device("cpu"), limit), f)
-    own = {"format": "fid-t5/1", "best_epoch": fit.best_epoch or 0, "vocab_digest": inp.meta.get("vocabDigest"), "n_context": cfg["n_context"],
+    own = {"format": "fid-t5/1", "best_epoch": best_epoch or 0, "vocab_digest": inp.meta.get("vocabDigest"), "n_context": cfg["n_context"],
            "answer_max_length": cfg["answer_max_length"]}
     save_model(model, out_dir, own)
-    run.group.barrier()
-    return run.result(fit, **selection_result(fit, run.writer), train_questions=task.n, load_report=report,
-                      outputs=["fid.safetensors", "config.json", "dev_predictions.json", "metrics.jsonl"])
+    return ["fid.safetensors", "config.json", "dev_predictions.json", "metrics.jsonl"]
 
 
 def predict(model_dir, inputs_dir, out, batch, log):

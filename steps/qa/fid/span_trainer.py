@@ -132,14 +132,12 @@ def pretrain_span(cfg, corpus_dir, config_path, out_dir, device, log, emit, grou
     run.configure((model,))
     task = SpanTask(model, corpus, cfg, device, run.amp, run.group)
     fit = run.fit(task, BestEpoch(higher=False, name="dev loss"), no_decay=T5_NO_DECAY)
-    if not run.group.is_main:
-        run.group.barrier()
-        return None
-    model.cpu().eval()
     own = {"format": "fid-t5/1", "objective": "span-corruption", "best_epoch": fit.best_epoch or 0, "vocab_digest": corpus.meta.get("vocabDigest"),
            "sentinels": cfg["sentinels"], "n_context": 1, "answer_max_length": 1}
-    save_model(model, out_dir, own)
-    run.group.barrier()
-    return run.result(fit, dev_loss=fit.best_score, dev_loss_per_epoch=run.writer.per_epoch("dev_loss"), train_rows=int(corpus.train.shape[0]),
-                      dev_rows=int(corpus.dev.shape[0]), vocab_size=corpus.vocab_size, load_report=report,
-                      outputs=["fid.safetensors", "config.json", "metrics.jsonl"])
+
+    def write():
+        save_model(model.cpu().eval(), out_dir, own)
+        return ["fid.safetensors", "config.json", "metrics.jsonl"]
+
+    return run.finish(fit, write, dev_loss=fit.best_score, dev_loss_per_epoch=run.writer.per_epoch("dev_loss"), train_rows=int(corpus.train.shape[0]),
+                      dev_rows=int(corpus.dev.shape[0]), vocab_size=corpus.vocab_size, load_report=report)

@@ -94,20 +94,23 @@ def train(cfg, inputs, out_dir, device, log, emit, vocab=None, group=None):
         raise InputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
                          field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
     run = Training(cfg, device, out_dir, log, emit, group)
-    q_model, p_model, load_reports = build_encoders(cfg, log)
-    check_vocab_fits(q_model, vocab)
-    if cfg["parity_check_transformers"] and run.group.is_main:
-        check_against_transformers(q_model, log)
-    run.configure((q_model, p_model))
+    (q_model, p_model), load_reports = encoders_for_training(run, vocab)
     task = DprTask((q_model, p_model), inputs, cfg, device, run.amp, run.group)
     fit = run.fit(task, recall_selector(cfg), "logged" if cfg["eval_before_training"] else None)
-    if not run.group.is_main:
-        run.group.barrier()
-        return None
-    outputs = write_outputs(q_model.cpu().eval(), p_model.cpu().eval(), cfg, out_dir, fit.best_epoch, log, vocab)
-    run.group.barrier()
-    return run.result(fit, **recall_fields(cfg, fit, run.writer, len(inputs.pos)), fallback_negatives=task.batcher.fallbacks,
-                      load_reports=load_reports, outputs=outputs)
+    write = lambda: write_outputs(q_model.cpu().eval(), p_model.cpu().eval(), cfg, out_dir, fit.best_epoch, log, vocab)  # noqa: E731
+    return run.finish(fit, write, **recall_fields(cfg, fit, run.writer, len(inputs.pos)), fallback_negatives=task.batcher.fallbacks, load_reports=load_reports)
+
+
+def encoders_for_training(run, vocab):
+    """The bi-encoders (DPR's, DCSR's) from the config's init: checked against the vocabulary
+    and, in the first process, against transformers' BertModel when it imports; configured and
+    on the device. Returns ((query, passage), load reports)."""
+    q_model, p_model, load_reports = build_encoders(run.cfg, run.log)
+    check_vocab_fits(q_model, vocab)
+    if run.cfg["parity_check_transformers"] and run.group.is_main:
+        check_against_transformers(q_model, run.log)
+    run.configure((q_model, p_model))
+    return (q_model, p_model), load_reports
 
 
 def recall_selector(cfg):
