@@ -21,7 +21,7 @@ from pytrain.loop import epoch_slices
 from pytrain.onnx_export import check_with_onnxruntime, export_encoder
 from pytrain.tensors import to_batch
 from pytrain.training import Training
-from training.dpr.trainer import encoders_for_training, recall_fields, recall_key, recall_selector
+from training.dpr.trainer import recall_key, train_biencoder
 
 
 def sentence_side(p_model, max_markers):
@@ -89,11 +89,7 @@ def train(cfg, inputs, out_dir, device, log, emit, vocab=None, group=None):
         raise InputError(f"the collection has {inputs.markers.shape[1]} marker slots, the config max_markers {cfg['max_markers']}",
                          field="max_markers", fix="tokenize with the same maxMarkers")
     run = Training(cfg, device, out_dir, log, emit, group)
-    (q_model, p_model), load_reports = encoders_for_training(run, vocab)
-    task = DcsrTask((q_model, p_model), inputs, cfg, device, run.amp, run.group)
-    fit = run.fit(task, recall_selector(cfg), "logged" if cfg["eval_before_training"] else None)
-    write = lambda: write_outputs(q_model.cpu().eval(), p_model.cpu().eval(), cfg, out_dir, fit.best_epoch, log, vocab, inputs.marker_id)  # noqa: E731
-    return run.finish(fit, write, **recall_fields(cfg, fit, run.writer, len(inputs.pos)), **task.counters(), load_reports=load_reports)
+    return train_biencoder(run, DcsrTask, inputs, vocab, lambda q, p, best: write_outputs(q, p, cfg, out_dir, best, log, vocab, inputs.marker_id))
 
 
 def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab, marker_id):

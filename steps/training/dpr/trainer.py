@@ -94,11 +94,19 @@ def train(cfg, inputs, out_dir, device, log, emit, vocab=None, group=None):
         raise InputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
                          field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
     run = Training(cfg, device, out_dir, log, emit, group)
+    return train_biencoder(run, DprTask, inputs, vocab, lambda q, p, best: write_outputs(q, p, cfg, out_dir, best, log, vocab))
+
+
+def train_biencoder(run, task_class, inputs, vocab, write):
+    """A bi-encoder's training (DPR's, DCSR's): the encoders of the config's init, the task's
+    loop with dev Recall@k selection, then `write(query, passage, best_epoch)` -> the outputs and
+    result.json with the task's counters."""
+    cfg = run.cfg
     (q_model, p_model), load_reports = encoders_for_training(run, vocab)
-    task = DprTask((q_model, p_model), inputs, cfg, device, run.amp, run.group)
+    task = task_class((q_model, p_model), inputs, cfg, run.device, run.amp, run.group)
     fit = run.fit(task, recall_selector(cfg), "logged" if cfg["eval_before_training"] else None)
-    write = lambda: write_outputs(q_model.cpu().eval(), p_model.cpu().eval(), cfg, out_dir, fit.best_epoch, log, vocab)  # noqa: E731
-    return run.finish(fit, write, **recall_fields(cfg, fit, run.writer, len(inputs.pos)), fallback_negatives=task.batcher.fallbacks, load_reports=load_reports)
+    return run.finish(fit, lambda: write(q_model.cpu().eval(), p_model.cpu().eval(), fit.best_epoch), **recall_fields(cfg, fit, run.writer, len(inputs.pos)),
+                      **task.counters(), load_reports=load_reports)
 
 
 def encoders_for_training(run, vocab):
