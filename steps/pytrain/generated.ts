@@ -26,9 +26,38 @@ export function pyLiteral(v: unknown, indent = ""): string {
 
 const header = (source: string, what: string): string => `"""${what}: generated from ${source} by scripts/gen-python.ts; do not edit."""\n`;
 
-function schemaModule(source: string, schema: { fields: unknown; init_kinds: unknown }): string {
-  return `${header(source, "The program's config keys (checked by pytrain/config.py)")}\nSCHEMA = ${pyLiteral(schema)}\n`;
+interface Schema {
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly init_kinds: unknown;
 }
+
+/**
+ * A program's schema module. With `base` (the module of a schema it shares keys with, as its
+ * TypeScript source does), each field defined exactly as the base defines it is taken from there
+ * by name, so a key shared by two programs is written once here too.
+ */
+function schemaModule(source: string, schema: Schema, base?: { module: string; schema: Schema }): string {
+  const same = (k: string) => base !== undefined && k in base.schema.fields && JSON.stringify(base.schema.fields[k]) === JSON.stringify(schema.fields[k]);
+  const shared = Object.keys(schema.fields).filter(same);
+  const own = Object.fromEntries(Object.entries(schema.fields).filter(([k]) => !same(k)));
+  const head = header(source, "The program's config keys (checked by pytrain/config.py)");
+  if (base === undefined || shared.length === 0) return `${head}\nSCHEMA = ${pyLiteral(schema)}\n`;
+  const initKinds = JSON.stringify(base.schema.init_kinds) === JSON.stringify(schema.init_kinds) ? "_BASE[\"init_kinds\"]" : pyLiteral(schema.init_kinds, "    ");
+  return [
+    head,
+    `from ${base.module} import SCHEMA as _BASE`,
+    "",
+    `_SHARED = ${pyLiteral(shared)}`,
+    `_OWN = ${pyLiteral(own)}`,
+    "",
+    `SCHEMA = {"fields": {k: _BASE["fields"][k] if k in _SHARED else _OWN[k] for k in ${pyLiteral(Object.keys(schema.fields))}}, "init_kinds": ${initKinds}}`,
+    "",
+  ].join("\n");
+}
+
+const DPR_SCHEMA = { fields: TRAINER_FIELDS, init_kinds: INIT_KINDS };
+const READER_SCHEMA = { fields: READER_FIELDS, init_kinds: QA_INIT_KINDS.reader };
+const FID_SCHEMA = { fields: FID_FIELDS, init_kinds: QA_INIT_KINDS.fid };
 
 const PY_TYPES = { int: "int", float: "float", bool: "bool" } as const;
 
@@ -66,9 +95,9 @@ function modelConfigsModule(): string {
 /** Project-relative path -> the module's text. */
 export const GENERATED_PYTHON: Readonly<Record<string, () => string>> = {
   "steps/pytrain/model_configs.py": modelConfigsModule,
-  "steps/training/dpr/config_schema.py": () => schemaModule("steps/training/config-schema.ts", { fields: TRAINER_FIELDS, init_kinds: INIT_KINDS }),
-  "steps/dcsr/python/config_schema.py": () => schemaModule("steps/dcsr/config-schema.ts", { fields: DCSR_TRAINER_FIELDS, init_kinds: INIT_KINDS }),
-  "steps/qa/dpr_reader/config_schema.py": () => schemaModule("steps/qa/config-schema.ts", { fields: READER_FIELDS, init_kinds: QA_INIT_KINDS.reader }),
-  "steps/qa/fid/config_schema.py": () => schemaModule("steps/qa/config-schema.ts", { fields: FID_FIELDS, init_kinds: QA_INIT_KINDS.fid }),
-  "steps/qa/fid/span_config_schema.py": () => schemaModule("steps/qa/fid/span-config.ts", { fields: SPAN_FIELDS, init_kinds: SPAN_INIT_KINDS }),
+  "steps/training/dpr/config_schema.py": () => schemaModule("steps/training/config-schema.ts", DPR_SCHEMA),
+  "steps/dcsr/python/config_schema.py": () => schemaModule("steps/dcsr/config-schema.ts", { fields: DCSR_TRAINER_FIELDS, init_kinds: INIT_KINDS }, { module: "training.dpr.config_schema", schema: DPR_SCHEMA }),
+  "steps/qa/dpr_reader/config_schema.py": () => schemaModule("steps/qa/config-schema.ts", READER_SCHEMA, { module: "training.dpr.config_schema", schema: DPR_SCHEMA }),
+  "steps/qa/fid/config_schema.py": () => schemaModule("steps/qa/config-schema.ts", FID_SCHEMA, { module: "qa.dpr_reader.config_schema", schema: READER_SCHEMA }),
+  "steps/qa/fid/span_config_schema.py": () => schemaModule("steps/qa/fid/span-config.ts", { fields: SPAN_FIELDS, init_kinds: SPAN_INIT_KINDS }, { module: "qa.fid.config_schema", schema: FID_SCHEMA }),
 };

@@ -1,205 +1,35 @@
 """The program's config keys (checked by pytrain/config.py): generated from steps/dcsr/config-schema.ts by scripts/gen-python.ts; do not edit."""
 
-SCHEMA = {
-    "fields": {
-        "lr": {
-            "kind": "number",
-            "default": 0.00003,
-            "min": 0,
-            "minExclusive": True,
-            "doc": "AdamW learning rate",
-        },
-        "weight_decay": {
-            "kind": "number",
-            "default": 0.1,
-            "min": 0,
-            "doc": "AdamW weight decay, on weights only (not biases, not LayerNorm weights)",
-        },
-        "warmup_ratio": {
-            "kind": "number",
-            "default": 0.1,
-            "min": 0,
-            "max": 1,
-            "maxExclusive": True,
-            "doc": "linear warm-up over ceil(ratio x steps), then linear decay to 0 at the planned last step",
-        },
-        "clip": {
-            "kind": "number",
-            "default": 2,
-            "min": 0,
-            "minExclusive": True,
-            "doc": "gradient-norm clip",
-        },
-        "adam_eps": {
-            "kind": "number",
-            "default": 1e-8,
-            "min": 0,
-            "minExclusive": True,
-            "doc": "AdamW epsilon",
-        },
-        "epochs": {
-            "kind": "int",
-            "default": 10,
-            "min": 0,
-            "doc": "epochs to train (the most, with patience); 0 = export the initial encoders without training",
-        },
-        "patience": {
-            "kind": "int",
-            "default": 0,
-            "min": 0,
-            "doc": "stop after this many epochs without a dev Recall@k gain of at least min_delta over the best so far (0 = train every epoch)",
-        },
-        "min_delta": {
-            "kind": "number",
-            "default": 0,
-            "min": 0,
-            "doc": "the smallest dev Recall@k gain (a fraction) that counts as progress for patience",
-        },
-        "batch_size": {
-            "kind": "int",
-            "default": 128,
-            "min": 1,
-            "doc": "queries per step (each brings its positive and n_hard_negatives passages)",
-        },
-        "seed": {
-            "kind": "int",
-            "default": 42,
-            "doc": "seeds the initial weights of a random init, the example order of each epoch and the negatives stream",
-        },
-        "device": {
-            "kind": "enum",
-            "values": ["auto", "cpu", "cuda"],
-            "default": "auto",
-            "doc": "auto = cuda when torch sees a GPU; cuda fails at once without one (as does auto in a step that requires a GPU: env CSPIPE_DEVICE_HINT=cuda-required)",
-        },
-        "amp": {
-            "kind": "enum",
-            "values": ["fp16", "bf16", "none"],
-            "default": "fp16",
-            "doc": "mixed precision on CUDA only (fp16 + GradScaler, or bf16); similarities and the loss are always float32; CPU trains in float32",
-        },
-        "threads": {
-            "kind": "int?",
-            "default": None,
-            "min": 1,
-            "doc": "CPU threads when the program is run by hand: --threads, else this, else env CSPIPE_THREADS (which the executors set from the step's cpus), else 1; steps never set it",
-        },
-        "deterministic": {
-            "kind": "bool",
-            "default": True,
-            "doc": "torch.use_deterministic_algorithms: the same inputs, seed and machine give the same weights",
-        },
-        "eval_batch_size": {
-            "kind": "int",
-            "default": 128,
-            "min": 1,
-            "doc": "batch of the dev encoding",
-        },
-        "eval_before_training": {
-            "kind": "bool",
-            "default": True,
-            "doc": "dev Recall@k of the initial model as epoch 0 (logged, never selected)",
-        },
-        "recall_k": {
-            "kind": "int",
-            "default": 5,
-            "min": 1,
-            "doc": "model selection: the epoch with the best dev Recall@k is kept",
-        },
-        "progress_every": {
-            "kind": "int",
-            "default": 10,
-            "min": 1,
-            "doc": "steps between PROGRESS lines",
-        },
-        "save_checkpoint": {
-            "kind": "bool",
-            "default": True,
-            "doc": "write the safetensors encoders and config.json",
-        },
-        "export_onnx": {
-            "kind": "bool",
-            "default": True,
-            "doc": "export both encoders to ONNX with parity fixtures",
-        },
-        "onnx_opset": {
-            "kind": "int",
-            "default": 14,
-            "min": 7,
-            "doc": "ONNX opset of the export",
-        },
-        "parity_check_transformers": {
-            "kind": "bool",
-            "default": True,
-            "doc": "compare with HF BertModel when transformers imports (else a logged note)",
-        },
-        "allow_pickle": {
-            "kind": "bool",
-            "default": False,
-            "doc": ".bin checkpoints are read with torch.load(weights_only=True) unless true",
-        },
-        "world_size": {
-            "kind": "int?",
-            "default": None,
-            "min": 1,
-            "doc": "data-parallel processes (DDP, one per GPU, launched with torchrun by the trainer itself); null = one per visible CUDA device, 1 on CPU. The global batch stays batch_size: each process encodes its slice and every example sees every in-batch negative",
-        },
-        "grad_cache_chunk": {
-            "kind": "int?",
-            "default": None,
-            "min": 1,
-            "doc": "GradCache: encode a step's sequences in chunks of this many, first without a graph, then again chunk by chunk to backpropagate the loss's gradients w.r.t. the embeddings; the same gradients with the activations of one chunk in memory (null = the whole batch in one graph)",
-        },
-        "activation_checkpointing": {
-            "kind": "bool",
-            "default": False,
-            "doc": "recompute each BERT layer's activations during the backward pass instead of keeping them (torch.utils.checkpoint): the same gradients, about a third more compute",
-        },
-        "attention": {
-            "kind": "enum",
-            "values": ["auto", "sdpa", "math"],
-            "default": "auto",
-            "doc": "auto = torch's fused scaled_dot_product_attention where torch has it (>= 2.0), else the explicit softmax (math); the ONNX export always uses math",
-        },
-        "in_passage_negatives": {
-            "kind": "int",
-            "default": 1,
-            "min": 0,
-            "max": 1,
-            "doc": "a sentence of the positive passage that neither contains the answer nor neighbours one that does, per example (DCSR: 1; 0 = the '+1/+2 BM25 random' ablations); where the passage has none, a sentence of a negative passage stands in",
-        },
-        "negative_sentences": {
-            "kind": "int",
-            "default": 1,
-            "min": 1,
-            "max": 2,
-            "doc": "mined negatives per example: one random sentence from each of this many mined passages (BM25 negatives), or this many mined sentences (DCSR x IHN)",
-        },
-        "dev_top_m": {
-            "kind": "int",
-            "default": 3000,
-            "min": 1,
-            "doc": "model selection: sentences of the dev collection retrieved per dev query before the HasAns passage ranking",
-        },
-        "max_markers": {
-            "kind": "int",
-            "default": 10,
-            "min": 1,
-            "doc": "marker slots per passage; must equal the width of the tokens' markers.npy",
-        },
+from training.dpr.config_schema import SCHEMA as _BASE
+
+_SHARED = ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "recall_k", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention"]
+_OWN = {
+    "in_passage_negatives": {
+        "kind": "int",
+        "default": 1,
+        "min": 0,
+        "max": 1,
+        "doc": "a sentence of the positive passage that neither contains the answer nor neighbours one that does, per example (DCSR: 1; 0 = the '+1/+2 BM25 random' ablations); where the passage has none, a sentence of a negative passage stands in",
     },
-    "init_kinds": {
-        "random": {
-            "required": [],
-            "optional": ["bert_config"],
-        },
-        "checkpoint": {
-            "required": ["query_path", "passage_path"],
-            "optional": ["bert_config", "query_prefix", "passage_prefix"],
-        },
-        "hf-dpr": {
-            "required": ["question_encoder_path", "ctx_encoder_path"],
-            "optional": ["bert_config"],
-        },
+    "negative_sentences": {
+        "kind": "int",
+        "default": 1,
+        "min": 1,
+        "max": 2,
+        "doc": "mined negatives per example: one random sentence from each of this many mined passages (BM25 negatives), or this many mined sentences (DCSR x IHN)",
+    },
+    "dev_top_m": {
+        "kind": "int",
+        "default": 3000,
+        "min": 1,
+        "doc": "model selection: sentences of the dev collection retrieved per dev query before the HasAns passage ranking",
+    },
+    "max_markers": {
+        "kind": "int",
+        "default": 10,
+        "min": 1,
+        "doc": "marker slots per passage; must equal the width of the tokens' markers.npy",
     },
 }
+
+SCHEMA = {"fields": {k: _BASE["fields"][k] if k in _SHARED else _OWN[k] for k in ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "recall_k", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention", "in_passage_negatives", "negative_sentences", "dev_top_m", "max_markers"]}, "init_kinds": _BASE["init_kinds"]}
