@@ -14,7 +14,9 @@ import { z } from "zod";
 import { programSources } from "../../pipeline/engine/programs.ts";
 import { pythonImports, PythonImportResolver } from "../../pipeline/engine/python-imports.ts";
 import { SourceScanner } from "../../pipeline/engine/sources.ts";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, use } from "../../pipeline/engine/step.ts";
+import { fingerprintOf } from "../../pipeline/engine/keys.ts";
+import { diffFingerprints } from "../../pipeline/engine/fingerprint.ts";
 import { tempDir } from "../tmp.ts";
 
 test("import statements: absolute, from, relative, aliased, bracketed, in functions and one-line blocks; none in strings or comments", () => {
@@ -131,4 +133,25 @@ test("a package loaded through createRequire is a package of the module", () => 
   writeFileSync(join(root, "node_modules", "native-thing", "package.json"), '{"version": "1.2.3"}\n');
   writeFileSync(join(root, "a.ts"), 'import { createRequire } from "node:module";\nexport const m = () => createRequire(import.meta.url)("native-thing");\n');
   assert.deepEqual(new SourceScanner(root).fingerprint(join(root, "a.ts")).packages, { "native-thing": "1.2.3" });
+});
+
+test("explain names a changed Python module the way it names a TypeScript one", () => {
+  const root = tree();
+  const mod = join(root, "m.ts");
+  writeFileSync(mod, "export const x = 1;\n");
+  const def = defineStep({
+    id: "run-one",
+    version: 1,
+    source: pathToFileURL(mod).href,
+    params: z.object({}),
+    inputs: {},
+    outputs: { out: dir("o", "o") },
+    runtime: { type: "container", image: `x@sha256:${"a".repeat(64)}`, argv: ["python3", "{src}/py", "progs.one", "{out:out}"] },
+  });
+  const step = use(def, { inputs: {} });
+  const fp = () => fingerprintOf(step, {}, () => undefined, { scanner: new SourceScanner(root), lock: { version: 1, entries: {} }, env: {}, executor: "local" })!;
+  const before = fp();
+  writeFileSync(join(root, "py/lib/leaf.py"), "import numpy as np\n# edited\n");
+  writeFileSync(mod, "export const x = 2;\n");
+  assert.deepEqual(diffFingerprints(before, fp()), ["source m.ts changed", "source py/lib/leaf.py changed"]);
 });
