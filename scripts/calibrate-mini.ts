@@ -1,11 +1,11 @@
 /**
  * Prints the mini world's BM25 numbers beside the paper's, with the ratio and whether each
- * is within the calibration band (steps/data/mini/calibration.ts):
+ * is within the calibration band (scripts/mini-calibration.ts):
  *   npx tsx scripts/calibrate-mini.ts [--json] [qrecc|topiocqa|orquac ...]
  * Takes a few seconds per dataset; trains nothing.
  */
 import { generateWorld, resolveParams } from "../steps/data/mini/index.ts";
-import { BAND, bm25Targets, measureBm25, type CalibratedDataset, type Measured } from "../steps/data/mini/calibration.ts";
+import { BAND, bm25Targets, measureBm25, type CalibratedDataset, type Measured } from "./mini-calibration.ts";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");

@@ -17,7 +17,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeNpy } from "../../steps/lib/npy.ts";
@@ -69,7 +69,7 @@ try {
       push(`onnxruntime-node, ${threads} thread(s)`, rows / ((performance.now() - t0) / 1000));
       await enc.session.release();
       for (const mode of ["eager", "inference", "jit"]) {
-        const env = { ...process.env, OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
+        const env = { ...process.env, PYTHONPATH: dirname(EXPORTER), OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
         const out = spawnSync(PY, [TORCH, "--ids", idsFile, "--batch", String(batch), "--threads", String(threads), "--mode", mode, ...MODEL], { encoding: "utf8", env });
         if (out.status !== 0) throw new Error(`torch ${mode} failed: ${out.stderr}`);
         const j = JSON.parse(out.stdout.trim().split("\n").at(-1)!) as { seq_per_s: number; torch: string };

@@ -8,14 +8,11 @@ Threads: torch.set_num_threads(--threads); the parent sets OMP_NUM_THREADS and O
 to the same number (torch.set_num_threads alone leaves OpenBLAS's pool on every core)."""
 import argparse
 import json
-import os
-import sys
 import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "test", "encoding", "onnx"))
-import tiny_encoder  # noqa: E402
+import tiny_encoder  # test/encoding/onnx/, on PYTHONPATH (bench/encode/main.ts)
 
 p = argparse.ArgumentParser()
 p.add_argument("--ids", required=True)

@@ -13,19 +13,16 @@ peak resident set (ru_maxrss), which only grows.
 """
 import contextlib
 import json
-import os
 import resource
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "steps", "training", "dpr"))
+import torch
 
-import torch  # noqa: E402
-
-from bert_model import BertConfig, build_random  # noqa: E402
-from gradcache import cached_step, chunk_rows, plain_step  # noqa: E402
-from losses import in_batch_nll  # noqa: E402
+from pytrain.bert_model import build_random
+from pytrain.gradcache import Side, chunk_rows, pair_step
+from pytrain.model_configs import BertConfig
+from training.dpr.losses import in_batch_nll
 
 
 def sync(device):
@@ -69,13 +66,13 @@ def train_case(case, cfg, steps, device, amp_dtype, gen):
     def autocast():
         return torch.autocast(device_type="cuda", dtype=amp_dtype) if amp_dtype is not None else contextlib.nullcontext()
 
-    step = plain_step if case["chunk"] is None else cached_step
+    step = pair_step(case["chunk"])
     loss_fn = lambda a, b: in_batch_nll(a, b)[0]  # noqa: E731
     peak_reset(device)
 
     def one():
         opt.zero_grad(set_to_none=True)
-        loss = step((q_model, p_model), (chunks(q), chunks(p)), loss_fn, autocast, lambda x: x, lambda a, b: (a, b))
+        loss = step((Side(q_model), Side(p_model)), (chunks(q), chunks(p)), loss_fn, autocast, lambda x: x, lambda a, b: (a, b))
         opt.step()
         return loss
 

@@ -26,6 +26,7 @@ import { loadFlatIP, writeFlatIPFile } from "../../steps/dense/faiss-index.ts";
 import { rescoreDepth, rescoreShard } from "../../steps/dense/steps.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 import { ESTIMATES, QRECC } from "./estimates.ts";
+import { pythonPathEnv } from "../../steps/pytrain/launch.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -95,7 +96,7 @@ function main(argv: readonly string[]): number {
   const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-gpu-"));
   const cfgFile = join(dir, "config.json");
   writeFileSync(cfgFile, JSON.stringify(cfg));
-  const r = spawnSync(python, [join(HERE, "gpu_bench.py"), cfgFile], { encoding: "utf8", env: { ...process.env, OMP_NUM_THREADS: String(cfg.threads) } });
+  const r = spawnSync(python, [join(HERE, "gpu_bench.py"), cfgFile], { encoding: "utf8", env: { ...process.env, ...pythonPathEnv(join(HERE, "..", "..")), OMP_NUM_THREADS: String(cfg.threads) } });
   rmSync(dir, { recursive: true, force: true });
   if (r.status !== 0) {
     process.stderr.write(`gpu_bench.py failed (exit ${r.status}):\n${r.stderr}`);

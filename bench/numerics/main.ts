@@ -12,10 +12,14 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { fileURLToPath } from "node:url";
+import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
+import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
 import { writeBenchInputs, BENCH_SHAPE } from "./inputs.ts";
 
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const epochs = process.argv.includes("--quick") ? 2 : 3;
 const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-numerics-"));
@@ -34,7 +38,7 @@ function stepsPerSecond(name: string, env: Env): number {
   const cfgPath = join(dir, `cfg-${name}.json`);
   const out = join(dir, `out-${name}`);
   writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
-  const r = spawnSync(PYTHON, trainerArgv(cfgPath, inputs, out, 1), { encoding: "utf8", env: childEnv(env) });
+  const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
   if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
   const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
   const steps = Math.ceil(BENCH_SHAPE.queries / 32);

@@ -8,16 +8,12 @@ usage: fid_generate.py --threads N [--questions 16] [--batch 1] [--contexts 3] [
        [--heads 2] [--passes 2] [--seed 0]"""
 import argparse
 import json
-import os
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [os.path.join(HERE, "..", "..", "steps", "qa", "fid"), os.path.join(HERE, "..", "..", "steps", "qa", "pycommon")]
+import torch
 
-import torch  # noqa: E402
-
-from t5_model import FiDT5, T5Config  # noqa: E402
+from pytrain.model_configs import T5Config
+from qa.fid.t5_model import FiDT5
 
 p = argparse.ArgumentParser()
 for name, default in [("threads", 1), ("questions", 16), ("batch", 1), ("contexts", 3), ("passage-len", 96), ("answer-len", 40), ("vocab", 2000),

@@ -33,6 +33,7 @@ import type { ReaderPassageTokens } from "../../steps/qa/dpr_reader/inputs.ts";
 import { MINI_BERT } from "../../pipeline/definitions/dense/setup.ts";
 import { MINI_T5 } from "../../pipeline/definitions/qa/setup.ts";
 import { median } from "../engine/stats.ts";
+import { pythonCommand, pythonPathEnv } from "../../steps/pytrain/launch.ts";
 import { benchVocab, syntheticExamples } from "./synthetic.ts";
 
 const { values } = parseArgs({
@@ -56,12 +57,13 @@ const PY = values.python;
 const THREADS = values.threads !== undefined ? values.threads.split(",").map(Number) : Array.from({ length: availableParallelism() }, (_, i) => i + 1);
 if (THREADS.some((t) => !Number.isInteger(t) || t < 1)) throw new Error(`--threads ${values.threads}: expected comma-separated integers >= 1`);
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const TRAINER = here("../../steps/qa/dpr_reader/train_reader.py");
+const ROOT = here("../..");
+const TRAINER = pythonCommand(ROOT, "qa.dpr_reader.train_reader");
 /** The mini QReCC reader's question budget (pipeline/definitions/qa/setup.ts) and its longest answer on mini-nq. */
 const settings: ReaderSettings = { maxLength: seq, maxQuestionLength: 48, maxAnswerLength: 10, topDocs: passages };
 
 function python(args: readonly string[], threads: number): { stdout: string } {
-  const env = { ...process.env, OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
+  const env = { ...process.env, ...pythonPathEnv(ROOT), OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
   const r = spawnSync(PY, args, { encoding: "utf8", env, maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`${args[0]} failed (exit ${r.status}): ${r.stderr}`);
   return { stdout: r.stdout };
@@ -89,7 +91,7 @@ try {
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify({ epochs: 0, dev_questions: 1, eval_top_docs: passages, max_answer_length: settings.maxAnswerLength, seed: 1, init: { kind: "random", bert_config: { ...MINI_BERT, max_position_embeddings: Math.max(512, seq) } } }));
   const model = join(dir, "reader");
-  python([TRAINER, "--config", cfg, "--inputs", inputs, "--out", model, "--threads", "1"], 1);
+  python([...TRAINER, "--config", cfg, "--inputs", inputs, "--out", model, "--threads", "1"], 1);
   const shape = `${MINI_BERT.num_hidden_layers} layers, hidden ${MINI_BERT.hidden_size}`;
   console.log(`qa bench: DPR reader (${shape}, the mini reader's shape, random weights) on ${questions} questions x ${passages} passages of ${seq} tokens; ${repeats} repeat(s); threads ${THREADS.join(",")} of ${availableParallelism()} cores`);
 

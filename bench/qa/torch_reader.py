@@ -11,19 +11,14 @@ Threads: torch.set_num_threads(--threads); the parent sets OMP_NUM_THREADS and O
 to match (torch.set_num_threads alone leaves OpenBLAS's pool on every core)."""
 import argparse
 import json
-import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..")
-sys.path[:0] = [os.path.join(ROOT, "steps", "qa", "dpr_reader"), os.path.join(ROOT, "steps", "qa", "pycommon"), os.path.join(ROOT, "steps", "training", "dpr")]
+import torch
 
-import torch  # noqa: E402
-
-from data import ReaderInputs  # noqa: E402
-from reader_model import build_reader  # noqa: E402
-from reader_train_loop import answer  # noqa: E402
+from qa.dpr_reader.data import ReaderInputs
+from qa.dpr_reader.reader_answers import answer
+from qa.dpr_reader.reader_model import build_reader
 
 p = argparse.ArgumentParser()
 p.add_argument("--model", required=True)

@@ -10,10 +10,14 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BENCH_SHAPE, writeBenchInputs } from "../numerics/inputs.ts";
-import { TINY_BERT, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
+import { pythonCommand } from "../../steps/pytrain/launch.ts";
 
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const positional = process.argv.slice(2).find((a) => !a.startsWith("-"));
 const epochs = Number(positional ?? (process.argv.includes("--quick") ? 2 : 3));
 const dir = mkdtempSync(join(tmpdir(), "cspipe-bench-train-"));
@@ -24,7 +28,7 @@ function measure(threads: number): number {
   const cfgPath = join(dir, `cfg-${threads}.json`);
   const out = join(dir, `out-${threads}`);
   writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
-  const r = spawnSync(PYTHON, trainerArgv(cfgPath, inputs, out, threads), { encoding: "utf8" });
+  const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, threads)), { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`trainer failed: ${r.stderr}`);
   const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
   const stepsPerEpoch = Math.ceil(NQ / 32);

@@ -6,7 +6,9 @@
  * that runs), and the time the run is expected to take (recorded durations, else cost hints).
  *
  *   --format text      one line per step and a summary (default)
- *   --format json      {nodes, edges, summary} (--json is the same)
+ *   --format json      {nodes, edges, summary} (--json is the same); each node names the files
+ *                      that enter its key (`sources`, also while the key is pending) and, for a
+ *                      program step, its argv template
  *   --format dot       Graphviz (`dot -Tsvg`); --collapse draws the stage graph (one box per step id)
  *   --format mermaid   a Mermaid flowchart; --collapse as for dot
  *   --gpus N           as run (GPU slots); text adds the GPU steps per kind and how many run at once
@@ -17,7 +19,8 @@ import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import type { PlanRow } from "../engine/engine.ts";
 import type { EstimateSource, Estimates } from "../engine/schedule.ts";
-import type { RunSettings } from "../engine/step.ts";
+import type { AnyStep, RunSettings } from "../engine/step.ts";
+import type { SourceScanner } from "../engine/sources.ts";
 import type { ExecutorChoice } from "../executors/index.ts";
 import { planRun, type Project } from "../session.ts";
 import { formatDuration, planEta, planEvent } from "../reporters/overall.ts";
@@ -38,6 +41,17 @@ export interface PlanNode {
   readonly resources?: string;
   /** Where expectedSeconds comes from: this store's earlier runs, the reference run, or a cost hint (a guess). */
   readonly estimate: EstimateSource;
+  /** Project-relative files whose bytes enter the step's key (its definition's import closure, its program's). */
+  readonly sources: readonly string[];
+  /** A container step's argv template (placeholders unresolved). */
+  readonly argv?: readonly string[];
+}
+
+/** What a node says of its step's code: the sources of its key and, for a container step, the argv. */
+export function codeOf(step: AnyStep, scanner: SourceScanner): { sources: string[]; argv?: string[] } {
+  const sources = Object.keys(scanner.fingerprint(step.def.source, step.def.extraSources ?? []).files);
+  const rt = step.def.runtime;
+  return rt.type === "container" ? { sources, argv: [...rt.argv] } : { sources };
 }
 
 export interface PlanEdge {
@@ -66,11 +80,20 @@ export interface PlanDocument {
 }
 
 /** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number, scanner: SourceScanner, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
   const ev = planEvent(graph, rows, estimates, concurrency);
   const nodes: PlanNode[] = ev.steps.map((s, i) => {
     const r = resources.get(s.step);
-    return { step: s.step, stepId: graph.order[i]!.def.id, status: s.status, ...(s.key !== undefined ? { key: s.key } : {}), expectedSeconds: s.expectedSeconds ?? 0, estimate: s.estimate ?? "hint", ...(r !== undefined ? { resources: r } : {}) };
+    return {
+      step: s.step,
+      stepId: graph.order[i]!.def.id,
+      status: s.status,
+      ...(s.key !== undefined ? { key: s.key } : {}),
+      expectedSeconds: s.expectedSeconds ?? 0,
+      estimate: s.estimate ?? "hint",
+      ...(r !== undefined ? { resources: r } : {}),
+      ...codeOf(graph.order[i]!, scanner),
+    };
   });
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
@@ -207,7 +230,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency, r.resources);
+      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency, p.scanner, r.resources);
       const format: PlanFormat = flags.json ? "json" : flags.format;
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),

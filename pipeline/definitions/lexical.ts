@@ -46,7 +46,7 @@ export function bm25Metrics(dataset: DatasetName, form: QueryFormName, ctx: Lexi
     name: `search-bm25.${tag}.${form}`,
     params: { form, split, k: 100, ...bm25Of(ctx.overrides, dataset) },
     inputs: { index: index.out.index, turns: tables.turns },
-    ...profiled(data, "search-bm25"),
+    ...profiled(ctx.data, "search-bm25"),
   });
   const ev = use(evaluateRunStep, {
     name: `evaluate.bm25.${tag}.${form}`,

@@ -7,7 +7,13 @@
  * side-effect imports, dynamic imports of a string literal, and `new URL` of a relative
  * literal against import.meta.url, for worker entry points and data files read next to the
  * module, when that file exists); `import type` lines are
- * skipped because they cannot change behaviour. Node builtins are not hashed.
+ * skipped because they cannot change behaviour. Node builtins are not hashed. A package loaded
+ * through `createRequire(import.meta.url)("name")` is a package of the module like an imported one.
+ *
+ * Extra sources are files, directories, or `python:<root>:<module>`: a Python module's import
+ * closure as Python resolves it with <root> on sys.path (python-imports.ts). defineStep adds the
+ * program a step's argv runs that way (programs.ts), so a Python helper's edit re-keys exactly
+ * the steps whose programs can import it, as a TypeScript helper's does.
  *
  * Compiled runs (`npm run build`, then `node dist/pipeline/main.js`): a module under dist/
  * is fingerprinted as the project source it was compiled from (`dist/a/b.js` -> `a/b.ts`),
@@ -22,6 +28,8 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { sha256Hex } from "./canonical.ts";
 import { InputError } from "./errors.ts";
+import { PYTHON_SOURCE } from "./programs.ts";
+import { PythonImportResolver } from "./python-imports.ts";
 
 /** Written by scripts/build.mjs into the dist directory. */
 export const BUILD_MANIFEST = "build-manifest.json";
@@ -58,6 +66,7 @@ const IMPORT_FROM = /^[ \t]*(import|export)\s+(type\s+)?(?:[^;'"]*?)\s*from\s*["
 const SIDE_EFFECT = /^[ \t]*import\s*["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 const URL_REF = /\bnew URL\(\s*["'](\.{1,2}\/[^"']+)["']\s*,\s*import\.meta\.url\s*\)/g;
+const CREATE_REQUIRE = /\bcreateRequire\([^)]*\)\(\s*["']([^"']+)["']\s*\)/g;
 /** Files whose imports are followed; other files (JSON, data) are hashed only. */
 const SCRIPT = /\.(?:[cm]?[jt]s|tsx)$/;
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
@@ -66,6 +75,7 @@ export class SourceScanner {
   private readonly modules = new Map<string, ModuleInfo>();
   private readonly packageVersions = new Map<string, string>();
   private readonly closures = new Map<string, SourceFingerprint>();
+  private readonly python = new Map<string, PythonImportResolver>();
   /** fingerprint()'s answers by its arguments (a module URL or absolute path, and the extra sources). */
   private readonly answered = new Map<string, SourceFingerprint>();
   readonly distDir: string;
@@ -120,7 +130,7 @@ export class SourceScanner {
       }
     }
     for (const extra of extraSources) {
-      for (const path of this.expand(resolve(this.root, extra))) {
+      for (const path of this.extraFiles(extra)) {
         const rel = this.rel(path);
         const digest = sha256Hex(readFileSync(path));
         // Files dist/ holds a copy of (JSON read next to a module) must match too.
@@ -191,6 +201,15 @@ export class SourceScanner {
     return relative(this.root, path).split(sep).join("/");
   }
 
+  /** The files of one extra source: a file, a directory's files, or a Python module's import closure. */
+  private extraFiles(extra: string): string[] {
+    const py = PYTHON_SOURCE.exec(extra);
+    if (py === null) return this.expand(resolve(this.root, extra));
+    let resolver = this.python.get(py[1]!);
+    if (resolver === undefined) this.python.set(py[1]!, (resolver = new PythonImportResolver(resolve(this.root, py[1]!))));
+    return resolver.closure(py[2]!);
+  }
+
   private expand(path: string): string[] {
     if (!existsSync(path)) throw new Error(`extra source ${this.rel(path)} does not exist`);
     if (!statSync(path).isDirectory()) return [path];
@@ -211,6 +230,7 @@ export class SourceScanner {
       for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
       for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
       for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
+      for (const m of text.matchAll(CREATE_REQUIRE)) specs.add(m[1]!);
     }
     const urlRefs = SCRIPT.test(path) ? [...text.matchAll(URL_REF)].map((m) => resolve(dirname(path), m[1]!)) : [];
     const localDeps: string[] = [];

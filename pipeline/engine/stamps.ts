@@ -25,7 +25,7 @@ import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dirDigest, fileDigest, listOutputFiles, sameStamp, statStamp, type StampedDigest, type StatStamp } from "./digest.ts";
-import type { Entry } from "./store.ts";
+import type { Entry } from "./entry.ts";
 
 export { hashStats } from "./digest.ts";
 

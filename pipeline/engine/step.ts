@@ -9,6 +9,7 @@
  */
 import type { z } from "zod";
 import type { LockEntry } from "./datasets-lock.ts";
+import { programSources } from "./programs.ts";
 
 /** An output of a step: a single file or a directory, with a kind that wiring checks. */
 export interface OutputDecl<K extends string = string> {
@@ -138,7 +139,11 @@ export interface StepDef<S extends ParamsSchema = ParamsSchema, I extends InputK
   readonly version: number;
   /** `import.meta.url` of the defining module: its import closure enters the key. */
   readonly source: string;
-  /** Extra files or directories (relative to the project root) that enter the key, e.g. Python programs. */
+  /**
+   * Extra sources (relative to the project root) that enter the key: files or directories, or
+   * `python:<root>:<module>` (a Python module's import closure). defineStep adds the program a
+   * container runtime's argv runs (programs.ts), so no step lists its program by hand.
+   */
   readonly extraSources?: readonly string[];
   readonly params: S;
   readonly inputs: I;
@@ -171,8 +176,10 @@ export interface Step<S extends ParamsSchema = ParamsSchema, I extends InputKind
 
 export type AnyStep = Step<ParamsSchema, InputKinds, OutputDecls>;
 
+/** A step definition, with the sources of the program its runtime runs added to its extraSources. */
 export function defineStep<S extends ParamsSchema, const I extends InputKinds, O extends OutputDecls>(def: StepDef<S, I, O>): StepDef<S, I, O> {
-  return def;
+  const program = programSources(def.runtime).filter((s) => !(def.extraSources ?? []).includes(s));
+  return program.length === 0 ? def : { ...def, extraSources: [...(def.extraSources ?? []), ...program] };
 }
 
 /**

@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { canonicalJson } from "./canonical.ts";
 import type { Fingerprint } from "./fingerprint.ts";
+import type { Entry, Manifest } from "./entry.ts";
 import type { Overrides } from "./targets.ts";
 import { acquireLease, liveLeaseHolders, type Lease, type LeaseHolder, type LeaseOptions } from "./lease.ts";
 import { ContentChecker } from "./stamps.ts";
@@ -31,33 +32,7 @@ import { StoreFileError, keysShape, manifestShape, readStoreJson, writeStoreJson
 import { readLiveRuns } from "./live-runs.ts";
 import { selfIdentity } from "./proc.ts";
 
-export interface OutputRecord {
-  readonly path: string;
-  readonly kind: string;
-  readonly dir: boolean;
-  readonly digest: string;
-  readonly size: number;
-  readonly files: number;
-}
-
-export interface Manifest {
-  readonly schema: 1;
-  readonly key: string;
-  readonly step: { readonly id: string; readonly version: number; readonly name: string };
-  readonly outputs: Record<string, OutputRecord>;
-  readonly timings: { readonly started: string; readonly finished: string; readonly seconds: number };
-  readonly host: { readonly hostname: string; readonly platform: string; readonly arch: string; readonly cpus: number };
-  readonly tools: Record<string, string>;
-  readonly executor: string;
-  readonly log: string;
-}
-
-export interface Entry {
-  readonly stepId: string;
-  readonly key: string;
-  readonly dir: string;
-  readonly manifest: Manifest;
-}
+export type { Entry, Manifest, OutputRecord } from "./entry.ts";
 
 /** An entry directory that cannot be trusted: its manifest is missing, unreadable or wrong. */
 export interface DamagedEntry {

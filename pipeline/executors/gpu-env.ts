@@ -1,6 +1,6 @@
 /**
  * What a GPU step's program is told, under any executor (pure): whether it must find CUDA
- * (CSPIPE_DEVICE_HINT, read by steps/training/dpr/device.py and the encode/search programs),
+ * (CSPIPE_DEVICE_HINT, read by steps/pytrain/run.py, the device rule of every Python program),
  * and which devices are its own.
  */
 import type { ContainerRuntime, RunSettings } from "../engine/step.ts";

@@ -6,7 +6,7 @@
  *   model takes its report as an input, so no collection is encoded from a model whose export
  *   fails, and the ONNX files CPU users get are checked in every run;
  * - `encode-passages-gpu` (one step per shard) and `encode-queries-gpu`: container steps running
- *   steps/encoding/gpu/encode.py (torch; fp16/bf16 autocast; batches sorted by length) with the
+ *   encoding.gpu.encode (torch; fp16/bf16 autocast; batches sorted by length) with the
  *   same outputs as the ONNX steps `encode-passages` / `encode-queries` (steps/dense/steps.ts),
  *   so the index and search steps downstream are the same. Throughput goes to the log.
  */
@@ -15,9 +15,9 @@ import { z } from "zod";
 import { defineStep, dir, file, type ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { verifyOnnxParityOfModel, PARITY_ATOL, type ParityCheck } from "./onnx/parity.ts";
 import { TRAINING_IMAGE } from "../training/steps.ts";
+import { pythonArgv } from "../pytrain/launch.ts";
 
-export const GPU_ENCODE_SCRIPT = "steps/encoding/gpu/encode.py";
-const gpuSources = ["steps/encoding/gpu", "steps/training/dpr"];
+export const GPU_ENCODE_MODULE = "encoding.gpu.encode";
 
 export const verifyOnnxParityStep = defineStep({
   id: "verify-onnx-parity",
@@ -59,7 +59,7 @@ function encodeRuntime(role: "passages" | "queries", gpuRequired: boolean): Cont
   return {
     type: "container",
     image: TRAINING_IMAGE,
-    argv: ["python3", `{src}/${GPU_ENCODE_SCRIPT}`, "--role", role, "--params", "{params}", "--model", "{in:model}", "--tokens", "{in:tokens}", "--out", "{out:embeddings}"],
+    argv: pythonArgv(GPU_ENCODE_MODULE, ["--role", role, "--params", "{params}", "--model", "{in:model}", "--tokens", "{in:tokens}", "--out", "{out:embeddings}"]),
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
     // Used on real data only, where pipeline/definitions/resources.ts sizes each use.
@@ -81,7 +81,6 @@ export function encodePassagesGpuDef(gpuRequired: boolean) {
       id: "encode-passages-gpu",
       version: 1,
       source: import.meta.url,
-      extraSources: gpuSources,
       description: "One shard of the passages through the DPR passage encoder in torch on a GPU (fp16, length-sorted batches) -> float32 embeddings.",
       params: z
         .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), ...encodeParams })
@@ -102,7 +101,6 @@ export function encodeQueriesGpuDef(gpuRequired: boolean) {
       id: "encode-queries-gpu",
       version: 1,
       source: import.meta.url,
-      extraSources: gpuSources,
       description: "Query token ids through the DPR query encoder in torch on a GPU -> float32 embeddings.",
       params: z.object(encodeParams).strict(),
       inputs: { model: "dpr:model", tokens: "tokens:queries", parity: "report:onnx-parity" },

@@ -13,14 +13,15 @@ import { defineStep, dir } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { placeFile } from "../data/assemble.ts";
 import { FETCHED_KIND } from "../data/fetch/steps.ts";
+import { BERT, releasedShape, shapeFields, T5, type ModelConfigSpec } from "../pytrain/model-configs.ts";
 
 export type HfModelKind = "hf:bert" | "hf:t5";
 
-/** The lock entries (weights, config) and the config fields each kind needs. */
+/** The lock entries (weights, config) of each kind and the model configuration its config.json must fit (model-configs.ts). */
 export const HF_MODELS = {
-  "hf:bert": { weights: "bert-base-uncased", config: "bert-base-uncased-config", modelType: "bert", fields: ["hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size"] },
-  "hf:t5": { weights: "t5-base", config: "t5-base-config", modelType: "t5", fields: ["d_model", "d_kv", "d_ff", "num_layers", "num_heads", "vocab_size"] },
-} as const satisfies Record<HfModelKind, { weights: string; config: string; modelType: string; fields: readonly string[] }>;
+  "hf:bert": { weights: "bert-base-uncased", config: "bert-base-uncased-config", modelType: "bert", model: BERT },
+  "hf:t5": { weights: "t5-base", config: "t5-base-config", modelType: "t5", model: T5 },
+} as const satisfies Record<HfModelKind, { weights: string; config: string; modelType: string; model: ModelConfigSpec }>;
 
 async function only(dirPath: string, entry: string, part: string): Promise<string> {
   const names = (await readdir(dirPath)).sort();
@@ -44,9 +45,8 @@ export async function checkHfConfig(path: string, kind: HfModelKind): Promise<Re
   if (o["model_type"] !== undefined && o["model_type"] !== spec.modelType) {
     throw new InputError(`model_type is '${String(o["model_type"])}', expected '${spec.modelType}'`, { file: path, field: "model_type", fix: `lock the ${spec.modelType} config (${spec.config})` });
   }
-  for (const f of spec.fields) {
-    if (!Number.isInteger(o[f]) || (o[f] as number) <= 0) throw new InputError(`'${f}' is missing or not a positive integer`, { file: path, field: f, fix: `lock a Hugging Face ${spec.modelType} config.json` });
-  }
+  const checked = releasedShape(spec.model, o);
+  if ("message" in checked) throw new InputError(checked.message, { file: path, field: checked.field, fix: `lock a Hugging Face ${spec.modelType} config.json that this project's ${spec.modelType} implements` });
   return o;
 }
 
@@ -68,7 +68,7 @@ function makeDef<K extends HfModelKind>(kind: K) {
         const c = await checkHfConfig(config, kind);
         await placeFile(config, join(ctx.outputs.model, "config.json"));
         await placeFile(weights, join(ctx.outputs.model, "pytorch_model.bin"));
-        ctx.log(`${spec.modelType}: ${spec.fields.map((f) => `${f}=${String(c[f])}`).join(" ")}`);
+        ctx.log(`${spec.modelType}: ${shapeFields(spec.model).map((f) => `${f}=${String(c[f])}`).join(" ")}`);
       },
     },
   });

@@ -3,7 +3,10 @@
  * shares (Markdown cells, CSV fields, XML/HTML text). Pure and deterministic.
  */
 import { z } from "zod";
-import type { PaperUnit } from "./paper-numbers.ts";
+
+/** The units the paper prints its numbers in (paper-numbers.json's `unit`). */
+export const PAPER_UNITS = ["fraction", "percent", "count", "millions", "hours"] as const;
+export type PaperUnit = (typeof PAPER_UNITS)[number];
 
 export type NumberFormat =
   /** value printed with `digits` decimals, e.g. MRR 0.467 */

@@ -10,10 +10,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { InputError } from "../../pipeline/engine/errors.ts";
-import { formatPaperNumber } from "./format.ts";
+import { formatPaperNumber, PAPER_UNITS, type PaperUnit } from "./format.ts";
 
-const Unit = z.enum(["fraction", "percent", "count", "millions", "hours"]);
-export type PaperUnit = z.infer<typeof Unit>;
+const Unit = z.enum(PAPER_UNITS);
+export type { PaperUnit };
 
 const Column = z.object({
   id: z.string().min(1),

@@ -9,7 +9,7 @@
 import { formatCount } from "./format.ts";
 import { labelHtml } from "./label.ts";
 import { el, raw, type Html } from "./html.ts";
-import type { RenderedCell, RenderedTableJson } from "./table.ts";
+import type { RenderedCell, RenderedTableJson } from "./rendered-table.ts";
 import { tableLayout, tableLegend, type Panel } from "./table-layout.ts";
 
 export interface TableHtmlOptions {

@@ -8,7 +8,7 @@
  *   question types become two panels of two), each repeating the row labels.
  * Pure.
  */
-import type { RenderedColumn, RenderedTableJson } from "./table.ts";
+import type { RenderedColumn, RenderedTableJson } from "./rendered-table.ts";
 
 export interface BandLayout {
   readonly label: string | null;

@@ -7,7 +7,7 @@
  */
 import { formatCount } from "./format.ts";
 import { labelMarkdown } from "./label.ts";
-import type { RenderedCell, RenderedTableJson } from "./table.ts";
+import type { RenderedCell, RenderedTableJson } from "./rendered-table.ts";
 import { tableLayout, tableLegend, type BandLayout } from "./table-layout.ts";
 
 export interface TableViewOptions {

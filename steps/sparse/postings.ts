@@ -14,7 +14,6 @@
  * Bits are little-endian within bytes (bit i of the area is bit i%8 of byte i/8). A postings array
  * ends with PADDING zero bytes so that 4-byte reads near its end stay inside it.
  */
-import type { Bm25Index } from "./index.ts";
 
 export const MAX_BLOCK_SIZE = 256;
 /** Zero bytes after the last block (reads of up to 5 bytes at any bit position stay in bounds). */
@@ -194,9 +193,17 @@ export function postingsView(postings: Uint8Array): DataView {
   return new DataView(postings.buffer, postings.byteOffset, postings.byteLength);
 }
 
+/** The arrays of an index (index.ts's Bm25Index) that locate a term's postings. */
+export interface TermPostings {
+  readonly postings: Uint8Array;
+  readonly termBlockOffsets: Float64Array;
+  readonly blockStart: Float64Array;
+  readonly blockLastDoc: Uint32Array;
+}
+
 /** Decodes the postings of term t: calls fn(doc, tf) in doc order. */
 export function forEachPostingOf(
-  index: Pick<Bm25Index, "postings" | "termBlockOffsets" | "blockStart" | "blockLastDoc">,
+  index: TermPostings,
   t: number,
   fn: (doc: number, tf: number) => void,
 ): void {

@@ -1,5 +1,6 @@
 /**
- * The contract between the pipeline and the Python DPR trainer (steps/training/dpr/train.py):
+ * The contract between the pipeline and the Python DPR trainer (module training.dpr.train, run by
+ * the launcher: steps/pytrain/launch.ts):
  * the config JSON it reads, the input .npy files, the argv, the stdout protocol and the
  * result.json it writes. Pure (no I/O) except `readTrainingResult`.
  */
@@ -8,30 +9,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { TRAINER_DEFAULTS, trainerParamsShape, type TrainerSettings } from "./config-schema.ts";
-
-/** HF BertConfig fields the compact BERT understands (others in a config.json are ignored). */
-export interface BertConfig {
-  vocab_size?: number;
-  hidden_size?: number;
-  num_hidden_layers?: number;
-  num_attention_heads?: number;
-  intermediate_size?: number;
-  max_position_embeddings?: number;
-  type_vocab_size?: number;
-  layer_norm_eps?: number;
-  hidden_dropout_prob?: number;
-  attention_probs_dropout_prob?: number;
-  initializer_range?: number;
-  add_pooling_layer?: boolean;
-}
-
-/** The mini benchmark's θ0 model: 2 layers, hidden 128, 2 heads, intermediate 512 (vocab 30522). */
-export const TINY_BERT: Readonly<BertConfig> = Object.freeze({
-  hidden_size: 128,
-  num_hidden_layers: 2,
-  num_attention_heads: 2,
-  intermediate_size: 512,
-});
+import type { BertConfig } from "../pytrain/model-configs.ts";
 
 /** Relative paths in `init` are resolved against the config file's directory. */
 export type TrainingInit =
@@ -84,11 +62,12 @@ export const TRAINING_OUTPUT_FILES = Object.freeze({
   result: "result.json",
 });
 
-export const TRAINER_SCRIPT = "steps/training/dpr/train.py";
+/** The trainer's module (`python3 steps training.dpr.train ...`: steps/pytrain/launch.ts). */
+export const TRAINER_MODULE = "training.dpr.train";
 
-/** argv after the interpreter (CSPIPE_PYTHON, default /usr/bin/python3 here). */
+/** The trainer's arguments (after the launcher and the module: steps/pytrain/launch.ts's pythonCommand). */
 export function trainerArgv(configPath: string, inputsDir: string, outDir: string, threads?: number): string[] {
-  const argv = [TRAINER_SCRIPT, "--config", configPath, "--inputs", inputsDir, "--out", outDir];
+  const argv = ["--config", configPath, "--inputs", inputsDir, "--out", outDir];
   if (threads !== undefined) argv.push("--threads", String(threads));
   return argv;
 }

@@ -21,6 +21,7 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { placeFile } from "../data/assemble.ts";
 import { FETCHED_KIND } from "../data/fetch/steps.ts";
 import { TRAINING_DEFAULTS } from "./contract.ts";
+import { BERT, releasedShape, shapeFields } from "../pytrain/model-configs.ts";
 import { trainerRuntime } from "./steps.ts";
 
 export const HF_DPR_CHECKPOINT_KIND = "hf:dpr-checkpoint";
@@ -53,12 +54,10 @@ export const HF_DPR_LAYOUT: Readonly<Record<Part, string>> = Object.freeze({
 
 const PARTS = Object.keys(HF_DPR_LAYOUT) as Part[];
 
-/** The BERT shape fields a DPR config must carry (positive integers), and that both encoders must share. */
-const SHAPE_FIELDS = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings", "type_vocab_size"] as const;
-/** Shape fields an HF config may omit, with HF's (and the trainer's) defaults. */
-const SHAPE_DEFAULTS: Readonly<Partial<Record<(typeof SHAPE_FIELDS)[number], number>>> = { max_position_embeddings: 512, type_vocab_size: 2 };
+/** The BERT shape fields a DPR config carries and both encoders must share (steps/pytrain/model-configs.ts). */
+const SHAPE_FIELDS = shapeFields(BERT);
 
-export type DprShape = Readonly<Record<(typeof SHAPE_FIELDS)[number], number>>;
+export type DprShape = Readonly<Record<string, number>>;
 
 /**
  * Checks an HF DPR config.json (already parsed) and returns its BERT shape. Pure.
@@ -72,25 +71,12 @@ export function checkDprConfig(raw: unknown, file: string): DprShape {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new InputError("config.json must be a JSON object", { file, fix });
   const cfg = raw as Record<string, unknown>;
   if (cfg.model_type !== "dpr") throw new InputError(`model_type is ${JSON.stringify(cfg.model_type)}, expected "dpr"`, { file, field: "model_type", fix });
-  const shape: Record<string, number> = {};
-  for (const f of SHAPE_FIELDS) {
-    const v = cfg[f] ?? SHAPE_DEFAULTS[f];
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1) throw new InputError(`expected a positive integer, got ${JSON.stringify(v)}`, { file, field: f, fix });
-    shape[f] = v;
-  }
-  if (shape.hidden_size! % shape.num_attention_heads! !== 0) {
-    throw new InputError(`hidden_size ${shape.hidden_size} is not a multiple of num_attention_heads ${shape.num_attention_heads}`, { file, field: "hidden_size", fix });
-  }
-  if (cfg.hidden_act !== undefined && cfg.hidden_act !== "gelu") {
-    throw new InputError(`hidden_act ${JSON.stringify(cfg.hidden_act)} is not supported (only "gelu")`, { file, field: "hidden_act", fix });
-  }
-  if (cfg.position_embedding_type !== undefined && cfg.position_embedding_type !== "absolute") {
-    throw new InputError(`position_embedding_type ${JSON.stringify(cfg.position_embedding_type)} is not supported (only "absolute")`, { file, field: "position_embedding_type", fix });
-  }
+  const checked = releasedShape(BERT, cfg);
+  if ("message" in checked) throw new InputError(checked.message, { file, field: checked.field, fix });
   if (cfg.projection_dim !== undefined && cfg.projection_dim !== 0) {
     throw new InputError(`projection_dim ${JSON.stringify(cfg.projection_dim)}: encoders with a projection layer are not supported`, { file, field: "projection_dim", fix: "use a DPR checkpoint with projection_dim 0 (the released DPR-NQ encoders)" });
   }
-  return shape as DprShape;
+  return checked.shape;
 }
 
 /** The two encoders must have one BERT shape (the trainer reads the question encoder's config for both). */
@@ -181,7 +167,6 @@ export const importDprCheckpoint = defineStep({
   id: "import-dpr-checkpoint",
   version: 1,
   source: import.meta.url,
-  extraSources: ["steps/training/dpr"],
   description: "An HF DPR checkpoint as a dpr:model (the trainer with epochs 0: safetensors, ONNX encoders, parity fixtures).",
   params: importParams,
   // The vocabulary the checkpoint was trained with: its sha256 is recorded in the model's

@@ -3,7 +3,7 @@
  * - `assemble-dpr-examples` (in-process) turns tokenized queries, the tokenized collection,
  *   the turns' gold passages and optionally mined negatives into the trainer's input .npy
  *   files (steps/training/README.md);
- * - `pretrain-dpr` and `train-dpr` are container steps running steps/training/dpr/train.py
+ * - `pretrain-dpr` and `train-dpr` are container steps running the trainer (training.dpr.train)
  *   (torch + numpy only) in a pinned image under Dagger, or with a host python3 that has
  *   torch under the local executor. `pretrain-dpr` starts from a random tiny BERT (the mini
  *   benchmark's θ0); `train-dpr` starts from an earlier model (θ0 for every IHN iteration).
@@ -22,8 +22,10 @@ import type { TurnRow } from "../data/schemas.ts";
 import { readNegatives } from "../mining/steps.ts";
 import { buildExamples } from "./examples.ts";
 import { sameVocabulary, tokensVocab } from "../encoding/vocab-identity.ts";
-import { TRAINER_SCRIPT } from "./contract.ts";
+import { TRAINER_MODULE } from "./contract.ts";
 import { trainerParamsShape } from "./config-schema.ts";
+import { BERT, modelConfigParams } from "../pytrain/model-configs.ts";
+import { pythonArgv } from "../pytrain/launch.ts";
 
 async function readLines(path: string): Promise<string[]> {
   const text = await readFile(path, "utf8");
@@ -160,18 +162,8 @@ export const assembleExamplesWithNegatives = defineStep({
  */
 const { threads: _threads, world_size: _world, save_checkpoint: _save, export_onnx: _export, ...trainerConfig } = trainerParamsShape;
 
-const bertConfig = z
-  .object({
-    vocab_size: z.number().int().positive().optional(),
-    hidden_size: z.number().int().positive(),
-    num_hidden_layers: z.number().int().positive(),
-    num_attention_heads: z.number().int().positive(),
-    intermediate_size: z.number().int().positive(),
-    max_position_embeddings: z.number().int().positive().optional(),
-    hidden_dropout_prob: z.number().min(0).max(1).optional(),
-    attention_probs_dropout_prob: z.number().min(0).max(1).optional(),
-  })
-  .strict();
+/** `init.bert_config` of a random init (steps/pytrain/model-configs.ts). */
+export const bertConfigParams = modelConfigParams(BERT);
 
 /**
  * The training image for Dagger users: PyTorch 2.0.1 (CUDA 11.7, cuDNN 8 runtime; it ships
@@ -181,7 +173,7 @@ const bertConfig = z
  */
 export const TRAINING_IMAGE = "pytorch/pytorch:2.0.1-cuda11.7-cudnn8-runtime@sha256:82e0d379a5dedd6303c89eda57bcc434c40be11f249ddfadfd5673b84351e806";
 
-const TRAINER_OUT = ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--out", "{out:model}"];
+const TRAINER_OUT = pythonArgv(TRAINER_MODULE, ["--config", "{params}", "--out", "{out:model}"]);
 const TRAINER = [...TRAINER_OUT, "--inputs", "{in:examples}", "--passages", "{in:passages}"];
 
 /**
@@ -209,8 +201,6 @@ export function trainerRuntime(extraArgv: readonly string[], opts: { gpu: "optio
 const modelOutputs = { model: dir("dpr:model", "model") };
 /** Scheduling hint: training dominates the dense graph and scales with its epochs. */
 const trainingCost = (p: { epochs: number }): number => 10 + 20 * p.epochs;
-const trainerSources = ["steps/training/dpr"];
-
 const memo = new Map<string, unknown>();
 function memoised<T>(key: string, make: () => T): T {
   if (!memo.has(key)) memo.set(key, make());
@@ -224,9 +214,8 @@ export function pretrainDprDef(gpuRequired = false) {
       id: "pretrain-dpr",
       version: 1,
       source: import.meta.url,
-      extraSources: trainerSources,
       description: "Train a DPR bi-encoder from a random BERT (vocabulary size from the vocab input).",
-      params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfig.optional() }).strict() }).strict(),
+      params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfigParams.optional() }).strict() }).strict(),
       inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
       outputs: modelOutputs,
       runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], { gpu: gpuRequired ? "required" : "optional" }),
@@ -242,7 +231,6 @@ export function trainDprDef(gpuRequired = false) {
       id: "train-dpr",
       version: 1,
       source: import.meta.url,
-      extraSources: trainerSources,
       description: "Fine-tune a DPR bi-encoder from an initial model on conversational examples.",
       params: z.object(trainerConfig).strict(),
       inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },

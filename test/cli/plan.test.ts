@@ -9,7 +9,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, file, use } from "../../pipeline/engine/step.ts";
+import { defineStep, dir as outDir, file, use } from "../../pipeline/engine/step.ts";
+import { pythonArgv } from "../../steps/pytrain/launch.ts";
 import { planRun } from "../../pipeline/session.ts";
 import { ROOT, project, registry, run, tempDir } from "../engine/helpers.ts";
 import { planDocument, planDot, planMermaid, planText, type PlanDocument } from "../../pipeline/commands/plan.ts";
@@ -51,8 +52,9 @@ test("plan --format json|dot|mermaid: every step, every edge, and the stage grap
   const p = project(buildTargets(), { store });
   const r = await planRun(p, { targets: ["chain"], executor: "local" });
   assert.ok(r.ok);
-  const same = planDocument(["chain"], r.graph, r.rows, r.estimates, 2);
+  const same = planDocument(["chain"], r.graph, r.rows, r.estimates, 2, p.scanner);
   assert.deepEqual(same, doc, "the CLI prints the document");
+  assert.ok(doc.nodes.every((n) => n.sources.includes("test/fixtures/engine/targets.ts") && n.argv === undefined), "in-process steps: their module's closure, no argv");
 
   const dot = planDot(doc, false);
   assert.match(dot, /^digraph plan \{/);
@@ -115,4 +117,35 @@ test("an unpinned dataset to fetch: plan reports exactly the failures run stops 
   assert.deepEqual(ran.executed, []);
   const allowed = await planRun(p, { targets: ["t"], executor: "local", settings: { allowUnpinned: true } });
   assert.equal(allowed.ok, true);
+});
+
+test("plan --format json: a program step's sources are its program's import closure, and its argv is shown, while its key is pending", async () => {
+  const make = defineStep({
+    id: "make-text",
+    version: 1,
+    source: import.meta.url,
+    params: z.object({}),
+    inputs: {},
+    outputs: { out: file("text:plain", "a.txt") },
+    runtime: { type: "in-process", run: async (ctx) => writeFileSync(ctx.outputs.out, "a") },
+  });
+  const argv = pythonArgv("training.dpr.train", ["--config", "{params}", "--inputs", "{in:text}", "--out", "{out:model}"]);
+  const train = defineStep({
+    id: "train-on-text",
+    version: 1,
+    source: import.meta.url,
+    params: z.object({}),
+    inputs: { text: "text:plain" },
+    outputs: { model: outDir("dpr:model", "model") },
+    runtime: { type: "container", image: `x@sha256:${"c".repeat(64)}`, argv },
+  });
+  const p = project(registry({ t: () => [use(train, { inputs: { text: use(make, { inputs: {} }).out.out } })] }));
+  const r = await planRun(p, { targets: ["t"], executor: "local" });
+  assert.ok(r.ok);
+  const node = planDocument(["t"], r.graph, r.rows, r.estimates, 2, p.scanner).nodes.find((n) => n.stepId === "train-on-text")!;
+  assert.equal(node.status, "pending");
+  assert.equal(node.key, undefined);
+  assert.deepEqual(node.argv, argv);
+  for (const f of ["steps/__main__.py", "steps/training/dpr/train.py", "steps/training/dpr/trainer.py", "steps/pytrain/run.py", "steps/pytrain/loop.py", "test/cli/plan.test.ts"]) assert.ok(node.sources.includes(f), f);
+  assert.ok(!node.sources.includes("steps/qa/fid/fid.py"));
 });

@@ -21,7 +21,7 @@ import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { encodeDcsrQueries, encodeDcsrSentences } from "../../steps/dcsr/encode.ts";
 import { trainingConfig } from "../../steps/training/contract.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
-import { PYTHON, TEST_BERT, runTrainer } from "../training/python.ts";
+import { PYTHON, TEST_BERT, program, runTrainer } from "../training/python.ts";
 
 const skip = spawnSync(PYTHON, ["-c", "import torch"]).status === 0 ? false : `no torch for ${PYTHON} (apt-get install -y python3-torch)`;
 const work = tempDir("cspipe-dcsr-parity-");
@@ -91,8 +91,7 @@ before(async () => {
   writeFileSync(cfg, JSON.stringify(trainingConfig({ epochs: 0, seed: 5, init: { kind: "random", bert_config: TEST_BERT } })));
   const t = runTrainer(["--config", cfg, "--out", MODEL]);
   assert.equal(t.status, 0, t.stderr);
-  const script = new URL("../../steps/dcsr/python/train_dcsr.py", import.meta.url).pathname;
-  const s = spawnSync(PYTHON, [script, "--selftest", "export"], { input: JSON.stringify({ out: MODEL, seed: 5, vocab_size: 400 }), encoding: "utf8", timeout: 120_000 });
+  const s = spawnSync(PYTHON, program("dcsr.python.train_dcsr", ["--selftest", "export"]), { input: JSON.stringify({ out: MODEL, seed: 5, vocab_size: 400 }), encoding: "utf8", timeout: 120_000 });
   assert.equal(s.status, 0, s.stderr);
   cpSync(MODEL, MODELS.query, { recursive: true });
   tamper(join(MODELS.query, "parity", "query_encoder", "embedding.npy"));

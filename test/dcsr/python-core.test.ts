@@ -1,5 +1,5 @@
 /**
- * The DCSR trainer's Python core through `train_dcsr.py --selftest`: in-passage negatives are
+ * The DCSR trainer's Python core through its `--selftest`s: in-passage negatives are
  * never an answer sentence or its neighbour, the batch mask, the loss on a hand-computed
  * batch, and the ONNX passage encoder's marker vectors (parity with torch, and equal to the
  * hidden states at the marker positions) under onnxruntime-node.
@@ -11,13 +11,11 @@ import { join } from "node:path";
 import * as ort from "onnxruntime-node";
 import { readNpy } from "../../steps/lib/npy.ts";
 import { openSentenceEncoder, SENTENCE_ENCODER_INPUTS, SENTENCE_ENCODER_OUTPUT } from "../../steps/dcsr/onnx-sentences.ts";
-import { PYTHON } from "../training/python.ts";
+import { PYTHON, program } from "../training/python.ts";
 import { tempDir } from "../tmp.ts";
 
-const SCRIPT = new URL("../../steps/dcsr/python/train_dcsr.py", import.meta.url).pathname;
-
 function dcsrSelftest<T>(name: string, arg: unknown): T {
-  const r = spawnSync(PYTHON, [SCRIPT, "--selftest", name], { input: JSON.stringify(arg), encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(PYTHON, program("dcsr.python.train_dcsr", ["--selftest", name]), { input: JSON.stringify(arg), encoding: "utf8", timeout: 120_000 });
   const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));
   if (r.status !== 0 || line === undefined) throw new Error(`selftest ${name} failed (exit ${r.status}): ${r.stderr}`);
   return JSON.parse(line.slice(7)) as T;
@@ -25,7 +23,7 @@ function dcsrSelftest<T>(name: string, arg: unknown): T {
 
 const DIR = tempDir("dcsr-python-");
 /** Every case runs in one Python process (one torch import). */
-const BATCH = dcsrSelftest<unknown[]>("batch", [
+const BATCH = dcsrSelftest<unknown[]>("batch", ([
   { name: "sample", arg: {
     labels: [[2, 1, 2, 0, 0, -1, -1], [1, 2, 0, 2, 1, 2, -1], [1, 2, 2, -1, -1, -1, -1]],
     pos: [0, 5, 6],
@@ -55,7 +53,7 @@ const BATCH = dcsrSelftest<unknown[]>("batch", [
     k: 4, m: 100, seed: 3,
   } },
   { name: "dev", arg: { passages: [[2, 1, 7, 3], [2, 1, 8, 3]], markers: [[1], [1]], queries: [[2, 20, 3]], gold: [[0, 1]], k: 1, m: 100, seed: 3 } },
-]);
+] as { name: string; arg: unknown }[]).map((t) => [t.name, t.arg]));
 
 type Draws = { draws: [number, number][][][]; fallbacks: number; in_passage_fallbacks: number };
 

@@ -15,7 +15,8 @@ import { z } from "zod";
 import { defineStep, dir, use, type OutputRef } from "../../pipeline/engine/step.ts";
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { encodePassages, encodeQueries } from "../../steps/dense/steps.ts";
-import { encodePassagesGpuDef, encodeQueriesGpuDef, verifyOnnxParityStep } from "../../steps/encoding/gpu-encode.ts";
+import { encodePassagesGpuDef, encodeQueriesGpuDef, GPU_ENCODE_MODULE, verifyOnnxParityStep } from "../../steps/encoding/gpu-encode.ts";
+import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { maxAbsDiff, verifyOnnxParityOfModel } from "../../steps/encoding/onnx/parity.ts";
 import { trainingConfig } from "../../steps/training/contract.ts";
 import { ROOT, project, registry, run, tempDir } from "../engine/helpers.ts";
@@ -164,7 +165,7 @@ test("the torch program itself refuses weights that do not reproduce the fixture
   writeNpy(join(tokens, "type_ids.npy"), { dtype: "int8", shape: [4, L], data: typeIds });
   writeFileSync(join(tokens, "pids.txt"), "a\nb\nc\nd\n");
   writeFileSync(join(tokens, "meta.json"), "{}");
-  const r = spawnSync(PYTHON, [join(ROOT, "steps/encoding/gpu/encode.py"), "--role", "passages", "--params", params, "--model", TAMPERED, "--tokens", tokens, "--out", out], { encoding: "utf8" });
+  const r = spawnSync(PYTHON, pythonCommand(ROOT, GPU_ENCODE_MODULE, ["--role", "passages", "--params", params, "--model", TAMPERED, "--tokens", tokens, "--out", out]), { encoding: "utf8" });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /error: .*passage_encoder\.safetensors: .*the loaded passage_encoder differs from the exported model's fixture by 0\.01 /);
 });

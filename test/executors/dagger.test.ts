@@ -630,7 +630,7 @@ test("plan: the real train-dpr container step maps to the pinned PyTorch image, 
     assert.ok(plan.ops.some((o) => o.op === "mount-dir" && (o as { path: string }).path === `/cspipe/in/${input}` && (o as { host: string }).host === `${root}/store/${host}` && (o as { readOnly?: boolean }).readOnly === true), input);
   }
   assert.deepEqual(plan.argv, [
-    "python3", "/cspipe/src/steps/training/dpr/train.py", "--config", "/cspipe/params.json", "--out", "/cspipe/out/model",
+    "python3", "/cspipe/src/steps", "training.dpr.train", "--config", "/cspipe/params.json", "--out", "/cspipe/out/model",
     "--inputs", "/cspipe/in/examples", "--passages", "/cspipe/in/passages", "--init-from", "/cspipe/in/init",
   ]);
   assert.deepEqual(plan.outputs, [{ name: "model", rel: "model", host: `${root}/staging/outputs/model`, dir: true }]);

@@ -16,7 +16,8 @@ import { parseProbe, type InterpreterFacts } from "../../pipeline/executors/nume
 import { deviceHint, visibleDevices } from "../../pipeline/executors/gpu-env.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
-import { PYTHON, TRAIN_PY, writeSyntheticInputs } from "../training/python.ts";
+import { PYTHON, program, writeSyntheticInputs } from "../training/python.ts";
+import { TRAINER_MODULE } from "../../steps/training/contract.ts";
 import { trainingConfig } from "../../steps/training/contract.ts";
 import { spawnSync } from "node:child_process";
 
@@ -83,7 +84,7 @@ test("the program refuses at once too: a GPU-required step's trainer does not fa
   writeSyntheticInputs(join(dir, "in"));
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify(trainingConfig({ epochs: 1, init: { kind: "random" } })));
-  const r = spawnSync(PYTHON, [TRAIN_PY, "--config", cfg, "--inputs", join(dir, "in"), "--out", join(dir, "out")], { encoding: "utf8", env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required" } });
+  const r = spawnSync(PYTHON, program(TRAINER_MODULE, ["--config", cfg, "--inputs", join(dir, "in"), "--out", join(dir, "out")]), { encoding: "utf8", env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required" } });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /error: field 'device': a GPU is required but torch \S+ at \S+ \(.*\) sees no CUDA device.* Fix: .*--allow-cpu/);
 });

@@ -15,7 +15,8 @@ import { defineStep, dir, use } from "../../pipeline/engine/step.ts";
 import { cpuFacts, runsAvx2Kernels } from "../../pipeline/engine/cpu.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { diffFingerprints } from "../../pipeline/engine/fingerprint.ts";
-import { trainingConfig, TRAINER_SCRIPT } from "../../steps/training/contract.ts";
+import { trainingConfig, TRAINER_MODULE } from "../../steps/training/contract.ts";
+import { pythonArgv } from "../../steps/pytrain/launch.ts";
 import { PYTHON, TEST_BERT, writeSyntheticInputs } from "../training/python.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
@@ -33,7 +34,7 @@ const train = defineStep({
   runtime: {
     type: "container",
     image: `x@sha256:${"c".repeat(64)}`,
-    argv: ["python3", `{src}/${TRAINER_SCRIPT}`, "--config", "{params}", "--inputs", inputs, "--out", "{out:model}"],
+    argv: pythonArgv(TRAINER_MODULE, ["--config", "{params}", "--inputs", inputs, "--out", "{out:model}"]),
     pythonModules: ["torch", "numpy"],
     resources: { cpus: 1 },
   },

@@ -1,5 +1,5 @@
 /**
- * The readers and the DCSR trainer pick their device by the trainers' one rule (steps/training/dpr/device.py): a
+ * The readers and the DCSR trainer pick their device by the trainers' one rule (steps/pytrain/run.py): a
  * step that requires a GPU (CSPIPE_DEVICE_HINT=cuda-required) fails at once where torch sees
  * none (CI's CPU-only torch), instead of training on CPU; `--allow-cpu` (hint cpu-allowed) runs.
  */
@@ -8,15 +8,13 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { PYTHON } from "./python.ts";
+import { join } from "node:path";
+import { PYTHON, program } from "./python.ts";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const PROGRAMS: readonly (readonly [string, readonly string[], unknown])[] = [
-  ["DPR reader", [join(ROOT, "steps/qa/dpr_reader/train_reader.py")], { epochs: 1, init: { kind: "random", bert_config: { hidden_size: 16, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 32 } } }],
-  ["FiD", [join(ROOT, "steps/qa/fid/fid.py"), "train"], { epochs: 1, init: { kind: "random", t5_config: { d_model: 16, d_kv: 8, d_ff: 32, num_layers: 1, num_heads: 2, dropout_rate: 0 } } }],
-  ["DCSR", [join(ROOT, "steps/dcsr/python/train_dcsr.py"), "--passages", "/nonexistent"], { epochs: 1, init: { kind: "random", bert_config: { hidden_size: 16, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 32, vocab_size: 64 } } }],
+  ["DPR reader", program("qa.dpr_reader.train_reader"), { epochs: 1, init: { kind: "random", bert_config: { hidden_size: 16, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 32 } } }],
+  ["FiD", program("qa.fid.fid", ["train"]), { epochs: 1, init: { kind: "random", t5_config: { d_model: 16, d_kv: 8, d_ff: 32, num_layers: 1, num_heads: 2, dropout_rate: 0 } } }],
+  ["DCSR", program("dcsr.python.train_dcsr", ["--passages", "/nonexistent"]), { epochs: 1, init: { kind: "random", bert_config: { hidden_size: 16, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 32, vocab_size: 64 } } }],
 ];
 
 test("the DPR reader, FiD and the DCSR trainer refuse to train on CPU when their step requires a GPU", () => {

@@ -20,11 +20,11 @@ import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenize
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 import { tempDir } from "../tmp.ts";
-import { PYTHON, selftests } from "./python.ts";
+import { PYTHON, program, selftests } from "./python.ts";
 import { fixtureExamples, fixtureVocab } from "./reader-fixture.ts";
 import { keptEpoch, type SelectionResult } from "./selection.ts";
 
-const SCRIPT = new URL("../../steps/qa/dpr_reader/train_reader.py", import.meta.url).pathname;
+const SCRIPT = program("qa.dpr_reader.train_reader");
 
 /** A passage row by hand: "Steve Job ##s founded Apple ." with title tokens and separators around. */
 const row: ReaderPassageTokens = {
@@ -67,7 +67,7 @@ test("losses on hand-computed cases; Python and TypeScript pick the same spans a
   const words = [-1, -1, 0, 1, 1, 2, 3, 3, 3, 4, 5, -1];
   const cases = Array.from({ length: 20 }, () => ({ start: words.map(() => Math.round(r() * 8) / 2), end: words.map(() => Math.round(r() * 8) / 2) }));
   const texts = ["The  Quick, Brown fox!", "an apple a day", "x_the_y", "Café « déjà »\tvu", "the, end"];
-  const [span, sel, norm, ...picked] = selftests([SCRIPT, "--selftest"], [
+  const [span, sel, norm, ...picked] = selftests([...SCRIPT, "--selftest"], [
     // eligible positions 1..3; start logits 1, 2, 0; end logits 0, 3, 1; spans (1,2) and (2,2).
     ["span_loss", { start: [50, 1, 2, 0], end: [50, 0, 3, 1], eligible: [false, true, true, true], spans: [[1, 2], [2, 2]] }],
     ["selection_loss", { relevance: [2, 0, 1] }],
@@ -103,7 +103,7 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify({ epochs: 3, lr: 1e-3, batch_size: 8, passages_per_question: 3, max_answer_length: 4, eval_top_docs: 3, init: { kind: "random", bert_config: bert } }));
   const out = join(dir, "reader");
-  const r = spawnSync(PYTHON, [SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(PYTHON, [...SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as SelectionResult;
   assert.equal(result.best_epoch, keptEpoch(result), "the kept epoch is the first with the best dev EM, ties by dev F1");
@@ -148,11 +148,11 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
 /** θ0-like model directories (what `pretrain-dpr` writes): passage_encoder.safetensors and config.json with cspipe.vocab_digest. */
 const THETA0_WRITER = `
 import json, os, sys
-sys.path.insert(0, sys.argv[1])
-from bert_model import BertConfig, build_random
-from checkpoint import save_encoder
-vocab_size = int(sys.argv[2])
-for out, digest in zip(sys.argv[3::2], sys.argv[4::2]):
+from pytrain.bert_model import build_random
+from pytrain.checkpoint import save_encoder
+from pytrain.model_configs import BertConfig
+vocab_size = int(sys.argv[1])
+for out, digest in zip(sys.argv[2::2], sys.argv[3::2]):
     cfg = BertConfig.from_dict({"vocab_size": vocab_size, "hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64, "hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0})
     os.makedirs(out, exist_ok=True)
     save_encoder(build_random(cfg, 5), os.path.join(out, "passage_encoder.safetensors"), {"role": "passage"})
@@ -184,10 +184,11 @@ test("--init-bert from θ0's passage encoder: its weights start the reader; anot
   const cfg = join(dir, "cfg.json");
   // 0 epochs: the reader is exported as it starts, so its encoder must be θ0's passage encoder exactly.
   writeFileSync(cfg, JSON.stringify({ epochs: 0, batch_size: 4, passages_per_question: 3, max_answer_length: 4, eval_top_docs: 3, export_onnx: false }));
-  const dprDir = new URL("../../steps/training/dpr", import.meta.url).pathname;
-  const w = spawnSync(PYTHON, ["-c", THETA0_WRITER, dprDir, String(enc.vocabSize), join(dir, "theta0"), enc.vocabDigest, join(dir, "other"), "f".repeat(64)], { encoding: "utf8" });
+  // Run from the Python source root, so the package imports as the programs import it.
+  const steps = new URL("../../steps", import.meta.url).pathname;
+  const w = spawnSync(PYTHON, ["-c", THETA0_WRITER, String(enc.vocabSize), join(dir, "theta0"), enc.vocabDigest, join(dir, "other"), "f".repeat(64)], { cwd: steps, encoding: "utf8" });
   assert.equal(w.status, 0, w.stderr);
-  const train = (theta0: string, out: string) => spawnSync(PYTHON, [SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out, "--init-bert", join(dir, theta0, "passage_encoder.safetensors")], { encoding: "utf8", timeout: 120_000 });
+  const train = (theta0: string, out: string) => spawnSync(PYTHON, [...SCRIPT, "--config", cfg, "--inputs", inputs, "--out", out, "--init-bert", join(dir, theta0, "passage_encoder.safetensors")], { encoding: "utf8", timeout: 120_000 });
   const out = join(dir, "reader");
   const r = train("theta0", out);
   assert.equal(r.status, 0, r.stderr);
@@ -202,5 +203,5 @@ test("--init-bert from θ0's passage encoder: its weights start the reader; anot
   // θ0 trained on another vocabulary: exit 2, one line naming θ0's config.json and the field.
   const bad = train("other", join(dir, "refused"));
   assert.equal(bad.status, 2, bad.stderr);
-  assert.match(bad.stderr, /^error: .*other\/config\.json: field 'cspipe\.vocab_digest': vocabulary mismatch: the inputs were tokenized with [0-9a-f]{12}…, the initial BERT with ffffffffffff… Fix: tokenize the reader inputs with the initial BERT's vocabulary/);
+  assert.match(bad.stderr, /^error: .*other\/config\.json: field 'cspipe\.vocab_digest': vocabulary mismatch: the inputs were tokenized with [0-9a-f]{12}…, the initial BERT with ffffffffffff… Fix: tokenize the reader inputs with the initial BERT's vocabulary/m);
 });

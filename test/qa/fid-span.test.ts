@@ -13,17 +13,15 @@ import { writeNpy } from "../../steps/lib/npy.ts";
 import { loadT5Tokenizer } from "../../steps/qa/fid/t5-tokenizer.ts";
 import { answerLabels, fidMatrix } from "../../steps/qa/fid/inputs.ts";
 import { isDevRow, spanCorpusRow } from "../../steps/qa/fid/span-steps.ts";
-import { SPAN_SCHEMA_FILE, spanSchemaJson } from "../../steps/qa/fid/span-config.ts";
-import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { pretrainedFid, qaSetupOf } from "../../pipeline/definitions/qa/readers.ts";
 import { MINI_PRETRAINING } from "../../pipeline/definitions/qa/setup.ts";
 import { tempDir } from "../tmp.ts";
 import { fixtureExamples } from "./reader-fixture.ts";
 import { trainTinySpm } from "./spm-fixture.ts";
-import { PYTHON, selftests } from "./python.ts";
+import { PYTHON, program, selftests } from "./python.ts";
 
-const FID = new URL("../../steps/qa/fid/fid.py", import.meta.url).pathname;
+const FID = program("qa.fid.fid");
 
 type Corrupted = { mask: number[]; counts: [number, number]; input: number[]; target: number[] };
 type Span = Corrupted | { error: string };
@@ -34,7 +32,7 @@ const ok = (s: Span | undefined): Corrupted => {
 
 test("span corruption: noise counts, masks, sentinels, inputs and targets (hand cases)", () => {
   const tokens = (n: number) => Array.from({ length: n }, (_, i) => 11 + i);
-  const [given, twoSpans, seeded, seededAgain, tooFew, oneToken, counts20] = selftests([FID, "selftest"], [
+  const [given, twoSpans, seeded, seededAgain, tooFew, oneToken, counts20] = selftests([...FID, "selftest"], [
     // Rules 4-5 on a given mask: spans [12, 13] and [15] become sentinels 99 and 98; 97 closes the target.
     ["span", { tokens: tokens(5), mask: [0, 1, 1, 0, 1], vocab_size: 100, sentinels: 3 }],
     ["span", { tokens: tokens(6), mask: [0, 0, 1, 0, 1, 1], vocab_size: 50, sentinels: 4 }],
@@ -79,10 +77,6 @@ test("span corpus rows: `title: ... context: ...` ids cut to the length, every d
   assert.deepEqual([0, 1, 2, 3, 4, 5].map((i) => isDevRow(i, 3)), [false, false, true, false, false, true]);
 });
 
-test("span_config_schema.json is generated from span-config.ts", () => {
-  assert.equal(readFileSync(join(findProjectRoot(), SPAN_SCHEMA_FILE), "utf8"), spanSchemaJson(), `${SPAN_SCHEMA_FILE} is stale: run npx tsx scripts/gen-qa-schemas.ts`);
-});
-
 test("end to end: Node rows -> fid.py pretrain-span (best dev loss kept) -> fid.py train from its model", () => {
   const dir = tempDir("cspipe-span-");
   const tok = loadT5Tokenizer(trainTinySpm(dir));
@@ -102,7 +96,7 @@ test("end to end: Node rows -> fid.py pretrain-span (best dev loss kept) -> fid.
   const cfg = join(dir, "span.json");
   writeFileSync(cfg, JSON.stringify({ epochs: 2, lr: 3e-3, batch_size: 16, sentinels: 8, init: { kind: "random", t5_config: t5 } }));
   const span = join(dir, "span");
-  const r = spawnSync(PYTHON, [FID, "pretrain-span", "--config", cfg, "--inputs", corpus, "--out", span], { encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(PYTHON, [...FID, "pretrain-span", "--config", cfg, "--inputs", corpus, "--out", span], { encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   const result = JSON.parse(readFileSync(join(span, "result.json"), "utf8")) as { best_epoch: number; dev_loss_per_epoch: Record<string, number>; vocab_size: number };
   const losses = Object.values(result.dev_loss_per_epoch);
@@ -113,7 +107,7 @@ test("end to end: Node rows -> fid.py pretrain-span (best dev loss kept) -> fid.
   // Too few sentinels for the rows' spans: a clear error naming the key, before any training.
   const bad = join(dir, "bad.json");
   writeFileSync(bad, JSON.stringify({ epochs: 1, sentinels: 4, noise_density: 0.5, init: { kind: "random", t5_config: t5 } }));
-  const rb = spawnSync(PYTHON, [FID, "pretrain-span", "--config", bad, "--inputs", corpus, "--out", join(dir, "bad")], { encoding: "utf8", timeout: 120_000 });
+  const rb = spawnSync(PYTHON, [...FID, "pretrain-span", "--config", bad, "--inputs", corpus, "--out", join(dir, "bad")], { encoding: "utf8", timeout: 120_000 });
   assert.equal(rb.status, 2);
   assert.match(rb.stderr, /field 'sentinels': rows of 24 tokens get up to 4 noise spans, which need 5 sentinels Fix: set sentinels >= 5/);
   // FiD fine-tunes from it: the vocabulary digest matches and the larger embedding is accepted.
@@ -132,7 +126,7 @@ test("end to end: Node rows -> fid.py pretrain-span (best dev loss kept) -> fid.
   writeFileSync(join(inputs, "meta.json"), JSON.stringify({ vocabDigest: tok.vocabDigest, vocabSize: tok.vocabSize }));
   const qa = join(dir, "qa.json");
   writeFileSync(qa, JSON.stringify({ epochs: 1, lr: 3e-3, batch_size: 8, n_context: 2, answer_max_length: 8 }));
-  const f = spawnSync(PYTHON, [FID, "train", "--config", qa, "--inputs", inputs, "--out", join(dir, "fid"), "--init-from", span], { encoding: "utf8", timeout: 300_000 });
+  const f = spawnSync(PYTHON, [...FID, "train", "--config", qa, "--inputs", inputs, "--out", join(dir, "fid"), "--init-from", span], { encoding: "utf8", timeout: 300_000 });
   assert.equal(f.status, 0, f.stderr);
   assert.equal((JSON.parse(readFileSync(join(dir, "fid", "result.json"), "utf8")) as { load_report: { kind: string } }).load_report.kind, "checkpoint");
 });

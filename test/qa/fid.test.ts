@@ -15,14 +15,14 @@ import { conversationTokens, fidMatrix } from "../../steps/qa/fid/inputs.ts";
 import { tempDir } from "../tmp.ts";
 import { fixtureExamples } from "./reader-fixture.ts";
 import { trainTinySpm } from "./spm-fixture.ts";
-import { PYTHON, selftests } from "./python.ts";
+import { PYTHON, program, selftests } from "./python.ts";
 import { writeFidInputs } from "./fid-fixture.ts";
 import { keptEpoch, type SelectionResult } from "./selection.ts";
 
-const FID = new URL("../../steps/qa/fid/fid.py", import.meta.url).pathname;
+const FID = program("qa.fid.fid");
 
 test("compact T5: buckets, greedy decoding, Hugging Face names, decoding pieces", () => {
-  const [bi, causal, gen, names, load, bad, decoded] = selftests([FID, "selftest"], [
+  const [bi, causal, gen, names, load, bad, decoded] = selftests([...FID, "selftest"], [
     ["buckets", { relative: [-200, -128, -20, -8, -1, 0, 1, 2, 7, 8, 9, 20, 64, 127, 128, 1000], bidirectional: true }],
     ["buckets", { relative: [-200, -128, -20, -16, -15, -1, 0, 1, 7], bidirectional: false }],
     ["generate", { seed: 2, max_length: 6, input_ids: [[[5, 6, 7, 1], [8, 9, 1, 0]], [[10, 11, 12, 1], [0, 0, 0, 0]]] }],
@@ -66,7 +66,7 @@ test("end to end: Node inputs -> fid.py train -> fid.py predict answers as the t
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify({ epochs: 2, lr: 3e-3, batch_size: 8, n_context: 3, answer_max_length: 8, init: { kind: "random", t5_config: { d_model: 32, d_kv: 8, d_ff: 64, num_layers: 1, num_heads: 2, dropout_rate: 0 } } }));
   const out = join(dir, "fid");
-  const r = spawnSync(PYTHON, [FID, "train", "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync(PYTHON, [...FID, "train", "--config", cfg, "--inputs", inputs, "--out", out], { encoding: "utf8", timeout: 300_000 });
   assert.equal(r.status, 0, r.stderr);
   const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as SelectionResult;
   assert.equal(result.best_epoch, keptEpoch(result), "the first epoch with the best dev EM, ties by dev F1");
@@ -76,7 +76,7 @@ test("end to end: Node inputs -> fid.py train -> fid.py predict answers as the t
   writeFileSync(join(evalDir, "qids.json"), JSON.stringify(dev.map((e) => e.qid)));
   writeFileSync(join(evalDir, "pieces.json"), pieces);
   writeFileSync(join(evalDir, "meta.json"), JSON.stringify({ vocabDigest: tok.vocabDigest, vocabSize: tok.vocabSize }));
-  const p = spawnSync(PYTHON, [FID, "predict", "--model", out, "--inputs", evalDir, "--out", join(dir, "predictions.jsonl")], { encoding: "utf8", timeout: 300_000 });
+  const p = spawnSync(PYTHON, [...FID, "predict", "--model", out, "--inputs", evalDir, "--out", join(dir, "predictions.jsonl")], { encoding: "utf8", timeout: 300_000 });
   assert.equal(p.status, 0, p.stderr);
   const preds = readFileSync(join(dir, "predictions.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { qid: string; prediction: string });
   assert.deepEqual(preds.map((x) => x.qid), dev.map((e) => e.qid));

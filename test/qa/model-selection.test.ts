@@ -1,5 +1,5 @@
 /**
- * The readers' model selection (steps/qa/pycommon/qa_config.py): token F1 as steps/qa/scoring.ts
+ * The readers' model selection (steps/qa/reading.py on pytrain/selection.py): token F1 as steps/qa/scoring.ts
  * computes it, the rule (best dev EM, ties by dev F1, then the earlier) on hand cases, and the
  * starting model as epoch 0 in both trainers: scored before training, kept, weights and all,
  * when no epoch beats it (a learning rate of 1e-12 leaves every answer as it was: a tie).
@@ -14,14 +14,14 @@ import { loadT5Tokenizer } from "../../steps/qa/fid/t5-tokenizer.ts";
 import { tokenF1 } from "../../steps/qa/scoring.ts";
 import { createBertTokenizer } from "../../steps/encoding/tokenize/bert-tokenizer.ts";
 import { tempDir } from "../tmp.ts";
-import { PYTHON, selftests } from "./python.ts";
+import { PYTHON, program, selftests } from "./python.ts";
 import { fixtureExamples, fixtureVocab } from "./reader-fixture.ts";
 import { trainTinySpm } from "./spm-fixture.ts";
 import { writeFidInputs } from "./fid-fixture.ts";
 import { keptEpoch, type SelectionResult } from "./selection.ts";
 
-const READER = new URL("../../steps/qa/dpr_reader/train_reader.py", import.meta.url).pathname;
-const FID = new URL("../../steps/qa/fid/fid.py", import.meta.url).pathname;
+const READER = program("qa.dpr_reader.train_reader");
+const FID = program("qa.fid.fid");
 
 test("token F1 as the scorer computes it; the rule: EM first, then F1, a full tie keeps the kept one", () => {
   const pairs: [string[], string][] = [
@@ -34,10 +34,10 @@ test("token F1 as the scorer computes it; the rule: EM first, then F1, a full ti
     [[], "cat"],
   ];
   const score = (em: number, f1: number) => ({ em, f1, questions: 10 });
-  const [f1s, dev, rule] = selftests([READER, "--selftest"], [
+  const [f1s, dev, rule] = selftests([...READER, "--selftest"], [
     ["token_f1", { pairs }],
     ["dev_score", { golds: [["Paris"], ["in Oslo", "Oslo"], ["a long sentence here"]], predictions: ["paris", "Oslo.", "long sentence"] }],
-    ["better_dev", { pairs: [[score(0.1, 0.2), null], [score(0.1, 0.3), score(0.1, 0.2)], [score(0.1, 0.2), score(0.1, 0.2)], [score(0.0, 0.9), score(0.1, 0.2)], [score(0.2, 0.0), score(0.1, 0.9)]] }],
+    ["selection", { pairs: [[score(0.1, 0.2), null], [score(0.1, 0.3), score(0.1, 0.2)], [score(0.1, 0.2), score(0.1, 0.2)], [score(0.0, 0.9), score(0.1, 0.2)], [score(0.2, 0.0), score(0.1, 0.9)]] }],
   ]) as [number[], { em: number; f1: number; questions: number }, boolean[]];
   // Hand values: 2*(1*0.5)/1.5 = 2/3; all three tokens; 2 of 3 each way; max over golds 0.5; both empty (articles go); one empty; no gold.
   assert.deepEqual(f1s.map((x) => Math.round(x * 1e6) / 1e6), [0.666667, 1, 0.666667, 0.5, 1, 0, 0]);
@@ -87,7 +87,7 @@ test("the DPR reader: the start is epoch 0 when start_is_candidate, and is kept 
   const inputs = await readerInputs(dir);
   const bert = { hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 64, max_position_embeddings: 64, hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 };
   const common = { batch_size: 8, passages_per_question: 3, max_answer_length: 4, eval_top_docs: 3, export_onnx: false };
-  const argv = [READER, "--inputs", inputs];
+  const argv = [...READER, "--inputs", inputs];
   const start = trained(argv, dir, "start", { ...common, epochs: 2, lr: 1e-3, init: { kind: "random", bert_config: bert } }, []);
   assert.equal(start.rows[0]!.epoch, 1, "no epoch 0 by default");
   const ft = trained(argv, dir, "ft", { ...common, epochs: 1, lr: 1e-12, start_is_candidate: true }, ["--init-from", start.out]);
@@ -100,7 +100,7 @@ test("FiD: the start is epoch 0 when start_is_candidate, and is kept when no epo
   const o = { nContext: 3, passageLength: 40, questionLength: 16 };
   const { inputs } = writeFidInputs(dir, tok, fixtureExamples(24, 1, "t"), fixtureExamples(8, 2, "d"), o, 8);
   const common = { batch_size: 8, n_context: 3, answer_max_length: 8 };
-  const argv = [FID, "train", "--inputs", inputs];
+  const argv = [...FID, "train", "--inputs", inputs];
   const start = trained(argv, dir, "start", { ...common, epochs: 2, lr: 3e-3, init: { kind: "random", t5_config: { d_model: 32, d_kv: 8, d_ff: 64, num_layers: 1, num_heads: 2, dropout_rate: 0 } } }, []);
   const ft = trained(argv, dir, "ft", { ...common, epochs: 1, lr: 1e-12, start_is_candidate: true }, ["--init-from", start.out]);
   checkStartKept(ft, start, "fid.safetensors");

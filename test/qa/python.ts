@@ -1,5 +1,6 @@
 /** Running the readers' Python programs from the tests: one interpreter start per batch of checks (torch imports slowly). */
 import { spawnSync } from "node:child_process";
+export { program } from "../training/python.ts";
 
 export const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 

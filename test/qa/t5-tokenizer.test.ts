@@ -20,12 +20,12 @@ const TEXTS = ["the company acme", "  Ａｃｍｅ   was\tfounded\n by ﬁnance 
 test("the Unigram trainer is deterministic and Node tokenizes exactly as sentencepiece", () => {
   const dir = tempDir("cspipe-spm-");
   const model = trainTinySpm(dir);
-  const again = spawnSync(PYTHON, [SPM, "--corpus", join(dir, "corpus.txt"), "--out", join(dir, "spm2"), "--vocab-size", "120"], { encoding: "utf8" });
+  const again = spawnSync(PYTHON, [...SPM, "--corpus", join(dir, "corpus.txt"), "--out", join(dir, "spm2"), "--vocab-size", "120"], { encoding: "utf8" });
   assert.equal(again.status, 0);
   assert.ok(readFileSync(model).equals(readFileSync(join(dir, "spm2", "spiece.model"))), "same corpus and options, same bytes");
   const tok = loadT5Tokenizer(model);
   assert.deepEqual([tok.padId, tok.eosId, tok.unkId], [0, 1, 2]);
-  const py = JSON.parse(spawnSync(PYTHON, [SPM, "--encode", model], { input: JSON.stringify(TEXTS), encoding: "utf8" }).stdout) as number[][];
+  const py = JSON.parse(spawnSync(PYTHON, [...SPM, "--encode", model], { input: JSON.stringify(TEXTS), encoding: "utf8" }).stdout) as number[][];
   TEXTS.forEach((t, i) => assert.deepEqual(tok.encode(t), py[i], JSON.stringify(t)));
   assert.equal(tok.decode(tok.encode("  Ａｃｍｅ   was\tfounded ")), "Acme was founded");
   assert.equal(tok.decode([...tok.encode("paris"), tok.eosId, tok.padId]), "paris");

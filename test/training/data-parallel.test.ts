@@ -31,7 +31,7 @@ test("train.py with world_size 2 launches two workers; rank 0 writes the outputs
     const cfg = join(dir, `cfg${world}.json`);
     writeFileSync(cfg, JSON.stringify(trainingConfig({ lr: 2e-3, epochs: 1, batch_size: 16, n_hard_negatives: 1, seed: 7, world_size: world, eval_before_training: false, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TEST_BERT } })));
     const out = join(dir, `out${world}`);
-    const r = runTrainer(trainerArgv(cfg, inputs, out).slice(1));
+    const r = runTrainer(trainerArgv(cfg, inputs, out));
     assert.equal(r.status, 0, r.stderr);
     if (world === 2) {
       assert.match(r.stderr, /data-parallel: 2 worker processes/);

@@ -3,13 +3,20 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeNpy } from "../../steps/lib/npy.ts";
+import { pythonCommand } from "../../steps/pytrain/launch.ts";
+import { TRAINER_MODULE } from "../../steps/training/contract.ts";
 import { mulberry32 } from "../../steps/lib/prng.ts";
 
 /** Deterministic PRNG for fixtures (the project's one mulberry32). */
 export const rng = mulberry32;
 
 export const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
-export const TRAIN_PY = new URL("../../steps/training/dpr/train.py", import.meta.url).pathname;
+export const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** The interpreter's arguments that run a program module of the repository (steps/pytrain/launch.ts). */
+export function program(module: string, args: readonly string[] = []): string[] {
+  return pythonCommand(ROOT, module, args);
+}
 
 export interface RunResult {
   status: number | null;
@@ -18,11 +25,11 @@ export interface RunResult {
 }
 
 export function runTrainer(args: string[], stdin = ""): RunResult {
-  const r = spawnSync(PYTHON, [TRAIN_PY, ...args], { input: stdin, encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(PYTHON, program(TRAINER_MODULE, args), { input: stdin, encoding: "utf8", timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs `train.py --selftest <name>` with a JSON argument and returns its RESULT object. */
+/** Runs the trainer's `--selftest <name>` with a JSON argument and returns its RESULT object. */
 export function selftest<T>(name: string, arg: unknown): T {
   const r = runTrainer(["--selftest", name], JSON.stringify(arg));
   const line = r.stdout.split("\n").find((l) => l.startsWith("RESULT "));

@@ -18,7 +18,7 @@ writeFileSync(
   cfgPath,
   JSON.stringify(trainingConfig({ lr: 2e-3, epochs: 10, batch_size: 8, n_hard_negatives: 1, seed: 7, progress_every: 10, init: { kind: "random", bert_config: TEST_BERT } })),
 );
-const run = runTrainer(trainerArgv(cfgPath, inputs, out).slice(1));
+const run = runTrainer(trainerArgv(cfgPath, inputs, out));
 
 test("training exits 0 and reports progress and per-epoch metrics on stdout", () => {
   assert.equal(run.status, 0, `${PYTHON} failed: ${run.stderr}`);
@@ -90,7 +90,7 @@ test("a trained checkpoint loads back as init (kind 'checkpoint', bare HF BERT n
   const cfg2 = join(dir, "cfg2.json");
   const init = { kind: "checkpoint" as const, query_path: join(out, "query_encoder.safetensors"), passage_path: join(out, "passage_encoder.safetensors") };
   writeFileSync(cfg2, JSON.stringify(trainingConfig({ lr: 1e-9, epochs: 1, batch_size: 64, n_hard_negatives: 0, export_onnx: false, save_checkpoint: false, init })));
-  const r = runTrainer(trainerArgv(cfg2, inputs, join(dir, "out2")).slice(1));
+  const r = runTrainer(trainerArgv(cfg2, inputs, join(dir, "out2")));
   assert.equal(r.status, 0, r.stderr);
   const result = readTrainingResult(join(dir, "out2"));
   const reports = result.load_reports as { prefix: string; loaded: number; unexpected: string[] }[];

@@ -14,7 +14,7 @@
  */
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
-import type { BertConfig } from "../../../steps/training/contract.ts";
+import type { BertConfig } from "../../../steps/pytrain/model-configs.ts";
 import type { RetrievalKind } from "./retrieval.ts";
 
 export type Profile = "paper" | "smoke";

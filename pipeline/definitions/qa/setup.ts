@@ -20,6 +20,7 @@ import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import type { Profile } from "../dense/setup.ts";
 import { MINI_BERT, type MiniBert } from "../dense/setup.ts";
+import type { T5Config } from "../../../steps/pytrain/model-configs.ts";
 
 /** The datasets of Table 5 and the mini pre-training set. */
 export type QaDataset = Extract<DatasetName, "qrecc" | "topiocqa">;
@@ -58,14 +59,8 @@ export interface ReaderSetup {
  */
 export type ReaderInit = { readonly kind: "random"; readonly bert: MiniBert } | { readonly kind: "theta0" };
 
-export interface T5Shape {
-  readonly d_model: number;
-  readonly d_kv: number;
-  readonly d_ff: number;
-  readonly num_layers: number;
-  readonly num_heads: number;
-  readonly dropout_rate: number;
-}
+/** The mini T5's shape: the fields of steps/pytrain/model-configs.ts's T5 a random init sets. */
+export type T5Shape = Readonly<Required<Pick<T5Config, "d_model" | "d_kv" | "d_ff" | "num_layers" | "num_heads" | "dropout_rate">>>;
 
 /**
  * T5's span-corruption pre-training on the pre-training set's collection (mini only): the stand-in

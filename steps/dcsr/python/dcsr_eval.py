@@ -4,8 +4,9 @@ HasAns(P) = 1 - prod(1 - p_i)), the same ranking the pipeline's search-dcsr step
 import numpy as np
 import torch
 
-from dcsr_model import gather_markers
-from dev_eval import encode, to_batch
+from dcsr.python.dcsr_model import gather_markers
+from pytrain.tensors import to_batch
+from training.dpr.recall import encode
 
 
 @torch.no_grad()

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from errors import TrainingInputError
+from pytrain.errors import InputError
 
 # name -> (expected content, required?)
 FILES = {
@@ -29,14 +29,14 @@ PASSAGE_FILES = {"ids.npy": True, "type_ids.npy": False, "markers.npy": True}
 def _load(path, what, required=True):
     if not os.path.isfile(path):
         if required:
-            raise TrainingInputError(f"missing input file, expected {what}", file=path, fix="assemble it with assemble-dcsr-examples (steps/dcsr/README.md)")
+            raise InputError(f"missing input file, expected {what}", file=path, fix="assemble it with assemble-dcsr-examples (steps/dcsr/README.md)")
         return None
     try:
         arr = np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError as e:
-        raise TrainingInputError(f"not a readable .npy ({e}); expected {what}", file=path) from e
+        raise InputError(f"not a readable .npy ({e}); expected {what}", file=path) from e
     if arr.dtype.kind not in "iu":
-        raise TrainingInputError(f"dtype {arr.dtype} is not an integer type; expected {what}", file=path)
+        raise InputError(f"dtype {arr.dtype} is not an integer type; expected {what}", file=path)
     return arr
 
 
@@ -44,7 +44,7 @@ class Inputs:
     def __init__(self, d, passages_dir):
         for path in (d, passages_dir):
             if not os.path.isdir(path):
-                raise TrainingInputError("input directory not found", file=path)
+                raise InputError("input directory not found", file=path)
         a = {n: _load(os.path.join(d, n), what, req) for n, (what, req) in FILES.items()}
         p = {n: _load(os.path.join(passages_dir, n), n, req) for n, req in PASSAGE_FILES.items()}
         self.query_ids, self.pos, self.labels, self.gold = a["train_query_ids.npy"], a["train_pos.npy"], a["train_labels.npy"], a["train_gold.npy"]
@@ -63,7 +63,7 @@ class Inputs:
         m = self.markers.shape[1] if self.markers.ndim == 2 else -1
 
         def bad(name, msg, where=d):
-            raise TrainingInputError(msg, file=os.path.join(where, name))
+            raise InputError(msg, file=os.path.join(where, name))
 
         for name, arr, ndim in (("train_query_ids.npy", self.query_ids, 2), ("train_pos.npy", self.pos, 1), ("train_labels.npy", self.labels, 2), ("train_gold.npy", self.gold, 2)):
             if arr.ndim != ndim or arr.shape[0] != nq:
@@ -91,7 +91,7 @@ def _marker_id(passages_dir):
         with open(path, encoding="utf-8") as f:
             dcsr = json.load(f).get("dcsr") or {}
     except (OSError, ValueError) as e:
-        raise TrainingInputError(f"not readable ({e})", file=path, fix="tokenize with tokenize-dcsr-passages") from e
+        raise InputError(f"not readable ({e})", file=path, fix="tokenize with tokenize-dcsr-passages") from e
     if not isinstance(dcsr.get("markerId"), int):
-        raise TrainingInputError("no dcsr.markerId: not a DCSR token directory", file=path, fix="tokenize with tokenize-dcsr-passages")
+        raise InputError("no dcsr.markerId: not a DCSR token directory", file=path, fix="tokenize with tokenize-dcsr-passages")
     return dcsr["markerId"]

@@ -3,18 +3,16 @@ pass per passage (Wu et al. 2022, §3.2); the NLL over every sentence vector of 
 ONNX export of the passage encoder that returns the marker vectors, with parity fixtures."""
 import copy
 import inspect
-import os
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from onnx_export import parity_inputs
+from pytrain.onnx_export import check_with_onnxruntime, parity_inputs, save_fixture
 
 SENTENCE_INPUTS = ["input_ids", "attention_mask", "token_type_ids", "marker_positions"]
 SENTENCE_OUTPUT = "sentence_embeddings"
 SENTENCE_ONNX = "sentence_encoder.onnx"
-PARITY_ATOL = 1e-4
 
 
 def gather_markers(hidden, positions):
@@ -71,25 +69,9 @@ def export_sentence_encoder(model, path, opset=14, seed=0):
     fixture = marker_fixture(c.vocab_size, c.type_vocab_size, seed + 1)
     with torch.no_grad():
         expected = m(*(torch.as_tensor(fixture[n]) for n in SENTENCE_INPUTS)).numpy().astype(np.float32)
-    fdir = os.path.join(os.path.dirname(path), "parity", "sentence_encoder")
-    os.makedirs(fdir, exist_ok=True)
-    for n in SENTENCE_INPUTS:
-        np.save(os.path.join(fdir, f"{n}.npy"), fixture[n])
-    np.save(os.path.join(fdir, f"{SENTENCE_OUTPUT}.npy"), expected)
-    return fdir
+    return save_fixture(path, fixture, SENTENCE_INPUTS, SENTENCE_OUTPUT, expected)
 
 
 def check_sentence_encoder(path, fixture_dir, log):
-    """With Python onnxruntime importable, runs the fixture and fails on mismatch (else the Node side checks it)."""
-    try:
-        import onnxruntime  # noqa: PLC0415
-    except ImportError:
-        log(f"note: python onnxruntime not importable; parity fixtures for {os.path.basename(path)} are checked on the Node side")
-        return None
-    sess = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
-    got = sess.run([SENTENCE_OUTPUT], {n: np.load(os.path.join(fixture_dir, f"{n}.npy")) for n in SENTENCE_INPUTS})[0]
-    diff = float(np.max(np.abs(got - np.load(os.path.join(fixture_dir, f"{SENTENCE_OUTPUT}.npy")))))
-    if not diff < PARITY_ATOL:
-        raise RuntimeError(f"ONNX parity failed for {path}: max abs diff {diff:.3g} >= {PARITY_ATOL}")
-    log(f"onnx parity ok for {os.path.basename(path)}: max abs diff {diff:.3g}")
-    return diff
+    """The sentence encoder's parity fixture under Python onnxruntime, when it imports."""
+    return check_with_onnxruntime(path, fixture_dir, log, SENTENCE_INPUTS, SENTENCE_OUTPUT)

@@ -1,4 +1,5 @@
-"""Small checks the Node tests drive: JSON on stdin, one `RESULT <json>` line on stdout.
+"""Small checks the Node tests drive (pytrain/selftest.py's protocol: JSON on stdin, one
+`RESULT <json>` line on stdout; `batch` runs several):
 
     sample  {labels, pos, gold, neg? | neg_rows?+neg_slots?, marked, n, in_passage, seed, draws} -> {draws: [[columns of each example]], fallbacks, in_passage_fallbacks}
     mask    {cols, pos_rows, labels, golds}           -> {mask}
@@ -7,18 +8,18 @@
             sentence_encoder.onnx with its parity fixture, and the full hidden states of the fixture
     dev     {passages, types?, markers, queries, gold, k, m, seed} -> {recall, counted}: dev_recall
             (model selection's HasAns Recall@k) of a random tiny encoder on that dev collection
-    batch   [{name, arg}, ...]                        -> [result, ...] (one process for several)
 """
-import json
 import os
+from types import SimpleNamespace
 
 import numpy as np
 import torch
 
-from bert_model import BertConfig, build_random
-from dcsr_batch import Sampler, column_mask
-from dcsr_eval import dev_recall
-from dcsr_model import SENTENCE_INPUTS, export_sentence_encoder, sentence_nll
+from dcsr.python.dcsr_batch import Sampler, column_mask
+from dcsr.python.dcsr_eval import dev_recall
+from dcsr.python.dcsr_model import SENTENCE_INPUTS, export_sentence_encoder, sentence_nll
+from pytrain.bert_model import build_random
+from pytrain.model_configs import BertConfig
 
 
 class _Inputs:
@@ -85,16 +86,29 @@ def _dev(a):
 TESTS = {"sample": _sample, "mask": _mask, "loss": _loss, "export": _export, "dev": _dev}
 
 
-def _batch(a):
-    """Several self-tests in one process (one torch import): [{name, arg}, ...] -> [result, ...]."""
-    return [TESTS[t["name"]](t["arg"]) for t in a]
+def _features_task(seed, chunk, group, checkpointing):
+    """A tiny DCSR task (pytrain/checks.py's factory): 8 passages of up to 3 marked sentences, 6 queries."""
+    from dcsr.python.dcsr_trainer import DcsrTask  # noqa: PLC0415
+    from pytrain.amp import Amp  # noqa: PLC0415
+    rng = np.random.default_rng(seed)
+    inp = SimpleNamespace(passage_ids=rng.integers(6, 60, size=(8, 16)).astype(np.int32))
+    inp.passage_ids[:, 12:] = 0
+    inp.markers = np.array([[1, 5, 9], [1, 5, -1], [2, 6, 10]] * 3, dtype=np.int64)[:8]
+    inp.passage_ids[np.arange(8)[:, None], np.clip(inp.markers, 0, None)] = 5
+    inp.passage_types, inp.marked = None, (inp.markers >= 0).sum(axis=1)
+    inp.query_ids = rng.integers(6, 60, size=(6, 8)).astype(np.int32)
+    inp.pos = np.arange(6)
+    inp.labels = np.array([[1, 0, 2], [0, 1, -1], [1, 2, 0]] * 2, dtype=np.int64)
+    inp.gold = np.full((6, 1), -1)
+    inp.neg, inp.neg_rows, inp.neg_slots = np.array([[(i + 1) % 8, (i + 3) % 8] for i in range(6)]), None, None
+    cfg = {"seed": seed, "negative_sentences": 1, "in_passage_negatives": 1, "batch_size": 6, "grad_cache_chunk": chunk, "max_markers": 3}
+    models = [_tiny({"seed": seed + k, "vocab_size": 60}).configure(attention="math", checkpointing=checkpointing).train() for k in (0, 1)]
+    return DcsrTask(models, inp, cfg, torch.device("cpu"), Amp("none", torch.device("cpu"), lambda _m: None), group), list(range(6))
 
 
-TESTS["batch"] = _batch
+def _features(a):
+    from pytrain.checks import features  # noqa: PLC0415
+    return features(_features_task, a, os.path.dirname(os.path.abspath(__file__)))
 
 
-def run_selftest(name, stdin_text, emit):
-    if name not in TESTS:
-        raise SystemExit(f"unknown selftest {name!r}; known: {', '.join(sorted(TESTS))}")
-    emit("RESULT " + json.dumps(TESTS[name](json.loads(stdin_text or "{}"))))
-    return 0
+TESTS["features"] = _features

@@ -1,142 +1,95 @@
-"""DCSR's training loop: per step, the queries and the distinct passages their sentences come
-from are encoded once, the sentence vectors gathered at the markers, and the NLL taken over
-every sentence vector of the batch; dev Recall@k of the HasAns ranking selects the epoch."""
+"""DCSR as a task of the package's epoch loop (pytrain/loop.py): per step, the queries and the
+distinct passages their sentences come from are encoded once, the sentence vectors gathered at
+the markers, and the NLL taken over every sentence vector of the batch; dev Recall@k of the
+HasAns ranking selects the epoch. The gradient cache, data parallel, fused attention and
+activation checkpointing are the DPR trainer's: the passages' side of the loss is their
+sentence vectors instead of one vector each."""
 import json
 import math
 import os
-import time
 
 import numpy as np
 import torch
 
-from checkpoint import save_encoder
-from dcsr_batch import Sampler
-from dcsr_eval import dev_recall
-from dcsr_model import SENTENCE_ONNX, check_sentence_encoder, export_sentence_encoder, gather_markers, sentence_nll
-from device import Amp, pick_device, seed_everything  # the trainers' one device rule (a GPU-required step fails at once without CUDA)
-from dev_eval import to_batch
-from encoders import build_encoders
-from errors import TrainingInputError
-from onnx_export import check_with_onnxruntime, export_encoder
-from optim import make_optimizer
-from provenance import environment, plateau_summary
+from dcsr.python.dcsr_batch import Sampler
+from dcsr.python.dcsr_eval import dev_recall
+from dcsr.python.dcsr_model import SENTENCE_ONNX, check_sentence_encoder, export_sentence_encoder, gather_markers, sentence_nll
+from pytrain.checkpoint import save_encoder
+from pytrain.errors import InputError
+from pytrain.gradcache import Side, chunk_rows, pair_step
+from pytrain.loop import epoch_slices
+from pytrain.onnx_export import check_with_onnxruntime, export_encoder
+from pytrain.tensors import to_batch
+from pytrain.training import Training
+from training.dpr.trainer import recall_key, train_biencoder
 
 
-def batch_order(seed, epoch, n):
-    return np.random.default_rng([int(seed), int(epoch)]).permutation(n)
+def sentence_side(p_model, max_markers):
+    """The passages' side of the loss: a chunk (ids, mask, types, markers) -> [rows, markers, hidden]."""
+    return Side(p_model, lambda c: gather_markers(p_model.hidden_states(c[0], c[1], c[2]), c[3]),
+                (max_markers, p_model.config.hidden_size))
 
 
-def step_tensors(inputs, idx, cols, device):
-    """Query tensors, the distinct passages' tensors and their marker positions, and for each column its (passage index, slot)."""
-    q = to_batch(np.asarray(inputs.query_ids[np.asarray(idx)]), None, device)
-    rows = sorted({r for r, _ in cols})
-    at = {r: i for i, r in enumerate(rows)}
-    sel = np.asarray(rows, dtype=np.int64)
-    types = None if inputs.passage_types is None else np.asarray(inputs.passage_types[sel])
-    p = to_batch(np.asarray(inputs.passage_ids[sel]), types, device)
-    markers = torch.as_tensor(np.asarray(inputs.markers[sel], dtype=np.int64), device=device)
-    pick = torch.as_tensor([at[r] for r, _ in cols], device=device), torch.as_tensor([s for _, s in cols], device=device)
-    return q, p, markers, pick
+class DcsrTask:
+    partial_loss = False  # every process computes the loss of the whole gathered batch
+
+    def __init__(self, models, inputs, cfg, device, amp, group):
+        self.models, self.inputs, self.cfg, self.device, self.amp, self.group = models, inputs, cfg, device, amp, group
+        self.sampler = Sampler(inputs, cfg, cfg["seed"])
+        self.sides = (Side(models[0]), sentence_side(models[1], cfg["max_markers"]))
+        self.step_fn = pair_step(cfg["grad_cache_chunk"])
+        self.steps_per_epoch = math.ceil(len(inputs.pos) / cfg["batch_size"])
+
+    def batches(self, epoch):
+        return epoch_slices(self.cfg["seed"], epoch, len(self.inputs.pos), self.cfg["batch_size"])
+
+    def _chunks(self, idx, rows):
+        """This process's queries and distinct passages as device chunks (each trimmed to its longest row)."""
+        inp, chunk = self.inputs, self.cfg["grad_cache_chunk"]
+        qa, qb = self.group.slice(len(idx))
+        pa, pb = self.group.slice(len(rows))
+        q_rows, p_rows = np.asarray(idx[qa:qb]), np.asarray(rows[pa:pb], dtype=np.int64)
+        q = [to_batch(np.asarray(inp.query_ids[q_rows[s:e]]), None, self.device) for s, e in chunk_rows(len(q_rows), chunk)]
+        p = []
+        for s, e in chunk_rows(len(p_rows), chunk):
+            sel = p_rows[s:e]
+            types = None if inp.passage_types is None else np.asarray(inp.passage_types[sel])
+            markers = torch.as_tensor(np.asarray(inp.markers[sel], dtype=np.int64), device=self.device)
+            p.append((*to_batch(np.asarray(inp.passage_ids[sel]), types, self.device), markers))
+        return q, p
+
+    def step(self, idx):
+        cols, mask = self.sampler.batch(idx)
+        rows = sorted({r for r, _ in cols})
+        at = {r: i for i, r in enumerate(rows)}
+        pick = (torch.as_tensor([at[r] for r, _ in cols], device=self.device), torch.as_tensor([s for _, s in cols], device=self.device))
+        chunks = self._chunks(idx, rows)
+        counts = (self.group.counts(len(idx)), self.group.counts(len(rows)))
+
+        def gather(q, p):
+            return self.group.gather_rows(q, counts[0]), self.group.gather_rows(p, counts[1])
+
+        def loss(q, p):
+            return sentence_nll(q, p[pick[0], pick[1]], mask)[0]
+
+        return self.step_fn(self.sides, chunks, loss, self.amp.autocast, self.amp.scale, gather)
+
+    def evaluate(self):
+        r, counted = dev_recall(self.models[0], self.models[1], self.inputs, self.cfg, self.device)
+        return r, {recall_key(self.cfg): r, "dev_queries": counted}
+
+    def counters(self):
+        return {"fallback_negatives": self.sampler.fallbacks, "in_passage_fallbacks": self.sampler.in_passage_fallbacks}
 
 
-def sentence_columns(p_model, p, markers, pick):
-    vectors = gather_markers(p_model.hidden_states(*p), markers)  # [P, M, H]
-    return vectors[pick[0], pick[1]]
-
-
-def _writer(out_dir, emit):
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "metrics.jsonl")
-    open(path, "w").close()
-    rows = []
-
-    def record(row):
-        rows.append(row)
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-
-    return rows, record
-
-
-def train(cfg, inputs, out_dir, log, emit, vocab=None):
-    t0 = time.time()
-    device = pick_device(cfg["device"])
-    seed_everything(cfg["seed"], cfg["deterministic"])
+def train(cfg, inputs, out_dir, device, log, emit, vocab=None, group=None):
+    """Trains, writes the outputs and result.json; returns the result (None in a data-parallel
+    process other than the first)."""
     if inputs.markers.shape[1] != cfg["max_markers"]:
-        raise TrainingInputError(f"the collection has {inputs.markers.shape[1]} marker slots, the config max_markers {cfg['max_markers']}",
-                                 field="max_markers", fix="tokenize with the same maxMarkers")
-    q_model, p_model, load_reports = build_encoders(cfg, log)
-    if vocab and vocab.get("size") is not None and vocab["size"] > q_model.config.vocab_size:
-        raise TrainingInputError(f"the vocabulary has {vocab['size']} tokens, the model {q_model.config.vocab_size}", file=vocab.get("file"))
-    q_model.to(device).train()
-    p_model.to(device).train()
-    nq, bs = len(inputs.pos), cfg["batch_size"]
-    steps_per_epoch = math.ceil(nq / bs)
-    total = steps_per_epoch * cfg["epochs"]
-    opt, sched = make_optimizer([q_model, p_model], cfg, total)
-    amp = Amp(cfg["amp"], device, log)
-    sampler = Sampler(inputs, cfg, cfg["seed"])
-    metrics, record = _writer(out_dir, emit)
-    key = f"dev_recall_at_{cfg['recall_k']}"
-    if cfg["eval_before_training"]:
-        r, counted = dev_recall(q_model, p_model, inputs, cfg, device)
-        record({"epoch": 0, key: r, "dev_queries": counted, "selectable": False})
-    best_epoch, best_r, best_state, last_gain, stopped, step = None, -1.0, None, 0, None, 0
-    emit(f"PROGRESS 0 {total}")
-    for epoch in range(1, cfg["epochs"] + 1):
-        losses, t_epoch = [], time.perf_counter()
-        order = batch_order(cfg["seed"], epoch, nq)
-        for s in range(steps_per_epoch):
-            idx = order[s * bs:(s + 1) * bs]
-            cols, mask = sampler.batch(idx)
-            q, p, markers, pick = step_tensors(inputs, idx, cols, device)
-            with amp.autocast():
-                loss, _ = sentence_nll(q_model(*q), sentence_columns(p_model, p, markers, pick), mask)
-            amp.scaler.scale(loss).backward()
-            amp.scaler.unscale_(opt)
-            torch.nn.utils.clip_grad_norm_(list(q_model.parameters()) + list(p_model.parameters()), cfg["clip"])
-            amp.scaler.step(opt)
-            amp.scaler.update()
-            sched.step()
-            opt.zero_grad(set_to_none=True)
-            losses.append(float(loss.detach()))
-            step += 1
-            if step % cfg["progress_every"] == 0 or step == total:
-                emit(f"PROGRESS {step} {total}")
-        train_seconds = time.perf_counter() - t_epoch
-        r, counted = dev_recall(q_model, p_model, inputs, cfg, device)
-        record({"epoch": epoch, key: r, "train_seconds": round(train_seconds, 4), "dev_queries": counted, "selectable": True,
-                "train_loss": float(np.mean(losses)), "steps": step, "lr": float(sched.get_last_lr()[0]),
-                "fallback_negatives": sampler.fallbacks, "in_passage_fallbacks": sampler.in_passage_fallbacks, "seconds": round(time.time() - t0, 3)})
-        if r > best_r:
-            if r >= best_r + cfg["min_delta"]:
-                last_gain = epoch
-            best_epoch, best_r = epoch, r
-            best_state = ({k: v.detach().clone().cpu() for k, v in q_model.state_dict().items()}, {k: v.detach().clone().cpu() for k, v in p_model.state_dict().items()})
-        if cfg["patience"] > 0 and epoch - last_gain >= cfg["patience"] and epoch < cfg["epochs"]:
-            stopped = epoch
-            log(f"plateau: no dev R@{cfg['recall_k']} gain of {cfg['min_delta']} or more since epoch {last_gain}; stopping after epoch {epoch} of {cfg['epochs']}")
-            break
-    q_model.load_state_dict(best_state[0])
-    p_model.load_state_dict(best_state[1])
-    q_model.cpu().eval()
-    p_model.cpu().eval()
-    outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab, inputs.marker_id)
-    per_epoch = {str(m["epoch"]): m[key] for m in metrics}
-    result = {
-        "best_epoch": best_epoch, key: best_r, "dev_recall_per_epoch": per_epoch,
-        "epochs_run": stopped if stopped is not None else cfg["epochs"], "stopped_early": stopped is not None,
-        "plateau": plateau_summary(per_epoch, cfg["patience"]),
-        "steps": step, "examples": nq * (stopped or cfg["epochs"]), "train_queries": nq,
-        "fallback_negatives": sampler.fallbacks, "in_passage_fallbacks": sampler.in_passage_fallbacks,
-        "seconds": round(time.time() - t0, 3), "torch_version": torch.__version__, "device": str(device),
-        "threads": torch.get_num_threads(), "amp": "none" if amp.dtype is None else cfg["amp"], "load_reports": load_reports,
-        "outputs": outputs, "environment": environment(device),
-    }
-    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2, sort_keys=True)
-    return result
+        raise InputError(f"the collection has {inputs.markers.shape[1]} marker slots, the config max_markers {cfg['max_markers']}",
+                         field="max_markers", fix="tokenize with the same maxMarkers")
+    run = Training(cfg, device, out_dir, log, emit, group)
+    return train_biencoder(run, DcsrTask, inputs, vocab, lambda q, p, best: write_outputs(q, p, cfg, out_dir, best, log, vocab, inputs.marker_id))
 
 
 def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab, marker_id):

@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Encoding token rows with a trained DPR encoder in torch, on a GPU (the real collections'
 path; the ONNX path in onnxruntime-node stays for the mini benchmark and CPU users).
 
-    python3 encode.py --role passages|queries --params params.json --model DIR --tokens DIR --out DIR
+    python3 steps encoding.gpu.encode --role passages|queries --params params.json --model DIR --tokens DIR --out DIR [--threads N]
 
 params.json: {"shard", "shards" (passages), "batchSize", "maxTokens", "dtype": "fp16"|"bf16"|"fp32",
 "sortByLength", "fixtureTolerance", "minCosine"}. Writes the CPU path's embedding directory
@@ -20,42 +19,26 @@ stdout: `PROGRESS <done> <total>` lines; logs on stderr; bad input exits 2 (`err
 """
 import argparse
 import json
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DPR = os.path.join(HERE, "..", "..", "training", "dpr")
-
-
-def log(msg):
-    sys.stderr.write(msg + "\n")
-    sys.stderr.flush()
+from pytrain.program import emit, log, require_modules, run_program
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="encode.py")
+    ap = argparse.ArgumentParser(prog="encoding.gpu.encode")
     for a in ("--role", "--params", "--model", "--tokens", "--out"):
         ap.add_argument(a, required=True)
+    ap.add_argument("--threads", type=int)
     args = ap.parse_args(argv)
-    try:
-        import numpy  # noqa: F401, PLC0415
-        import torch  # noqa: F401, PLC0415
-    except ImportError as e:
-        sys.stderr.write(f"error: {e}: {sys.executable} needs torch and numpy. Fix: use the training image or pip install torch numpy\n")
-        return 3
-    sys.path.insert(0, HERE)
-    sys.path.insert(0, os.path.abspath(DPR))
-    from errors import TrainingInputError  # noqa: PLC0415
-    try:
-        from encoder_run import run  # noqa: PLC0415
-        with open(args.params, encoding="utf-8") as f:
-            params = json.load(f)
-        run(args.role, params, args.model, args.tokens, args.out, log, lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()))
-        return 0
-    except TrainingInputError as e:
-        sys.stderr.write(f"error: {' '.join(str(e).split())}\n")
-        return 2
+    require_modules("numpy", "torch", fix="use the training image or pip install torch numpy")
+    from encoding.gpu.encoder_run import run  # noqa: PLC0415 - after the availability check
+    from pytrain.run import setup_run  # noqa: PLC0415
+    device = setup_run({"device": "auto"}, args.threads, log=log)  # a GPU-required step fails here without CUDA
+    with open(args.params, encoding="utf-8") as f:
+        params = json.load(f)
+    run(args.role, params, args.model, args.tokens, args.out, device, log, emit)
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_program(main, sys.argv[1:]))

@@ -8,12 +8,12 @@ import time
 import numpy as np
 import torch
 
-from bert_model import BertConfig, build_random
-from checkpoint import load_encoder, read_state_dict
-from device import pick_device
-from errors import TrainingInputError
-from rows import batches, real_lengths, split_rows
-from vocab_identity import training_vocab_digest
+from encoding.gpu.rows import batches, real_lengths, split_rows
+from pytrain.bert_model import build_random
+from pytrain.checkpoint import load_encoder, read_state_dict
+from pytrain.errors import InputError
+from pytrain.model_configs import BertConfig
+from pytrain.vocab_identity import training_vocab_digest
 
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": None}
 ROLES = {"passages": ("passage_encoder", "passage", "pids.txt"), "queries": ("query_encoder", "query", "qids.txt")}
@@ -25,7 +25,7 @@ def _json(path):
         with open(path, encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError) as e:
-        raise TrainingInputError(f"not readable JSON ({e})", file=path) from e
+        raise InputError(f"not readable JSON ({e})", file=path) from e
 
 
 def load_model(model_dir, encoder, role, device):
@@ -34,7 +34,7 @@ def load_model(model_dir, encoder, role, device):
     try:
         config = BertConfig.from_dict(_json(cfg_path))
     except (TypeError, ValueError) as e:
-        raise TrainingInputError(str(e), file=cfg_path) from e
+        raise InputError(str(e), file=cfg_path) from e
     model = build_random(config, 0)
     weights = os.path.join(model_dir, f"{encoder}.safetensors")
     load_encoder(model, read_state_dict(weights), role, prefix="", source=weights)
@@ -47,7 +47,7 @@ def check_vocabulary(tokens_dir, model_dir, config_vocab_size):
     meta_path = os.path.join(tokens_dir, "meta.json")
     size = _json(meta_path).get("vocabSize")
     if isinstance(size, int) and size > config_vocab_size:
-        raise TrainingInputError(f"the tokens come from a vocabulary of {size} ids, but the model's embedding table has "
+        raise InputError(f"the tokens come from a vocabulary of {size} ids, but the model's embedding table has "
                                  f"{config_vocab_size} rows", file=meta_path, field="vocabSize",
                                  fix="tokenize with the vocabulary the model was trained with")
 
@@ -75,13 +75,13 @@ def check_fixture(model, model_dir, encoder, device, dtype, params, log):
     output, and the encoding dtype's rows at cosine >= minCosine to float32. Returns the numbers."""
     d = os.path.join(model_dir, "parity", encoder)
     if not os.path.isdir(d):
-        raise TrainingInputError(f"no parity fixture for {encoder}: the loaded weights cannot be checked against the export", file=d,
+        raise InputError(f"no parity fixture for {encoder}: the loaded weights cannot be checked against the export", file=d,
                                  fix="export the model with cspipe's trainer (it writes parity/<encoder>/ beside every .onnx)")
     ids, types, want = (np.load(os.path.join(d, f"{n}.npy")) for n in ("input_ids", "token_type_ids", "embedding"))
     got = forward(model, ids, types, device, None).cpu().numpy()
     diff = float(np.max(np.abs(got - want)))
     if not diff < params["fixtureTolerance"]:
-        raise TrainingInputError(f"on this device ({device}) the loaded {encoder} differs from the exported model's fixture by "
+        raise InputError(f"on this device ({device}) the loaded {encoder} differs from the exported model's fixture by "
                                  f"{diff:.3g} (tolerance {params['fixtureTolerance']})", file=os.path.join(model_dir, f"{encoder}.safetensors"),
                                  fix="re-export the model; check that the weights and parity/ come from the same training run")
     if dtype is None:
@@ -90,7 +90,7 @@ def check_fixture(model, model_dir, encoder, device, dtype, params, log):
     half = forward(model, ids, types, device, dtype).cpu().numpy()
     cos = np.sum(half * got, axis=1) / (np.linalg.norm(half, axis=1) * np.linalg.norm(got, axis=1))
     if not np.all(cos >= params["minCosine"]):
-        raise TrainingInputError(f"{params['dtype']} encoding on {device} departs from float32: smallest cosine {float(np.min(cos)):.6f} "
+        raise InputError(f"{params['dtype']} encoding on {device} departs from float32: smallest cosine {float(np.min(cos)):.6f} "
                                  f"< {params['minCosine']} on the parity fixture", field="dtype", fix="encode with dtype fp32 or bf16")
     log(f"{encoder} on {device}: float32 max abs diff {diff:.3g} to the export; {params['dtype']} smallest cosine {float(np.min(cos)):.6f}")
     return {"float32_max_abs_diff": diff, "min_cosine": float(np.min(cos))}
@@ -113,7 +113,7 @@ def encode_rows(model, ids, types, rows, params, device, dtype, out, emit):
     lengths = real_lengths(ids[start:end])
     empty = np.nonzero(lengths == 0)[0]
     if len(empty):
-        raise TrainingInputError(f"row {start + int(empty[0])} has no tokens (all pad id 0)", field="input_ids",
+        raise InputError(f"row {start + int(empty[0])} has no tokens (all pad id 0)", field="input_ids",
                                  fix="drop empty texts before encoding, or tokenize them to [CLS] [SEP]")
     order = np.argsort(-lengths, kind="stable") if params["sortByLength"] else np.arange(end - start)
     plan = batches(lengths, order, params["batchSize"], params["maxTokens"])
@@ -140,7 +140,7 @@ def write_query_extras(tokens_dir, ids, out_dir):
     meta = _json(os.path.join(tokens_dir, "meta.json"))
     special = [meta.get("specialIds", {}).get(k) for k in ("pad", "cls", "sep")]
     if not all(isinstance(v, int) for v in special):
-        raise TrainingInputError("specialIds.pad/cls/sep missing or not integers", file=os.path.join(tokens_dir, "meta.json"),
+        raise InputError("specialIds.pad/cls/sep missing or not integers", file=os.path.join(tokens_dir, "meta.json"),
                                  field="specialIds", fix="rerun tokenize-queries")
     with open(os.path.join(tokens_dir, "qids.txt"), encoding="utf-8") as f:
         qids = [line.rstrip("\n") for line in f]
@@ -150,14 +150,13 @@ def write_query_extras(tokens_dir, ids, out_dir):
     return len(empty)
 
 
-def run(role, raw_params, model_dir, tokens_dir, out_dir, log, emit):
+def run(role, raw_params, model_dir, tokens_dir, out_dir, device, log, emit):
     if role not in ROLES:
-        raise TrainingInputError(f"role must be passages or queries, got {role!r}", field="role")
+        raise InputError(f"role must be passages or queries, got {role!r}", field="role")
     params = {**DEFAULTS, **raw_params}
     if params["dtype"] not in DTYPES:
-        raise TrainingInputError(f"dtype must be one of {', '.join(DTYPES)}, got {params['dtype']!r}", field="dtype")
+        raise InputError(f"dtype must be one of {', '.join(DTYPES)}, got {params['dtype']!r}", field="dtype")
     encoder, weights_role, ids_name = ROLES[role]
-    device = pick_device("auto")
     dtype = DTYPES[params["dtype"]] if device.type == "cuda" else None
     if device.type != "cuda" and params["dtype"] != "fp32":
         log(f"note: dtype {params['dtype']} applies on CUDA only; encoding in float32 on {device.type}")
@@ -173,7 +172,7 @@ def run(role, raw_params, model_dir, tokens_dir, out_dir, log, emit):
         shard, shards = int(params["shard"]), int(params["shards"])
         start, end = split_rows(n, shards, shard)
         if end == start:
-            raise TrainingInputError(f"shard {shard} of {shards} has no rows ({n} passages)", field="shards", fix="use fewer shards than passages")
+            raise InputError(f"shard {shard} of {shards} has no rows ({n} passages)", field="shards", fix="use fewer shards than passages")
     else:
         start, end = 0, n
     os.makedirs(out_dir, exist_ok=True)
@@ -186,7 +185,7 @@ def run(role, raw_params, model_dir, tokens_dir, out_dir, log, emit):
     if role == "passages":
         total = copy_lines(os.path.join(tokens_dir, ids_name), os.path.join(out_dir, ids_name), start, end)
         if total != n:
-            raise TrainingInputError(f"{total} passage ids for {n} token rows", file=os.path.join(tokens_dir, ids_name), fix="rerun tokenize-passages")
+            raise InputError(f"{total} passage ids for {n} token rows", file=os.path.join(tokens_dir, ids_name), fix="rerun tokenize-passages")
         meta = {"format": meta["format"], "kind": role, "shard": shard, "shards": shards, "start": start, "end": end, "rows": end - start, "dim": dim}
     else:
         shutil.copyfile(os.path.join(tokens_dir, ids_name), os.path.join(out_dir, ids_name))

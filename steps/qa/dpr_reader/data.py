@@ -16,15 +16,15 @@ import os
 
 import numpy as np
 
-from qa_config import QaInputError
+from pytrain.errors import InputError
 
 
 def _npy(path, ndim):
     if not os.path.isfile(path):
-        raise QaInputError("missing input file", path, fix="write the inputs with the prepare-dpr-reader-inputs step")
+        raise InputError("missing input file", path, fix="write the inputs with the prepare-dpr-reader-inputs step")
     a = np.load(path, mmap_mode="r", allow_pickle=False)
     if a.ndim != ndim:
-        raise QaInputError(f"has {a.ndim} dimensions, expected {ndim}", path)
+        raise InputError(f"has {a.ndim} dimensions, expected {ndim}", path)
     return a
 
 
@@ -38,13 +38,14 @@ class Split:
         self.question_ids = _npy(os.path.join(d, "question_ids.npy"), 2)
         self.candidates = _npy(os.path.join(d, "candidates.npy"), 2)
         if self.candidates.shape[0] != self.question_ids.shape[0]:
-            raise QaInputError(f"{self.candidates.shape[0]} rows but question_ids.npy has {self.question_ids.shape[0]}", os.path.join(d, "candidates.npy"))
+            raise InputError(f"{self.candidates.shape[0]} rows but question_ids.npy has {self.question_ids.shape[0]}", os.path.join(d, "candidates.npy"))
         self.has_answer = _npy(os.path.join(d, "has_answer.npy"), 2) if with_labels else None
         self.spans = _npy(os.path.join(d, "spans.npy"), 4) if with_labels else None
 
 
 class ReaderInputs:
     def __init__(self, d):
+        self.dir = d
         with open(os.path.join(d, "meta.json"), encoding="utf-8") as f:
             self.meta = json.load(f)
         self.passage_ids = _npy(os.path.join(d, "passage_ids.npy"), 2)
@@ -63,7 +64,7 @@ class ReaderInputs:
         for split in (self.train, self.dev):
             c = np.asarray(split.candidates)
             if c.size and (c.max() >= n or c.min() < -1):
-                raise QaInputError(f"candidate rows {c.min()}..{c.max()} outside [-1, {n - 1}]", os.path.join(d, "candidates.npy"))
+                raise InputError(f"candidate rows {c.min()}..{c.max()} outside [-1, {n - 1}]", os.path.join(d, "candidates.npy"))
 
 
 def pair(question, passage_row, passage_word_row, max_length, sep):

@@ -1,4 +1,4 @@
-"""The DPR extractive reader: a BERT encoder (steps/training/dpr/bert_model.py, Hugging Face
+"""The DPR extractive reader: a BERT encoder (steps/pytrain/bert_model.py, Hugging Face
 parameter names, so bert-base-uncased loads) with a span head (start/end logit per token) and a
 passage-selection head on [CLS]. Saved under Hugging Face DPRReader's names
 (`span_predictor.encoder.bert_model.*`, `span_predictor.qa_outputs.*`, `span_predictor.qa_classifier.*`).
@@ -9,10 +9,11 @@ import os
 import torch
 from torch import nn
 
-from bert_model import BertConfig, BertModel
-from checkpoint import load_encoder, read_state_dict
-from qa_config import QaInputError
-from safetensors_np import read_safetensors, write_safetensors
+from pytrain.bert_model import BertModel
+from pytrain.checkpoint import load_encoder, read_state_dict
+from pytrain.errors import InputError
+from pytrain.model_configs import BertConfig
+from pytrain.safetensors_np import read_safetensors, write_safetensors
 
 ENCODER_PREFIX = "span_predictor.encoder.bert_model."
 HEAD_PREFIX = "span_predictor."
@@ -36,6 +37,15 @@ class Reader(nn.Module):
                 lin.bias.zero_()
         return self
 
+    def configure(self, attention="auto", checkpointing=False):
+        """The encoder's attention kernel and activation checkpointing (pytrain/bert_model.py)."""
+        self.encoder.configure(attention, checkpointing)
+        return self
+
+    @property
+    def attention_mode(self):
+        return self.encoder.attention_mode
+
     def forward(self, input_ids, attention_mask):
         """start_logits, end_logits [B, L] and relevance_logits [B] (token types are all 0)."""
         h = self.encoder.hidden_states(input_ids, attention_mask, torch.zeros_like(input_ids))
@@ -50,7 +60,7 @@ def _bert_config(d, vocab_size=None):
     try:
         return BertConfig.from_dict(d)
     except ValueError as e:
-        raise QaInputError(str(e), field="bert_config") from e
+        raise InputError(str(e), field="bert_config") from e
 
 
 def build_reader(init, seed, vocab_size, allow_pickle, log):
@@ -65,7 +75,7 @@ def build_reader(init, seed, vocab_size, allow_pickle, log):
     if kind == "checkpoint":
         cfg_path = os.path.join(path, "config.json")
         if not os.path.isfile(cfg_path):
-            raise QaInputError("not a reader directory (no config.json)", path, fix="pass the output directory of an earlier reader training")
+            raise InputError("not a reader directory (no config.json)", path, fix="pass the output directory of an earlier reader training")
         with open(cfg_path, encoding="utf-8") as f:
             model = Reader(_bert_config(json.load(f)))
         tensors, _ = read_safetensors(os.path.join(path, "reader.safetensors"))
@@ -73,18 +83,18 @@ def build_reader(init, seed, vocab_size, allow_pickle, log):
         with torch.no_grad():
             for name in ("qa_outputs.weight", "qa_outputs.bias", "qa_classifier.weight", "qa_classifier.bias"):
                 if HEAD_PREFIX + name not in tensors:
-                    raise QaInputError(f"missing tensor {HEAD_PREFIX + name}", path, fix="pass a directory written by the reader trainer")
+                    raise InputError(f"missing tensor {HEAD_PREFIX + name}", path, fix="pass a directory written by the reader trainer")
                 model.state_dict()[name].copy_(torch.as_tensor(tensors[HEAD_PREFIX + name]))
         return model, {"kind": kind, **report}
     cfg_file = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), "config.json")
     if not os.path.isfile(cfg_file):
-        raise QaInputError("no config.json beside the BERT weights", path, fix="place the model's config.json next to pytorch_model.bin")
+        raise InputError("no config.json beside the BERT weights", path, fix="place the model's config.json next to pytorch_model.bin")
     with open(cfg_file, encoding="utf-8") as f:
         model = Reader(_bert_config(json.load(f)))
     state = read_state_dict(path, allow_pickle)
     prefix = next((p for p in BERT_PREFIXES if any(k.startswith(p + "embeddings.") for k in state)), None)
     if prefix is None:
-        raise QaInputError("no BERT embeddings found (expected keys under 'bert.' or none)", path)
+        raise InputError("no BERT embeddings found (expected keys under 'bert.' or none)", path)
     report = load_encoder(model.encoder, state, "query", prefix=prefix, source=path)
     if report["unexpected"]:
         log(f"note: {len(report['unexpected'])} checkpoint tensors under '{prefix}' unused")

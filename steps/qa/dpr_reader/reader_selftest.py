@@ -1,18 +1,27 @@
-"""Small pure computations exposed for the tests (JSON on stdin, one `RESULT <json>` line out)."""
-import json
-import sys
+"""Small pure computations exposed for the tests (pytrain/selftest.py's protocol: JSON on stdin,
+one `RESULT <json>` line out; `batch` runs several)."""
+from types import SimpleNamespace
 
 import torch
 
-from qa_config import better_dev, dev_score, normalize_answer, token_f1
-from reader_model import selection_loss, span_loss
-from spans import best_passage, best_span
+from qa.dpr_reader.reader_model import selection_loss, span_loss
+from qa.dpr_reader.spans import best_passage, best_span
+from qa.em_f1 import dev_score, normalize_answer, token_f1
+from qa.reading import em_f1_selector
 
 
 def _span_loss(a):
     el = torch.as_tensor(a["eligible"], dtype=torch.bool)
     return float(span_loss(torch.as_tensor(a["start"], dtype=torch.float64), torch.as_tensor(a["end"], dtype=torch.float64),
                            el, torch.as_tensor(a["spans"], dtype=torch.long)))
+
+
+def _replaces(score, kept):
+    """Whether the readers' rule keeps `score` over an epoch that scored `kept` (None: nothing kept yet)."""
+    rule = em_f1_selector()
+    if kept is not None:
+        rule.observe(0, (kept["em"], kept["f1"]))
+    return rule.observe(1, (score["em"], score["f1"])).kept
 
 
 TESTS = {
@@ -23,28 +32,37 @@ TESTS = {
     "normalize": lambda a: [normalize_answer(s) for s in a["texts"]],
     "token_f1": lambda a: [token_f1(golds, p) for golds, p in a["pairs"]],
     "dev_score": lambda a: dev_score(a["golds"], a["predictions"]),
-    "better_dev": lambda a: [better_dev(score, kept) for score, kept in a["pairs"]],
+    "selection": lambda a: [_replaces(score, kept) for score, kept in a["pairs"]],
 }
 
 
-def _batch(items):
-    """[[name, arg], ...] -> one result each ({"error": message} for bad input): one interpreter start for many checks."""
-    from qa_config import QaInputError  # noqa: PLC0415
-    out = []
-    for name, arg in items:
-        try:
-            out.append(TESTS[name](arg))
-        except QaInputError as e:
-            out.append({"error": " ".join(str(e).split())})
-    return out
+def _features_task(seed, chunk, group, checkpointing):
+    """A tiny reader task (pytrain/checks.py's factory): 6 questions, 3 candidate passages each, one with the answer."""
+    import numpy as np  # noqa: PLC0415
+    from pytrain.amp import Amp  # noqa: PLC0415
+    from pytrain.model_configs import BertConfig  # noqa: PLC0415
+    from qa.dpr_reader.reader_model import Reader  # noqa: PLC0415
+    from qa.dpr_reader.reader_trainer import ReaderTask  # noqa: PLC0415
+    sep, n = 3, 6
+    rows = np.array([[7, 8, sep, 10 + j, 11 + j, 12 + j, 13, sep] for j in range(n * 3)], dtype=np.int32)
+    words = np.tile(np.array([-1, -1, -1, 0, 1, 2, 3, -1], dtype=np.int32), (n * 3, 1))
+    spans = np.full((n, 3, 2, 2), -1, dtype=np.int32)
+    spans[:, 0, 0] = [3, 4]
+    train = SimpleNamespace(question_ids=np.array([[2, 20 + q, 21, sep] for q in range(n)], dtype=np.int32),
+                            candidates=np.arange(n * 3, dtype=np.int32).reshape(n, 3), has_answer=np.tile(np.array([1, 0, 0], dtype=np.int8), (n, 1)), spans=spans)
+    inp = SimpleNamespace(meta={"maxLength": 16}, passage_ids=rows, passage_word=words, sep=sep, train=train)
+    cfg = {"seed": seed, "passages_per_question": 2, "batch_size": n, "grad_cache_chunk": chunk}
+    model = Reader(BertConfig.from_dict({"vocab_size": 40, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 32,
+                                         "max_position_embeddings": 32, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}))
+    model.encoder.init_weights(seed)
+    model.init_heads(seed).configure(attention="math", checkpointing=checkpointing).train()
+    return ReaderTask(model, inp, cfg, torch.device("cpu"), Amp("none", torch.device("cpu"), lambda _m: None), group), list(range(n))
 
 
-def run_selftest(name, stdin):
-    if name == "batch":
-        sys.stdout.write("RESULT " + json.dumps(_batch(json.loads(stdin))) + "\n")
-        return 0
-    if name not in TESTS:
-        sys.stderr.write(f"error: unknown selftest {name!r} (known: {', '.join(sorted(TESTS))})\n")
-        return 2
-    sys.stdout.write("RESULT " + json.dumps(TESTS[name](json.loads(stdin or "{}"))) + "\n")
-    return 0
+def _features(a):
+    import os  # noqa: PLC0415
+    from pytrain.checks import features  # noqa: PLC0415
+    return features(_features_task, a, os.path.dirname(os.path.abspath(__file__)))
+
+
+TESTS["features"] = _features

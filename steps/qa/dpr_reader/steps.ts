@@ -2,7 +2,7 @@
  * The DPR extractive reader as steps:
  * - `prepare-dpr-reader-inputs` (in-process): train and dev reader examples -> the trainer's
  *   .npy inputs, tokenized in Node with the pipeline's WordPiece vocabulary (prepare.ts);
- * - `pretrain-dpr-reader` / `train-dpr-reader` (container, torch + numpy: train_reader.py) from a
+ * - `pretrain-dpr-reader` / `train-dpr-reader` (container, torch + numpy: qa.dpr_reader.train_reader) from a
  *   random tiny BERT or θ0's passage encoder (mini pre-training), an earlier reader (fine-tuning)
  *   or BERT weights (real data);
  * - `predict-dpr-reader` (in-process): the exported reader.onnx answers in Node (predict.ts).
@@ -16,6 +16,8 @@ import { canonicalJson } from "../../../pipeline/engine/canonical.ts";
 import { readVocabFile } from "../../encoding/tokenize/vocab.ts";
 import { createBertTokenizer } from "../../encoding/tokenize/bert-tokenizer.ts";
 import { TRAINING_IMAGE } from "../../training/steps.ts";
+import { BERT, modelConfigParams } from "../../pytrain/model-configs.ts";
+import { pythonArgv } from "../../pytrain/launch.ts";
 import { TRAINING_OUTPUT_FILES } from "../../training/contract.ts";
 import { paramsShape, READER_FIELDS } from "../config-schema.ts";
 import { readReaderExamples, writeJsonLines } from "../reader-io.ts";
@@ -59,29 +61,17 @@ export const prepareDprReaderInputs = defineStep({
   },
 });
 
-/** The config as params, less the run-level `threads`. */
-const { threads: _threads, ...readerConfig } = paramsShape(READER_FIELDS);
+/** The config as params, less the run-level keys (steps/training/steps.ts says why). */
+const { threads: _threads, world_size: _world, ...readerConfig } = paramsShape(READER_FIELDS);
 
-const bertConfig = z
-  .object({
-    hidden_size: z.number().int().positive(),
-    num_hidden_layers: z.number().int().positive(),
-    num_attention_heads: z.number().int().positive(),
-    intermediate_size: z.number().int().positive(),
-    max_position_embeddings: z.number().int().positive().optional(),
-    hidden_dropout_prob: z.number().min(0).max(1).optional(),
-    attention_probs_dropout_prob: z.number().min(0).max(1).optional(),
-  })
-  .strict();
-
-const SCRIPT = "steps/qa/dpr_reader/train_reader.py";
-const SOURCES = ["steps/qa/dpr_reader", "steps/qa/pycommon", "steps/training/dpr/bert_model.py", "steps/training/dpr/checkpoint.py", "steps/training/dpr/safetensors_np.py", "steps/training/dpr/errors.py"];
+/** The reader's vocabulary size comes from its inputs. */
+const bertConfig = modelConfigParams(BERT, ["vocab_size"]);
 
 function runtime(extra: readonly string[], gpuRequired: boolean): ContainerRuntime {
   return {
     type: "container",
     image: TRAINING_IMAGE,
-    argv: ["python3", `{src}/${SCRIPT}`, "--config", "{params}", "--inputs", "{in:inputs}", "--out", "{out:model}", ...extra],
+    argv: pythonArgv("qa.dpr_reader.train_reader", ["--config", "{params}", "--inputs", "{in:inputs}", "--out", "{out:model}", ...extra]),
     pythonModules: ["torch", "numpy"],
     gpu: { count: 1, required: gpuRequired },
     // Mini-sized (the 20-epoch pre-training took 1,256 s); real: pipeline/definitions/resources.ts.
@@ -97,7 +87,6 @@ export const pretrainDprReader = defineStep({
   id: "pretrain-dpr-reader",
   version: 1,
   source: import.meta.url,
-  extraSources: SOURCES,
   description: "Train a DPR reader from a random tiny BERT (vocabulary size from the inputs).",
   params: z.object({ ...readerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfig }).strict() }).strict(),
   inputs: { inputs: "qa:dpr-reader-inputs" },
@@ -116,7 +105,6 @@ export const pretrainDprReaderFromTheta0 = defineStep({
   id: "pretrain-dpr-reader",
   version: 1,
   source: import.meta.url,
-  extraSources: SOURCES,
   description: "Train a DPR reader from θ0's passage encoder (same vocabulary, checked by digest).",
   params: z.object(readerConfig).strict(),
   inputs: { inputs: "qa:dpr-reader-inputs", theta0: "dpr:model" },
@@ -135,7 +123,6 @@ export function trainDprReaderDef(from: "reader" | "bert", gpuRequired: boolean)
       id: "train-dpr-reader",
       version: 1,
       source: import.meta.url,
-      extraSources: SOURCES,
       description: "Fine-tune the DPR reader on a retriever's passages; the epoch with the best dev EM (ties: dev F1) is kept, the starting model among the candidates when start_is_candidate.",
       params: z.object(readerConfig).strict(),
       inputs: from === "reader" ? { inputs: "qa:dpr-reader-inputs", init: "qa:dpr-reader" } : { inputs: "qa:dpr-reader-inputs", init: "hf:bert" },

@@ -1,58 +1,60 @@
-#!/usr/bin/env python3
 """DPR extractive reader training (torch + numpy only).
 
-    python3 steps/qa/dpr_reader/train_reader.py --config cfg.json --inputs DIR --out DIR
+    python3 steps qa.dpr_reader.train_reader --config cfg.json --inputs DIR --out DIR
         [--init-from READER_DIR | --init-bert BERT_DIR] [--threads N]
-    python3 steps/qa/dpr_reader/train_reader.py --selftest <name>   (reads JSON on stdin; tests)
+    python3 steps qa.dpr_reader.train_reader --selftest <name>   (reads JSON on stdin; tests)
 
-Per step: questions of the batch, each with 1 passage holding the answer and
-passages_per_question - 1 without, sampled from its candidates; loss = passage-selection
-cross-entropy + the spans' marginal likelihood. After each epoch the dev questions are answered
-(best passage by selection logit among eval_top_docs, best span, whole words) and scored by
-EM and F1; the epoch with the best dev EM is kept (ties: the higher dev F1, then the earlier
-epoch; with start_is_candidate the initial model is epoch 0, a candidate like the others). Outputs:
-reader.safetensors, config.json, reader.onnx + parity/, metrics.jsonl, result.json.
-stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only. Exit 2 on bad input, 3 without torch.
+A task of the training package (pytrain; reader_trainer.py): after each epoch the dev questions
+are answered (best passage by selection logit among eval_top_docs, best span, whole words) and
+scored by EM and F1; the epoch with the best dev EM is kept (ties: the higher dev F1, then the
+earlier epoch; with start_is_candidate the initial model is epoch 0, a candidate like the others).
+Outputs: reader.safetensors, config.json, reader.onnx + parity/, dev_predictions.json,
+metrics.jsonl, result.json. stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only.
+Exit 2 on bad input, 3 without torch.
 """
 import argparse
-import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "pycommon"), os.path.join(HERE, "..", "..", "training", "dpr")]
+from pytrain.errors import InputError
+from pytrain.program import emit, log, require_modules, run_program
 
-
-def _require_torch():
-    try:
-        import numpy  # noqa: F401, PLC0415
-        import torch  # noqa: F401, PLC0415
-    except ImportError as e:
-        sys.stderr.write(f"error: {e.name} not importable by {sys.executable}. Fix: apt-get install -y python3-torch python3-numpy\n")
-        sys.exit(3)
+MODULE = "qa.dpr_reader.train_reader"
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="train_reader.py")
+    ap = argparse.ArgumentParser(prog=MODULE)
     for flag in ("--config", "--inputs", "--out", "--init-from", "--init-bert", "--selftest"):
         ap.add_argument(flag)
     ap.add_argument("--threads", type=int)
     args = ap.parse_args(argv)
-    _require_torch()
-    from errors import TrainingInputError  # noqa: PLC0415 - raised by the shared checkpoint reader
-    from qa_config import QaInputError  # noqa: PLC0415
+    require_modules("numpy", "torch")
+    if args.selftest:
+        from pytrain.selftest import run_selftest  # noqa: PLC0415 - after the availability check
+        from qa.dpr_reader.reader_selftest import TESTS  # noqa: PLC0415
+        return run_selftest(TESTS, args.selftest, sys.stdin.read(), emit)
+    if not (args.config and args.inputs and args.out):
+        raise InputError("--config, --inputs and --out are required")
+    from pytrain import distributed  # noqa: PLC0415
+    from pytrain.config import load_config  # noqa: PLC0415
+    from pytrain.run import setup_run  # noqa: PLC0415
+    from qa.dpr_reader.config_schema import SCHEMA  # noqa: PLC0415
+    from qa.dpr_reader.data import ReaderInputs  # noqa: PLC0415
+    from qa.dpr_reader.reader_trainer import train  # noqa: PLC0415
+    from qa.reading import init_flag  # noqa: PLC0415
+    cfg = load_config(args.config, SCHEMA, *init_flag(args.init_from, args.init_bert, "--init-bert", "bert"))
+    device = setup_run(cfg, args.threads, log=log)  # a GPU step fails at once without one
+    inp = ReaderInputs(args.inputs)
+    group, status = distributed.start(cfg, MODULE, argv, log)
+    if group is None:
+        return status
     try:
-        if args.selftest:
-            from reader_selftest import run_selftest  # noqa: PLC0415
-            return run_selftest(args.selftest, sys.stdin.read())
-        if not (args.config and args.inputs and args.out):
-            raise QaInputError("--config, --inputs and --out are required")
-        from reader_train_loop import run  # noqa: PLC0415
-        run(args)
-        return 0
-    except (QaInputError, TrainingInputError) as e:
-        sys.stderr.write(f"error: {' '.join(str(e).split())}\n")
-        return 2
+        result = train(cfg, inp, args.out, device, log, emit, group)
+    finally:
+        group.close()
+    if result is not None:
+        log(f"done: best epoch {result['best_epoch']}, dev EM {result['dev_em']}, {result['seconds']} s")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_program(main, sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""FiD's inputs, checkpoints, optimiser and decoding of ids to text.
+"""FiD's inputs, checkpoints and decoding of ids to text.
 
 Input directory (prepare-fid-inputs, steps/qa/fid/steps.ts):
     meta.json              {vocabDigest, vocabSize, padId 0, eosId 1, nContext, passageLength, answerLength}
@@ -10,16 +10,16 @@ Input directory (prepare-fid-inputs, steps/qa/fid/steps.ts):
 Evaluation inputs (prepare-fid-eval-inputs): input_ids.npy, qids.json, pieces.json, meta.json.
 """
 import json
-import math
 import os
 
 import numpy as np
 import torch
 
-from checkpoint import read_state_dict
-from qa_config import QaInputError, linear_schedule
-from safetensors_np import read_safetensors, write_safetensors
-from t5_model import FiDT5, T5Config
+from pytrain.checkpoint import read_state_dict
+from pytrain.errors import InputError
+from pytrain.model_configs import T5Config
+from pytrain.safetensors_np import read_safetensors, write_safetensors
+from qa.fid.t5_model import FiDT5
 
 # Keys a Hugging Face T5 checkpoint may hold that this model does not use: the tied copies of
 # the shared embedding and the decoder's cross-attention bias that T5 never reads.
@@ -28,16 +28,16 @@ TOLERATED = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "deco
 
 def npy(path, ndim):
     if not os.path.isfile(path):
-        raise QaInputError("missing input file", path, fix="write the inputs with the prepare-fid-inputs step")
+        raise InputError("missing input file", path, fix="write the inputs with the prepare-fid-inputs step")
     a = np.load(path, mmap_mode="r", allow_pickle=False)
     if a.ndim != ndim:
-        raise QaInputError(f"has {a.ndim} dimensions, expected {ndim}", path)
+        raise InputError(f"has {a.ndim} dimensions, expected {ndim}", path)
     return a
 
 
 def read_json(path):
     if not os.path.isfile(path):
-        raise QaInputError("missing input file", path)
+        raise InputError("missing input file", path)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -68,7 +68,7 @@ def load_state(model, state, source, allow_tied_head=True):
     for k in sorted(state):
         if k in own:
             if tuple(np.shape(state[k])) != tuple(own[k].shape):
-                raise QaInputError(f"shape mismatch for {k}: {list(np.shape(state[k]))} vs {list(own[k].shape)}", source, fix="the config does not match the weights")
+                raise InputError(f"shape mismatch for {k}: {list(np.shape(state[k]))} vs {list(own[k].shape)}", source, fix="the config does not match the weights")
             with torch.no_grad():
                 own[k].copy_(torch.as_tensor(np.asarray(state[k], dtype=np.float32)))
             loaded += 1
@@ -78,9 +78,9 @@ def load_state(model, state, source, allow_tied_head=True):
             unexpected.append(k)
     missing = sorted(set(own) - set(state))
     if missing:
-        raise QaInputError(f"{len(missing)} weights missing: {', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}", source, fix="check that the checkpoint is a T5 v1.0 model of this config")
+        raise InputError(f"{len(missing)} weights missing: {', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}", source, fix="check that the checkpoint is a T5 v1.0 model of this config")
     if unexpected:
-        raise QaInputError(f"{len(unexpected)} unknown weights: {', '.join(unexpected[:6])}", source, fix="only T5 v1.0 (relu feed-forward) checkpoints load")
+        raise InputError(f"{len(unexpected)} unknown weights: {', '.join(unexpected[:6])}", source, fix="only T5 v1.0 (relu feed-forward) checkpoints load")
     return {"source": source, "loaded": loaded}
 
 
@@ -96,22 +96,12 @@ def build_model(init, seed, vocab_size, allow_pickle):
     try:
         config = T5Config.from_dict(read_json(cfg_file))
     except ValueError as e:
-        raise QaInputError(str(e), cfg_file) from e
+        raise InputError(str(e), cfg_file) from e
     model = FiDT5(config)
     if kind == "checkpoint":
         tensors, _ = read_safetensors(os.path.join(path, "fid.safetensors"))
         return model, {"kind": kind, **load_state(model, tensors, path)}
     return model, {"kind": kind, **load_state(model, read_state_dict(path, allow_pickle), path)}
-
-
-def optimizer(model, cfg, total_steps):
-    """AdamW (no weight decay on the RMS norm weights) and a linear schedule with `warmup_ratio`
-    warm-up over `total_steps`: the FiD trainer's and the span-corruption pre-trainer's."""
-    no_decay = [p for n, p in model.named_parameters() if n.endswith("layer_norm.weight")]
-    decay = [p for n, p in model.named_parameters() if not n.endswith("layer_norm.weight")]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg["weight_decay"]}, {"params": no_decay, "weight_decay": 0.0}], lr=cfg["lr"], eps=cfg["adam_eps"])
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, linear_schedule(total_steps, int(math.ceil(total_steps * cfg["warmup_ratio"]))))
-    return opt, sched
 
 
 def save_model(model, out_dir, own):

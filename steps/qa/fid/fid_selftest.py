@@ -1,11 +1,12 @@
-"""Pure computations exposed for the tests (JSON on stdin, one `RESULT <json>` line out)."""
-import json
-import sys
+"""Pure computations exposed for the tests (pytrain/selftest.py's protocol: JSON on stdin, one
+`RESULT <json>` line out; `batch` runs several)."""
+from types import SimpleNamespace
 
 import torch
 
-from fid_io import Decoder, load_state
-from t5_model import FiDT5, T5Config, relative_position_bucket
+from pytrain.model_configs import T5Config
+from qa.fid.fid_io import Decoder, load_state
+from qa.fid.t5_model import FiDT5, relative_position_bucket
 
 
 def _buckets(a):
@@ -65,7 +66,7 @@ def _load(a):
 def _span(a):
     """A noise mask from a seeded generator and the corruption it gives (span_corruption.py)."""
     import numpy as np  # noqa: PLC0415
-    from span_corruption import SpanError, corrupt, noise_mask, span_counts  # noqa: PLC0415
+    from qa.fid.span_corruption import SpanError, corrupt, noise_mask, span_counts  # noqa: PLC0415
     try:
         if "mask" in a:
             mask = np.asarray(a["mask"], dtype=bool)
@@ -88,24 +89,68 @@ TESTS = {
 }
 
 
-def _batch(items):
-    """[[name, arg], ...] -> one result each ({"error": message} for bad input): one interpreter start for many checks."""
-    from qa_config import QaInputError  # noqa: PLC0415
-    out = []
-    for name, arg in items:
-        try:
-            out.append(TESTS[name](arg))
-        except QaInputError as e:
-            out.append({"error": " ".join(str(e).split())})
-    return out
+def _tiny_t5(seed, checkpointing):
+    m = FiDT5(T5Config.from_dict({"vocab_size": 50, "d_model": 16, "d_kv": 4, "d_ff": 32, "num_layers": 2, "num_heads": 2, "dropout_rate": 0.0}))
+    return m.init_weights(seed).configure(attention="math", checkpointing=checkpointing).train()
 
 
-def run_selftest(name, stdin):
-    if name == "batch":
-        sys.stdout.write("RESULT " + json.dumps(_batch(json.loads(stdin))) + "\n")
-        return 0
-    if name not in TESTS:
-        sys.stderr.write(f"error: unknown selftest {name!r} (known: {', '.join(sorted(TESTS))})\n")
-        return 2
-    sys.stdout.write("RESULT " + json.dumps(TESTS[name](json.loads(stdin or "{}"))) + "\n")
-    return 0
+def _fid_task(seed, chunk, group, checkpointing):
+    """A tiny FiD task (pytrain/checks.py's factory): 6 questions of 2 passages, answers of 1-4 tokens."""
+    import numpy as np  # noqa: PLC0415
+    from pytrain.amp import Amp  # noqa: PLC0415
+    from qa.fid.fid_trainer import FidTask  # noqa: PLC0415
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(3, 50, size=(6, 2, 10)).astype(np.int32)
+    ids[:, :, 8:] = 0
+    labels = np.full((6, 5), -100, dtype=np.int32)
+    for q in range(6):
+        labels[q, :q % 4 + 2] = list(rng.integers(3, 50, size=q % 4 + 1)) + [1]
+    inp = SimpleNamespace(train_ids=ids, train_labels=labels)
+    cfg = {"seed": seed, "batch_size": 6, "n_context": 2, "grad_cache_chunk": chunk}
+    return FidTask(_tiny_t5(seed, checkpointing), inp, cfg, torch.device("cpu"), Amp("none", torch.device("cpu"), lambda _m: None), group), np.arange(6)
+
+
+def _span_task(seed, chunk, group, checkpointing):
+    """A tiny span-corruption task: 6 passages of 8-12 tokens, noise masks from the epoch's stream."""
+    import numpy as np  # noqa: PLC0415
+    from pytrain.amp import Amp  # noqa: PLC0415
+    from qa.fid.span_trainer import SpanTask  # noqa: PLC0415
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(3, 40, size=(6, 12)).astype(np.int32)
+    for r in range(6):
+        tokens[r, 8 + r % 4:] = 0
+    corpus = SimpleNamespace(train=tokens, vocab_size=50, eos_id=1)
+    cfg = {"seed": seed, "batch_size": 6, "grad_cache_chunk": chunk, "noise_density": 0.25, "mean_span_length": 2.0, "sentinels": 8}
+    task = SpanTask(_tiny_t5(seed, checkpointing), corpus, cfg, torch.device("cpu"), Amp("none", torch.device("cpu"), lambda _m: None), group)
+    task.batches(1)
+    return task, np.arange(6)
+
+
+def _features(factory):
+    def run(a):
+        import os  # noqa: PLC0415
+        from pytrain.checks import features  # noqa: PLC0415
+        return features(factory, a, os.path.dirname(os.path.abspath(__file__)))
+    return run
+
+
+TESTS["features"] = _features(_fid_task)
+TESTS["span-features"] = _features(_span_task)
+
+
+def _attention(a):
+    """The fused kernel (torch >= 2.0) against the explicit float32 softmax on one tiny T5's loss and generations."""
+    from pytrain.attention import HAS_SDPA  # noqa: PLC0415
+    if not HAS_SDPA:
+        return {"has_sdpa": False}
+    ids = torch.randint(3, 50, (3, 2, 7), generator=torch.Generator().manual_seed(a.get("seed", 0)))
+    labels = torch.randint(3, 50, (3, 4), generator=torch.Generator().manual_seed(1))
+    out = {}
+    for mode in ("math", "sdpa"):
+        m = _tiny_t5(a.get("seed", 0), False).configure(attention=mode).eval()
+        with torch.no_grad():
+            out[mode] = (float(m.loss(ids, (ids != 0).long(), labels)), m.generate(ids, (ids != 0).long(), 5))
+    return {"has_sdpa": True, "loss_diff": abs(out["math"][0] - out["sdpa"][0]), "same_generations": out["math"][1] == out["sdpa"][1]}
+
+
+TESTS["attention"] = _attention

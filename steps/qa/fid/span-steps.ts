@@ -5,7 +5,7 @@
  * - `prepare-t5-span-corpus` (in-process): each passage as `title: <title> context: <text>`
  *   SentencePiece ids (no </s>; the trainer adds it after corrupting), cut to `length`; every
  *   `devEvery`-th passage (in the table's order) is held out for the trainer's dev loss.
- * - `pretrain-t5-span` (container: fid.py pretrain-span, span_loop.py): the objective, the noise
+ * - `pretrain-t5-span` (container: qa.fid.fid pretrain-span, span_trainer.py): the objective, the noise
  *   masks and the sentinels are span_corruption.py's numbered rules.
  * Its model is a FiD checkpoint (`qa:fid`, one context), so `train-fid` fine-tunes it as it
  * fine-tunes any earlier FiD model.
@@ -22,7 +22,7 @@ import type { PassageRow } from "../../data/schemas.ts";
 import { paramsShape } from "../config-schema.ts";
 import { SPAN_FIELDS } from "./span-config.ts";
 import { loadT5Tokenizer, type T5Tokenizer } from "./t5-tokenizer.ts";
-import { FID_SOURCES, fidRuntime, t5Config, writePieces } from "./steps.ts";
+import { fidRuntime, t5Config, writePieces } from "./steps.ts";
 
 /** One passage's ids for span corruption: `title: <title> context: <text>` (no title part when it has none), cut to `length`. */
 export function spanCorpusRow(tok: T5Tokenizer, title: string | null, text: string, length: number): number[] {
@@ -79,13 +79,12 @@ export const prepareT5SpanCorpus = defineStep({
   },
 });
 
-const { threads: _threads, ...spanConfig } = paramsShape(SPAN_FIELDS);
+const { threads: _threads, world_size: _world, ...spanConfig } = paramsShape(SPAN_FIELDS);
 
 export const pretrainT5Span = defineStep({
   id: "pretrain-t5-span",
   version: 1,
   source: import.meta.url,
-  extraSources: FID_SOURCES,
   description: "Pre-train a random tiny T5 by span corruption; the epoch with the lowest dev loss is kept.",
   params: z.object({ ...spanConfig, init: z.object({ kind: z.literal("random"), t5_config: t5Config }).strict() }).strict(),
   inputs: { corpus: "qa:t5-span-corpus" },

@@ -1,11 +1,11 @@
 /**
  * FiD as steps:
  * - `export-text-corpus` + `train-sentencepiece` (mini): a Unigram vocabulary in T5's layout
- *   trained on the pre-training collection and questions (train_spm.py, the sentencepiece module);
+ *   trained on the pre-training collection and questions (qa.fid.train_spm, the sentencepiece module);
  *   `import-spiece-model` (real data): the locked t5-base spiece.model as the same artifact;
  * - `prepare-fid-inputs` / `prepare-fid-eval-inputs` (in-process): tokenized in Node (inputs.ts);
- * - `pretrain-fid` / `train-fid` (container, torch + numpy: fid.py train) and `predict-fid`
- *   (container: fid.py predict, greedy decoding) -> predictions.jsonl.
+ * - `pretrain-fid` / `train-fid` (container, torch + numpy: qa.fid.fid train) and `predict-fid`
+ *   (container: qa.fid.fid predict, greedy decoding) -> predictions.jsonl.
  */
 import { copyFileSync, createWriteStream, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
@@ -18,6 +18,8 @@ import { readParquetRows } from "../../lib/parquet.ts";
 import { writeNpy } from "../../lib/npy.ts";
 import type { PassageRow, TurnRow } from "../../data/schemas.ts";
 import { TRAINING_IMAGE } from "../../training/steps.ts";
+import { modelConfigParams, T5 } from "../../pytrain/model-configs.ts";
+import { pythonArgv } from "../../pytrain/launch.ts";
 import { FID_FIELDS, paramsShape } from "../config-schema.ts";
 import { readReaderExamples } from "../reader-io.ts";
 import { loadT5Tokenizer, type T5Tokenizer } from "./t5-tokenizer.ts";
@@ -64,7 +66,6 @@ export const trainSentencePiece = defineStep({
   id: "train-sentencepiece",
   version: 1,
   source: import.meta.url,
-  extraSources: ["steps/qa/fid/train_spm.py"],
   description: "A SentencePiece Unigram vocabulary in T5's layout (<pad> 0, </s> 1, <unk> 2, nmt_nfkc).",
   params: z.object({ vocab_size: z.number().int().min(16).default(4000) }).strict(),
   inputs: { corpus: "text:corpus" },
@@ -72,7 +73,7 @@ export const trainSentencePiece = defineStep({
   runtime: {
     type: "container",
     image: TRAINING_IMAGE,
-    argv: ["python3", "{src}/steps/qa/fid/train_spm.py", "--corpus", "{in:corpus}", "--out", "{out:model}", "--params", "{params}"],
+    argv: pythonArgv("qa.fid.train_spm", ["--corpus", "{in:corpus}", "--out", "{out:model}", "--params", "{params}"]),
     pythonModules: ["sentencepiece"],
     pip: ["sentencepiece==0.1.99"],
     resources: { cpus: 1, memoryGiB: 1, expectedMinutes: 5 },
@@ -167,17 +168,14 @@ export const prepareFidEvalInputs = defineStep({
   },
 });
 
-const { threads: _threads, ...fidConfig } = paramsShape(FID_FIELDS);
+/** The config as params, less the run-level keys (steps/training/steps.ts says why). */
+const { threads: _threads, world_size: _world, ...fidConfig } = paramsShape(FID_FIELDS);
 
-export const t5Config = z
-  .object({ d_model: z.number().int().positive(), d_kv: z.number().int().positive(), d_ff: z.number().int().positive(), num_layers: z.number().int().positive(), num_decoder_layers: z.number().int().positive().optional(), num_heads: z.number().int().positive(), dropout_rate: z.number().min(0).max(1).optional() })
-  .strict();
-
-export const FID_SOURCES = ["steps/qa/fid", "steps/qa/pycommon", "steps/training/dpr/checkpoint.py", "steps/training/dpr/safetensors_np.py", "steps/training/dpr/errors.py"];
-const FID = ["python3", "{src}/steps/qa/fid/fid.py"];
+/** `init.t5_config` of a random init (steps/pytrain/model-configs.ts). */
+export const t5Config = modelConfigParams(T5);
 
 export function fidRuntime(argv: readonly string[], gpu: "optional" | "required"): ContainerRuntime {
-  return { type: "container", image: TRAINING_IMAGE, argv: [...FID, ...argv], pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 2, expectedMinutes: 15 } };
+  return { type: "container", image: TRAINING_IMAGE, argv: pythonArgv("qa.fid.fid", argv), pythonModules: ["torch", "numpy"], gpu: { count: 1, required: gpu === "required" }, resources: { cpus: 1, memoryGiB: 2, expectedMinutes: 15 } };
 }
 
 const fidOutputs = { model: dir("qa:fid", "fid") };
@@ -188,7 +186,6 @@ export const pretrainFid = defineStep({
   id: "pretrain-fid",
   version: 1,
   source: import.meta.url,
-  extraSources: FID_SOURCES,
   description: "Train FiD from a random tiny T5 (vocabulary size from the inputs).",
   params: z.object({ ...fidConfig, init: z.object({ kind: z.literal("random"), t5_config: t5Config }).strict() }).strict(),
   inputs: { inputs: "qa:fid-inputs" },
@@ -202,7 +199,6 @@ export const pretrainFidFromT5 = defineStep({
   id: "pretrain-fid",
   version: 1,
   source: import.meta.url,
-  extraSources: FID_SOURCES,
   description: "Train FiD from a span-corruption pre-trained tiny T5 (its vocabulary digest must be the inputs').",
   params: z.object(fidConfig).strict(),
   inputs: { inputs: "qa:fid-inputs", init: "qa:fid" },
@@ -220,7 +216,6 @@ export function trainFidDef(from: "fid" | "hf-t5", gpuRequired: boolean) {
       id: "train-fid",
       version: 1,
       source: import.meta.url,
-      extraSources: FID_SOURCES,
       description: "Fine-tune FiD on a retriever's passages; the epoch with the best dev EM (ties: dev F1) is kept, the starting model among the candidates when start_is_candidate.",
       params: z.object(fidConfig).strict(),
       inputs: from === "fid" ? { inputs: "qa:fid-inputs", init: "qa:fid" } : { inputs: "qa:fid-inputs", init: "hf:t5" },
@@ -238,7 +233,6 @@ export const predictFid = defineStep({
   id: "predict-fid",
   version: 1,
   source: import.meta.url,
-  extraSources: FID_SOURCES,
   description: "FiD's answers by greedy decoding.",
   params: z.object({ batch: z.number().int().positive().default(8) }).strict(),
   inputs: { model: "qa:fid", inputs: "qa:fid-eval-inputs" },

@@ -7,8 +7,10 @@ buckets, max distance 128; bidirectional in the encoder, causal in the decoder; 
 cross-attention), RMS layer norm computed in float32 with no bias and no mean, no biases in
 linear layers, no 1/sqrt(d) in attention, ReLU feed-forward, the LM head tied to the shared
 embedding with the decoder output scaled by d_model^-0.5, decoder start = pad = 0, eos = 1.
+The configuration is `model_configs.T5Config` (generated from steps/pytrain/model-configs.ts).
+Attention runs as the explicit float32 softmax or, configured so (`configure`), torch's fused
+kernel with the relative position bias as its additive mask and T5's scale of 1.
 """
-import dataclasses
 import math
 
 import torch
@@ -16,39 +18,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.checkpoint import checkpoint as activation_checkpoint
 
-
-@dataclasses.dataclass
-class T5Config:
-    vocab_size: int = 32128
-    d_model: int = 768
-    d_kv: int = 64
-    d_ff: int = 3072
-    num_layers: int = 12
-    num_decoder_layers: int = 12
-    num_heads: int = 12
-    relative_attention_num_buckets: int = 32
-    relative_attention_max_distance: int = 128
-    dropout_rate: float = 0.1
-    layer_norm_epsilon: float = 1e-6
-    initializer_factor: float = 1.0
-    pad_token_id: int = 0
-    eos_token_id: int = 1
-    decoder_start_token_id: int = 0
-    tie_word_embeddings: bool = True
-
-    @classmethod
-    def from_dict(cls, d):
-        names = {f.name for f in dataclasses.fields(cls)}
-        cfg = cls(**{k: v for k, v in d.items() if k in names})
-        if "num_decoder_layers" not in d or d.get("num_decoder_layers") is None:
-            cfg.num_decoder_layers = cfg.num_layers
-        proj = d.get("feed_forward_proj", "relu")
-        if proj != "relu":
-            raise ValueError(f"feed_forward_proj {proj!r} is not supported: only T5 v1.0's 'relu' (t5-base) is implemented")
-        return cfg
-
-    def to_hf_dict(self):
-        return {**dataclasses.asdict(self), "model_type": "t5", "feed_forward_proj": "relu", "architectures": ["T5ForConditionalGeneration"]}
+from pytrain.attention import fused_attention, use_fused
 
 
 def relative_position_bucket(relative_position, bidirectional, num_buckets=32, max_distance=128):
@@ -96,6 +66,7 @@ class T5Attention(nn.Module):
         if has_relative_bias:
             self.relative_attention_bias = nn.Embedding(c.relative_attention_num_buckets, c.num_heads)
         self.dropout = nn.Dropout(c.dropout_rate)
+        self.fused = False  # set by FiDT5.configure
 
     def compute_bias(self, q_len, k_len, q_offset, device):
         ctx = torch.arange(q_offset, q_offset + q_len, dtype=torch.long, device=device)[:, None]
@@ -117,9 +88,13 @@ class T5Attention(nn.Module):
             k, v = past
         else:
             k, v = self._split(self.k(kv_source)), self._split(self.v(kv_source))
-        scores = torch.matmul(q, k.transpose(-1, -2)) + bias
-        w = self.dropout(torch.softmax(scores.float(), dim=-1).type_as(scores))
-        out = torch.matmul(w, v).transpose(1, 2).reshape(x.size(0), -1, self.c.num_heads * self.c.d_kv)
+        if self.fused:
+            out = fused_attention(q, k, v, bias.to(q.dtype), self.dropout.p if self.training else 0.0, scale=1.0)
+        else:
+            scores = torch.matmul(q, k.transpose(-1, -2)) + bias
+            w = self.dropout(torch.softmax(scores.float(), dim=-1).type_as(scores))
+            out = torch.matmul(w, v)
+        out = out.transpose(1, 2).reshape(x.size(0), -1, self.c.num_heads * self.c.d_kv)
         return self.o(out), (k, v)
 
 
@@ -265,8 +240,19 @@ class FiDT5(nn.Module):
                 p.copy_(torch.randn(p.shape, generator=g) * std)
         return self
 
-    def set_checkpointing(self, on):
-        self.encoder.checkpointing = bool(on)
+    def configure(self, attention="auto", checkpointing=False):
+        """attention: "sdpa", "math" or "auto" (pytrain/attention.py); checkpointing: recompute each
+        encoder block's activations in the backward pass (FiD's memory option)."""
+        fused = use_fused(attention)
+        for m in self.modules():
+            if isinstance(m, T5Attention):
+                m.fused = fused
+        self.encoder.checkpointing = bool(checkpointing)
+        return self
+
+    @property
+    def attention_mode(self):
+        return "sdpa" if self.encoder.block[0].layer[0].SelfAttention.fused else "math"
 
     def encode_passages(self, input_ids, attention_mask):
         """[B, K, L] ids -> encoder states [B, K*L, d] and their mask [B, K*L] (FiD's fusion)."""

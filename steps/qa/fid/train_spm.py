@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
 """A SentencePiece Unigram vocabulary in T5's layout (<pad> 0, </s> 1, <unk> 2, no <s>; nmt_nfkc
 normalization), trained on a text corpus (one sentence a line): the mini benchmark's stand-in
 for t5-base's spiece.model. Deterministic: one thread, every sentence, no shuffling.
 
-    python3 steps/qa/fid/train_spm.py --corpus corpus.txt --out DIR (--vocab-size 4000 | --params params.json) [--max-sentence-length 4192]
-    python3 steps/qa/fid/train_spm.py --encode spiece.model   (stdin: JSON list of strings; stdout: ids per string; tests)
+    python3 steps qa.fid.train_spm --corpus corpus.txt --out DIR (--vocab-size 4000 | --params params.json) [--max-sentence-length 4192]
+    python3 steps qa.fid.train_spm --encode spiece.model   (stdin: JSON list of strings; stdout: ids per string; tests)
 Exit 2 on bad input, 3 without the sentencepiece module.
 """
 import argparse
@@ -14,7 +13,7 @@ import sys
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="train_spm.py")
+    ap = argparse.ArgumentParser(prog="qa.fid.train_spm")
     ap.add_argument("--corpus")
     ap.add_argument("--out")
     ap.add_argument("--vocab-size", type=int, default=4000)

@@ -1,11 +1,13 @@
 """One step's examples: the global batch's passage columns and false-negative mask (sampled
-identically by every data-parallel process), and this process's slice as device tensors."""
+identically by every data-parallel process), this process's slice as device tensors, and the
+gathered embeddings of every process in the one-process layout."""
 import numpy as np
+import torch
 
-from dev_eval import to_batch
-from gradcache import chunk_rows
-from losses import false_negative_mask
-from negatives import gold_set, sample_negatives
+from pytrain.gradcache import chunk_rows
+from pytrain.tensors import to_batch
+from training.dpr.losses import false_negative_mask
+from training.dpr.negatives import gold_set, sample_negatives
 
 
 class StepBatch:
@@ -61,3 +63,17 @@ class Batcher:
         if batch.mask is None or self.device.type != "cuda":
             return batch.mask
         return batch.mask.pin_memory().to(self.device, non_blocking=True)
+
+
+def gather_pairs(group, q, p, n_examples, n_negatives):
+    """(queries, passages) of the global batch from every process's slice, in the one-process
+    layout: queries in example order; passages = every example's positive, then every example's
+    hard negatives (each process holds its examples' positives, then their negatives)."""
+    if group.world_size == 1:
+        return q, p
+    counts = group.counts(n_examples)
+    qs = group.gather_parts(q, counts)
+    ps = group.gather_parts(p, [c * (1 + n_negatives) for c in counts])
+    positives = [part[:c] for part, c in zip(ps, counts)]
+    negatives = [part[c:] for part, c in zip(ps, counts)]
+    return torch.cat(qs), torch.cat(positives + negatives)

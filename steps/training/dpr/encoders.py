@@ -1,9 +1,10 @@
 """Building the query and passage encoders from the config's `init` (a registry of kinds)."""
 import os
 
-from bert_model import TINY_BERT, BertConfig, build_random
-from checkpoint import load_encoder, read_bert_config_near, read_state_dict
-from errors import TrainingInputError
+from pytrain.bert_model import build_random
+from pytrain.checkpoint import load_encoder, read_bert_config_near, read_state_dict
+from pytrain.errors import InputError
+from pytrain.model_configs import TINY_BERT, BertConfig
 
 
 def _bert_config(init, near_path):
@@ -11,13 +12,13 @@ def _bert_config(init, near_path):
     if raw is None and near_path is not None:
         raw = read_bert_config_near(near_path)
         if raw is None:
-            raise TrainingInputError("no bert_config in init and no config.json beside the checkpoint",
+            raise InputError("no bert_config in init and no config.json beside the checkpoint",
                                      file=near_path, field="init.bert_config",
                                      fix="add init.bert_config (hidden_size, num_hidden_layers, ...) or the HF config.json")
     try:
         return BertConfig.from_dict(raw if raw is not None else TINY_BERT)
     except (TypeError, ValueError) as e:
-        raise TrainingInputError(str(e), field="init.bert_config") from e
+        raise InputError(str(e), field="init.bert_config") from e
 
 
 def _random(init, cfg, log):

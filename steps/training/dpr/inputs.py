@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 
-from errors import TrainingInputError
+from pytrain.errors import InputError
 
 # name -> (expected shape text, required?)
 FILES = {
@@ -45,15 +45,15 @@ def _load(d, name, passages_dir=None):
     shape_text, required = FILES[name]
     if not os.path.isfile(path):
         if required:
-            raise TrainingInputError(f"missing input file, expected {shape_text}", file=path,
+            raise InputError(f"missing input file, expected {shape_text}", file=path,
                                      fix="write it with numpy.save (see steps/training/README.md)")
         return None
     try:
         arr = np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError as e:
-        raise TrainingInputError(f"not a readable .npy ({e}); expected {shape_text}", file=path) from e
+        raise InputError(f"not a readable .npy ({e}); expected {shape_text}", file=path) from e
     if arr.dtype.kind not in "iu":
-        raise TrainingInputError(f"dtype {arr.dtype} is not an integer type; expected {shape_text}", file=path)
+        raise InputError(f"dtype {arr.dtype} is not an integer type; expected {shape_text}", file=path)
     return arr
 
 
@@ -63,11 +63,11 @@ def _shape(arrays, d, name, ndim, rows=None, cols_like=None):
         return
     path = os.path.join(d, name)
     if a.ndim != ndim:
-        raise TrainingInputError(f"has shape {list(a.shape)}, expected {FILES[name][0]}", file=path)
+        raise InputError(f"has shape {list(a.shape)}, expected {FILES[name][0]}", file=path)
     if rows is not None and a.shape[0] != rows[1]:
-        raise TrainingInputError(f"has {a.shape[0]} rows but {rows[0]} has {rows[1]}; expected {FILES[name][0]}", file=path)
+        raise InputError(f"has {a.shape[0]} rows but {rows[0]} has {rows[1]}; expected {FILES[name][0]}", file=path)
     if cols_like is not None and a.shape != cols_like[1]:
-        raise TrainingInputError(f"has shape {list(a.shape)} but {cols_like[0]} has {list(cols_like[1])}", file=path)
+        raise InputError(f"has shape {list(a.shape)} but {cols_like[0]} has {list(cols_like[1])}", file=path)
 
 
 def _range(arrays, d, name, n, allow_pad):
@@ -76,7 +76,7 @@ def _range(arrays, d, name, n, allow_pad):
         return
     lo, hi = int(np.min(a)), int(np.max(a))
     if hi >= n or lo < (-1 if allow_pad else 0):
-        raise TrainingInputError(f"values {lo}..{hi} fall outside [{'-1' if allow_pad else '0'}, {n - 1}]",
+        raise InputError(f"values {lo}..{hi} fall outside [{'-1' if allow_pad else '0'}, {n - 1}]",
                                  file=os.path.join(d, name), fix="indexes are row numbers of the passage file")
 
 
@@ -85,7 +85,7 @@ def load_inputs(d, passages_dir=None):
     `<passages_dir>/ids.npy` and `type_ids.npy` instead (no copy of a large matrix)."""
     for path in (d, passages_dir):
         if path is not None and not os.path.isdir(path):
-            raise TrainingInputError("input directory not found", file=path)
+            raise InputError("input directory not found", file=path)
     arrays = {name: _load(d, name, passages_dir) for name in FILES}
     arrays = {k: v for k, v in arrays.items() if v is not None}
     nq = arrays["train_query_ids.npy"].shape[0] if arrays["train_query_ids.npy"].ndim == 2 else -1
@@ -105,5 +105,5 @@ def load_inputs(d, passages_dir=None):
     _range(arrays, d, "train_gold.npy", n_p, allow_pad=True)
     _range(arrays, d, "dev_gold.npy", n_dp, allow_pad=True)
     if nq == 0:
-        raise TrainingInputError("no training queries", file=os.path.join(d, "train_query_ids.npy"))
+        raise InputError("no training queries", file=os.path.join(d, "train_query_ids.npy"))
     return Inputs(arrays)

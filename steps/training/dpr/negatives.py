@@ -1,5 +1,4 @@
 """Hard-negative sampling: n per example per step from its mined list, never a gold passage."""
-import numpy as np
 
 
 def candidates(mined_row, gold):
@@ -57,7 +56,3 @@ def gold_set(pos, gold_row=None):
         g.update(int(x) for x in gold_row if int(x) >= 0)
     return g
 
-
-def batch_order(seed, epoch, n):
-    """The example order of one epoch: a permutation fixed by (seed, epoch)."""
-    return np.random.default_rng([int(seed), int(epoch)]).permutation(n)

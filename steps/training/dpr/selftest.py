@@ -1,4 +1,5 @@
-"""Small checks the Node tests drive: JSON on stdin, one `RESULT <json>` line on stdout.
+"""Small checks the Node tests drive (pytrain/selftest.py's protocol: JSON on stdin, one
+`RESULT <json>` line on stdout):
 
     loss        {q, p, pids?, gold?}                -> {loss, scores}
     negatives   {rows, pos, gold?, n, n_passages, seed, draws} -> {samples, fallbacks}
@@ -7,20 +8,20 @@
     load-error  {layers_in_file, layers_in_model}   -> {error}
     and the training step's: selftest_steps.py
 """
-import json
 import os
 import tempfile
 
 import numpy as np
 import torch
 
-from bert_model import BertConfig, build_random
-from checkpoint import load_encoder, read_state_dict
-from errors import TrainingInputError
-from losses import false_negative_mask, in_batch_nll
-from negatives import gold_set, sample_negatives
-from safetensors_np import decode_tensor, write_safetensors
-from selftest_steps import SELFTESTS as STEP_SELFTESTS
+from pytrain.bert_model import build_random
+from pytrain.checkpoint import load_encoder, read_state_dict
+from pytrain.errors import InputError
+from pytrain.model_configs import BertConfig
+from pytrain.safetensors_np import decode_tensor, write_safetensors
+from training.dpr.losses import false_negative_mask, in_batch_nll
+from training.dpr.negatives import gold_set, sample_negatives
+from training.dpr.selftest_steps import SELFTESTS as STEP_SELFTESTS
 
 TINY_TEST = {"vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
              "intermediate_size": 32, "max_position_embeddings": 32}
@@ -86,7 +87,7 @@ def _load_error(a):
     state = {"question_model." + k: v.numpy() for k, v in src.state_dict().items()}
     try:
         load_encoder(dst, state, "query", source="ckpt.bin")
-    except TrainingInputError as e:
+    except InputError as e:
         return {"error": str(e)}
     return {"error": None}
 
@@ -94,9 +95,3 @@ def _load_error(a):
 SELFTESTS = {"loss": _loss, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
              **STEP_SELFTESTS}
 
-
-def run_selftest(name, stdin_text, emit):
-    if name not in SELFTESTS:
-        raise TrainingInputError(f"unknown selftest {name!r}", fix=f"one of {', '.join(SELFTESTS)}")
-    emit("RESULT " + json.dumps(SELFTESTS[name](json.loads(stdin_text or "{}"))))
-    return 0

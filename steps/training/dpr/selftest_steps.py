@@ -8,19 +8,21 @@ stays float32 under autocast; the step loop never waits for the device.
     host-syncs  {steps, chunks}                    -> {runs: [{calls: {name: count}, loss_sum}]}
 """
 import os
-import sys
 import tempfile
+from types import SimpleNamespace
 
 import numpy as np
 import torch
 
-import distributed
-from batches import Batcher
-from bert_model import BertConfig, build_random
-from dev_eval import to_batch
-from gradcache import cached_step, chunk_rows, plain_step
-from losses import false_negative_mask, in_batch_nll
-from optim import make_optimizer
+from pytrain import distributed
+from pytrain.amp import Amp
+from pytrain.bert_model import build_random
+from pytrain.checks import host_syncs
+from pytrain.gradcache import Side, cached_step, chunk_rows, plain_step
+from pytrain.model_configs import BertConfig
+from pytrain.tensors import to_batch
+from training.dpr.batches import gather_pairs
+from training.dpr.losses import false_negative_mask, in_batch_nll
 
 TINY = {"vocab_size": 60, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
         "intermediate_size": 32, "max_position_embeddings": 32}
@@ -70,8 +72,12 @@ def _run(strategy, models, q, p, mask, chunk, seed):
     torch.manual_seed(seed)  # the dropout stream
     chunks = (_chunks(q, chunk), _chunks(p, chunk))
     step = plain_step if strategy == "plain" else cached_step
-    loss = step(models, chunks, lambda a, b: in_batch_nll(a, b, mask)[0], _no_autocast, lambda x: x, lambda a, b: (a, b))
+    loss = step(_sides(models), chunks, lambda a, b: in_batch_nll(a, b, mask)[0], _no_autocast, lambda x: x, lambda a, b: (a, b))
     return float(loss), _grads(models)
+
+
+def _sides(models):
+    return Side(models[0]), Side(models[1])
 
 
 def _gradients(a):
@@ -104,8 +110,8 @@ def _ddp_worker(rank, world, port, chunks_per_run, seed, out):
         models = _models(seed)
         chunks = (_chunks(q[a:b], chunk), _chunks(local_p, chunk))
         step = plain_step if chunk is None else cached_step
-        loss = step(models, chunks, lambda x, y: in_batch_nll(x, y, mask)[0], _no_autocast, lambda x: x,
-                    lambda x, y: group.gather(x, y, 5, 1))
+        loss = step(_sides(models), chunks, lambda x, y: in_batch_nll(x, y, mask)[0], _no_autocast, lambda x: x,
+                    lambda x, y: gather_pairs(group, x, y, 5, 1))
         group.all_reduce_grads([t for m in models for t in m.parameters()])
         results.append({"grads": _grads(models), "loss": float(loss)})
     if rank == 0:
@@ -137,52 +143,22 @@ def _autocast_loss(_a):
             "loss_diff": float((loss - ref_loss).abs()), "bf16_matmul_diff": float((plain.float() - ref_scores).abs().max())}
 
 
-SYNC_METHODS = ("item", "tolist", "numpy", "cpu", "__float__", "__int__", "__bool__")
+def _dpr_task(seed, chunk, group, checkpointing):
+    """A tiny DPR task (pytrain/checks.py's factory): 8 queries, their positives and one mined negative each."""
+    from training.dpr.trainer import DprTask  # noqa: PLC0415
+    rng = np.random.default_rng(seed)
+    inp = SimpleNamespace(query_ids=rng.integers(1, TINY["vocab_size"], size=(32, 10)).astype(np.int32),
+                          passage_ids=rng.integers(1, TINY["vocab_size"], size=(40, 14)).astype(np.int32),
+                          passage_types=None, gold=None, pos=np.arange(32, dtype=np.int32), neg=rng.integers(0, 40, size=(32, 5)).astype(np.int32))
+    cfg = {"seed": 1, "n_hard_negatives": 1, "filter_gold_negatives": True, "mask_false_negatives": True, "batch_size": 8, "grad_cache_chunk": chunk}
+    models = _models(0, checkpointing=checkpointing, dtype="float32")
+    return DprTask(models, inp, cfg, CPU, Amp("none", CPU, lambda _m: None), group), list(range(8))
 
 
 def _host_syncs(a):
     """Per `chunks` entry: calls of tensor-to-host methods made by the trainer's own code during `steps` steps."""
-    return {"runs": [_host_syncs_run(a.get("steps", 3), c) for c in a.get("chunks", [None])]}
-
-
-def _host_syncs_run(steps, chunk):
-    from trainer import StepRunner, run_epoch  # noqa: PLC0415
-    from device import Amp  # noqa: PLC0415
-
-    class Inputs:
-        pass
-
-    rng = np.random.default_rng(0)
-    inp = Inputs()
-    inp.query_ids = rng.integers(1, TINY["vocab_size"], size=(32, 10)).astype(np.int32)
-    inp.passage_ids = rng.integers(1, TINY["vocab_size"], size=(40, 14)).astype(np.int32)
-    inp.passage_types, inp.gold = None, None
-    inp.pos = np.arange(32, dtype=np.int32)
-    inp.neg = rng.integers(0, 40, size=(32, 5)).astype(np.int32)
-    cfg = {"seed": 1, "n_hard_negatives": 1, "filter_gold_negatives": True, "mask_false_negatives": True,
-           "grad_cache_chunk": chunk, "clip": 2.0, "lr": 1e-3, "weight_decay": 0.1, "adam_eps": 1e-8, "warmup_ratio": 0.1}
-    models = _models(0, dtype="float32")
-    opt, sched = make_optimizer(list(models), cfg, 100)
-    runner = StepRunner(models, Batcher(inp, cfg, CPU), opt, sched, Amp("none", CPU, lambda _m: None), cfg, distributed.Single())
-    own = os.path.dirname(os.path.abspath(__file__))
-    calls = {m: 0 for m in SYNC_METHODS}
-    originals = {m: getattr(torch.Tensor, m) for m in SYNC_METHODS}
-
-    def counting(name):
-        def f(self, *args, **kwargs):
-            if os.path.dirname(os.path.abspath(sys._getframe(1).f_code.co_filename)) == own:
-                calls[name] += 1
-            return originals[name](self, *args, **kwargs)
-        return f
-
-    for m in SYNC_METHODS:
-        setattr(torch.Tensor, m, counting(m))
-    try:
-        total = run_epoch(runner, list(range(steps * 8)), 8, CPU, lambda _done: None)
-    finally:
-        for m in SYNC_METHODS:
-            setattr(torch.Tensor, m, originals[m])
-    return {"calls": calls, "loss_sum": float(total)}
+    own = [os.path.dirname(os.path.abspath(__file__))]
+    return {"runs": [dict(zip(("calls", "loss_sum"), host_syncs(_dpr_task, 0, a.get("steps", 3), own, c))) for c in a.get("chunks", [None])]}
 
 
 SELFTESTS = {"gradients": _gradients, "ddp": _ddp, "autocast-loss": _autocast_loss, "host-syncs": _host_syncs}

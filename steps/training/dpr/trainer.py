@@ -1,9 +1,9 @@
-"""The DPR training loop: in-batch NLL with sampled hard negatives, dev Recall@k model selection.
+"""The DPR bi-encoder as a task of the package's epoch loop (pytrain/loop.py): in-batch NLL with
+sampled hard negatives, dev Recall@k model selection.
 
-A step runs in one graph or with the gradient cache (gradcache.py, `grad_cache_chunk`), with
-optional activation checkpointing and fused attention (bert_model.py), on one device or data
-parallel over several (distributed.py, `world_size`). The step loop never waits for the device:
-losses are summed on the device and read once per epoch.
+A step runs in one graph or with the gradient cache (`grad_cache_chunk`), with optional
+activation checkpointing and fused attention, on one device or data parallel over several
+(`world_size`); losses stay on the device until the epoch ends.
 """
 import json
 import math
@@ -11,26 +11,23 @@ import os
 import time
 
 import numpy as np
-import torch
 
-from batches import Batcher
-from checkpoint import save_encoder
-from dev_eval import encode, recall_at_k
-from device import Amp, pick_device, seed_everything
-from distributed import Single
-from encoders import build_encoders
-from errors import TrainingInputError
-from gradcache import cached_step, plain_step
-from hf_parity import check_against_transformers
-from losses import in_batch_nll
-from negatives import batch_order
-from onnx_export import check_with_onnxruntime, export_encoder
-from optim import make_optimizer
-from provenance import environment, plateau_summary
-
-
-def _snapshot(model):
-    return {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}
+from pytrain.amp import Amp
+from pytrain.checkpoint import save_encoder
+from pytrain.distributed import Single
+from pytrain.errors import InputError
+from pytrain.gradcache import Side, pair_step
+from pytrain.hf_parity import check_against_transformers
+from pytrain.loop import Fit, epoch_slices
+from pytrain.metrics import MetricsWriter, common_result, write_result
+from pytrain.onnx_export import check_with_onnxruntime, export_encoder
+from pytrain.provenance import plateau_summary
+from pytrain.selection import BestEpoch
+from pytrain.training import Training
+from training.dpr.batches import Batcher, gather_pairs
+from training.dpr.encoders import build_encoders
+from training.dpr.losses import in_batch_nll
+from training.dpr.recall import encode, recall_at_k
 
 
 def evaluate(q_model, p_model, inputs, cfg, device):
@@ -39,221 +36,129 @@ def evaluate(q_model, p_model, inputs, cfg, device):
     return recall_at_k(qv, pv, np.asarray(inputs.dev_gold), cfg["recall_k"])
 
 
-def configure(models, cfg):
-    """Attention kernel and activation checkpointing of both encoders (config errors exit 2)."""
-    for m in models:
-        try:
-            m.configure(attention=cfg["attention"], checkpointing=cfg["activation_checkpointing"])
-        except ValueError as e:
-            raise TrainingInputError(str(e), field="attention", fix="use 'auto' or 'math'") from e
-    return models[0].attention_mode
-
-
-def _metrics_writer(out_dir, emit):
-    """Truncates metrics.jsonl and returns (rows, record): record appends a row and emits its EPOCH line."""
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "metrics.jsonl")
-    rows = []
-
-    def record(row):
-        rows.append(row)
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
-        emit("EPOCH " + json.dumps(row, sort_keys=True))
-
-    open(path, "w").close()
-    return rows, record
-
-
-def _write_result(out_dir, result):
-    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2, sort_keys=True)
-    return result
-
-
 def check_vocab_fits(model, vocab):
     """A --vocab with more tokens than the model's embedding table has rows is refused."""
     if vocab and vocab.get("size") is not None and vocab["size"] > model.config.vocab_size:
-        raise TrainingInputError(
+        raise InputError(
             f"the vocabulary has {vocab['size']} tokens but the initial model's embedding table has "
             f"{model.config.vocab_size} rows", file=vocab.get("file"),
             fix="pass the vocabulary the initial model was trained with")
 
 
-def export_initial(cfg, inputs, out_dir, log, emit, vocab=None):
+def recall_key(cfg):
+    return f"dev_recall_at_{cfg['recall_k']}"
+
+
+class DprTask:
+    """The bi-encoder's steps (loop.py's task): the batch planned on the host (negatives, mask),
+    this process's slice encoded, the embeddings gathered, the loss over the global batch."""
+
+    partial_loss = False  # every process computes the loss of the whole gathered batch
+
+    def __init__(self, models, inputs, cfg, device, amp, group):
+        self.models, self.inputs, self.cfg, self.device, self.amp, self.group = models, inputs, cfg, device, amp, group
+        self.batcher = Batcher(inputs, cfg, device)
+        self.sides = (Side(models[0]), Side(models[1]))
+        self.step_fn = pair_step(cfg["grad_cache_chunk"])
+        self.steps_per_epoch = math.ceil(len(inputs.pos) / cfg["batch_size"])
+
+    def batches(self, epoch):
+        return epoch_slices(self.cfg["seed"], epoch, len(self.inputs.pos), self.cfg["batch_size"])
+
+    def step(self, idx):
+        batch = self.batcher.plan(idx)
+        chunks = self.batcher.tensors(batch, self.group.slice(batch.n), self.cfg["grad_cache_chunk"])
+        mask = self.batcher.mask_on_device(batch)
+
+        def gather(q, p):
+            return gather_pairs(self.group, q, p, batch.n, batch.n_neg)
+
+        return self.step_fn(self.sides, chunks, lambda q, p: in_batch_nll(q, p, mask)[0], self.amp.autocast, self.amp.scale, gather)
+
+    def evaluate(self):
+        r, counted = evaluate(self.models[0], self.models[1], self.inputs, self.cfg, self.device)
+        return r, {recall_key(self.cfg): r, "dev_queries": counted}
+
+    def counters(self):
+        return {"fallback_negatives": self.batcher.fallbacks}
+
+
+def train(cfg, inputs, out_dir, device, log, emit, vocab=None, group=None):
+    """Trains (or with epochs 0 only exports: `export_initial`), writes the outputs and
+    result.json, and returns the result (None in a data-parallel process other than the first).
+    `vocab` ({size, file, digest}, from --vocab and the inputs' records) is checked against the
+    model and its digest recorded in config.json."""
+    if cfg["epochs"] == 0:
+        return export_initial(cfg, inputs, out_dir, device, log, emit, vocab)
+    if cfg["n_hard_negatives"] > 0 and inputs.neg is None:
+        raise InputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
+                         field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
+    run = Training(cfg, device, out_dir, log, emit, group)
+    return train_biencoder(run, DprTask, inputs, vocab, lambda q, p, best: write_outputs(q, p, cfg, out_dir, best, log, vocab))
+
+
+def train_biencoder(run, task_class, inputs, vocab, write):
+    """A bi-encoder's training (DPR's, DCSR's): the encoders of the config's init, the task's
+    loop with dev Recall@k selection, then `write(query, passage, best_epoch)` -> the outputs and
+    result.json with the task's counters."""
+    cfg = run.cfg
+    (q_model, p_model), load_reports = encoders_for_training(run, vocab)
+    task = task_class((q_model, p_model), inputs, cfg, run.device, run.amp, run.group)
+    fit = run.fit(task, recall_selector(cfg), "logged" if cfg["eval_before_training"] else None)
+    return run.finish(fit, lambda: write(q_model.cpu().eval(), p_model.cpu().eval(), fit.best_epoch), **recall_fields(cfg, fit, run.writer, len(inputs.pos)),
+                      **task.counters(), load_reports=load_reports)
+
+
+def encoders_for_training(run, vocab):
+    """The bi-encoders (DPR's, DCSR's) from the config's init: checked against the vocabulary
+    and, in the first process, against transformers' BertModel when it imports; configured and
+    on the device. Returns ((query, passage), load reports)."""
+    q_model, p_model, load_reports = build_encoders(run.cfg, run.log)
+    check_vocab_fits(q_model, vocab)
+    if run.cfg["parity_check_transformers"] and run.group.is_main:
+        check_against_transformers(q_model, run.log)
+    run.configure((q_model, p_model))
+    return (q_model, p_model), load_reports
+
+
+def recall_selector(cfg):
+    """The bi-encoders' model selection: the best dev Recall@k, with patience."""
+    return BestEpoch(patience=cfg["patience"], min_delta=cfg["min_delta"], name=f"dev R@{cfg['recall_k']}")
+
+
+def recall_fields(cfg, fit, writer, n_train):
+    """The bi-encoders' result fields of the selection: the kept recall, per epoch, the plateau, examples seen."""
+    key = recall_key(cfg)
+    per_epoch = writer.per_epoch(key)
+    return {key: fit.best_score, "dev_recall_per_epoch": per_epoch, "plateau": plateau_summary(per_epoch, cfg["patience"]),
+            "examples": n_train * fit.epochs_run, "train_queries": n_train}
+
+
+def export_initial(cfg, inputs, out_dir, device, log, emit, vocab=None):
     """epochs 0: the encoders of `init`, unchanged, written as a training run writes its best
     epoch (best_epoch 0). `inputs` may be None; with inputs and eval_before_training the dev
     Recall@k of the exported model is measured and logged as epoch 0."""
     t0 = time.time()
-    device = pick_device(cfg["device"])
-    seed_everything(cfg["seed"], cfg["deterministic"])
     q_model, p_model, load_reports = build_encoders(cfg, log)
     check_vocab_fits(q_model, vocab)
     if cfg["parity_check_transformers"]:
         check_against_transformers(q_model, log)
-    metrics, record = _metrics_writer(out_dir, emit)
-    key = f"dev_recall_at_{cfg['recall_k']}"
-    recall = None
+    writer, key, recall = MetricsWriter(out_dir, emit), recall_key(cfg), None
     if cfg["eval_before_training"] and inputs is not None:
         recall, counted = evaluate(q_model.to(device), p_model.to(device), inputs, cfg, device)
-        record({"epoch": 0, key: recall, "dev_queries": counted, "selectable": False})
+        writer.record({"epoch": 0, key: recall, "dev_queries": counted, "selectable": False})
     elif cfg["eval_before_training"]:
         log("note: no --inputs, so no dev evaluation of the exported encoders")
     q_model.cpu().eval()
     p_model.cpu().eval()
     log("epochs 0: exporting the initial encoders without training")
     outputs = write_outputs(q_model, p_model, cfg, out_dir, 0, log, vocab)
-    return _write_result(out_dir, {
-        "best_epoch": 0, key: recall, "export_only": True,
-        "dev_recall_per_epoch": {str(m["epoch"]): m[key] for m in metrics},
-        "steps": 0, "examples": 0, "train_queries": 0 if inputs is None else len(inputs.pos),
-        "fallback_negatives": 0, "seconds": round(time.time() - t0, 3),
-        "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
-        "amp": "none", "load_reports": load_reports, "outputs": outputs, "environment": environment(device),
+    fit = Fit(best_epoch=0, best_score=recall, epochs_run=0, stopped_early=False, steps=0)
+    return write_result(out_dir, {
+        **common_result(fit, device, Amp("none", device, log), Single(), t0), key: recall, "export_only": True,
+        "dev_recall_per_epoch": writer.per_epoch(key), "examples": 0, "train_queries": 0 if inputs is None else len(inputs.pos),
+        "fallback_negatives": 0, "load_reports": load_reports, "outputs": outputs,
     })
-
-
-class StepRunner:
-    """One optimisation step: the global batch's plan, this process's slice on the device, the
-    forward/backward (one graph or the gradient cache), the gradient all-reduce of data-parallel
-    runs, clipping and the optimizer. Returns the loss as a device tensor (no host sync)."""
-
-    def __init__(self, models, batcher, opt, sched, amp, cfg, group):
-        self.models, self.batcher, self.opt, self.sched, self.amp, self.cfg, self.group = models, batcher, opt, sched, amp, cfg, group
-        self.params = [p for m in models for p in m.parameters()]
-        self.step_fn = plain_step if cfg["grad_cache_chunk"] is None else cached_step
-
-    def __call__(self, idx):
-        batch = self.batcher.plan(idx)
-        chunks = self.batcher.tensors(batch, self.group.slice(batch.n), self.cfg["grad_cache_chunk"])
-        mask = self.batcher.mask_on_device(batch)
-
-        def gather(q, p):
-            return self.group.gather(q, p, batch.n, batch.n_neg)
-
-        loss = self.step_fn(self.models, chunks, lambda q, p: in_batch_nll(q, p, mask)[0], self.amp.autocast, self.amp.scale, gather)
-        self.group.all_reduce_grads(self.params)
-        self.amp.scaler.unscale_(self.opt)
-        torch.nn.utils.clip_grad_norm_(self.params, self.cfg["clip"])
-        self.amp.scaler.step(self.opt)
-        self.amp.scaler.update()
-        self.sched.step()
-        self.opt.zero_grad(set_to_none=True)
-        return loss
-
-
-def run_epoch(run_step, order, batch_size, device, progress, step=0):
-    """One epoch's steps over `order` in batches; returns the summed loss as a device tensor
-    (the loop itself never waits for the device)."""
-    loss_sum = torch.zeros((), dtype=torch.float32, device=device)
-    for s in range(0, len(order), batch_size):
-        loss_sum += run_step(order[s:s + batch_size])
-        step += 1
-        progress(step)
-    return loss_sum
-
-
-def train(cfg, inputs, out_dir, log, emit, vocab=None, group=None):
-    """Runs the whole program; returns the result dict (also written to out_dir/result.json).
-    With epochs 0 it only exports the initial encoders (`export_initial`; inputs may be None).
-    `vocab` ({size, file, digest}, from --vocab and the inputs' records) is checked against
-    the model and its digest recorded in config.json. `group` is the data-parallel process
-    group (distributed.py); only its main process evaluates and writes outputs."""
-    if cfg["epochs"] == 0:
-        return export_initial(cfg, inputs, out_dir, log, emit, vocab)
-    group = group or Single()
-    main = group.is_main
-    t0 = time.time()
-    device = pick_device(cfg["device"], getattr(group, "local_rank", 0))
-    seed_everything(cfg["seed"], cfg["deterministic"])
-    if cfg["n_hard_negatives"] > 0 and inputs.neg is None:
-        raise TrainingInputError(f"n_hard_negatives is {cfg['n_hard_negatives']} but train_neg.npy is absent",
-                                 field="n_hard_negatives", fix="set n_hard_negatives to 0 for in-batch negatives only")
-    q_model, p_model, load_reports = build_encoders(cfg, log)
-    check_vocab_fits(q_model, vocab)
-    if cfg["parity_check_transformers"] and main:
-        check_against_transformers(q_model, log)
-    attention = configure((q_model, p_model), cfg)
-    q_model.to(device).train()
-    p_model.to(device).train()
-    nq, bs = len(inputs.pos), cfg["batch_size"]
-    steps_per_epoch = math.ceil(nq / bs)
-    total = steps_per_epoch * cfg["epochs"]
-    opt, sched = make_optimizer([q_model, p_model], cfg, total)
-    amp = Amp(cfg["amp"], device, log)
-    batcher = Batcher(inputs, cfg, device)
-    run_step = StepRunner((q_model, p_model), batcher, opt, sched, amp, cfg, group)
-    if group.world_size > 1:
-        log(f"rank {group.rank} of {group.world_size} ({group.backend}) on {device}")
-    emit = emit if main else (lambda _line: None)
-    metrics, record = _metrics_writer(out_dir, emit) if main else ([], lambda _row: None)
-    key = f"dev_recall_at_{cfg['recall_k']}"
-
-    def dev_recall():
-        r, counted = evaluate(q_model, p_model, inputs, cfg, device) if main else (None, 0)
-        return group.broadcast_float(r, device), counted
-
-    if cfg["eval_before_training"]:
-        r, counted = dev_recall()
-        record({"epoch": 0, key: r, "dev_queries": counted, "selectable": False})
-    best_epoch, best_r, best_state = None, -1.0, None
-    last_gain, stopped = 0, None
-    step = 0
-    log(f"{steps_per_epoch} steps per epoch of {bs} examples on {device}; attention {attention}; "
-        f"gradient cache {'off' if cfg['grad_cache_chunk'] is None else 'chunks of ' + str(cfg['grad_cache_chunk'])}; "
-        f"activation checkpointing {'on' if cfg['activation_checkpointing'] else 'off'}; amp {cfg['amp'] if amp.dtype is not None else 'none'}")
-    emit(f"PROGRESS 0 {total}")
-    for epoch in range(1, cfg["epochs"] + 1):
-        t_epoch = time.perf_counter()
-
-        def progress(done):
-            if done % cfg["progress_every"] == 0 or done == total:
-                emit(f"PROGRESS {done} {total}")
-
-        loss_sum = run_epoch(run_step, batch_order(cfg["seed"], epoch, nq), bs, device, progress, step)
-        step += steps_per_epoch
-        train_loss = float((loss_sum / steps_per_epoch).item())  # the epoch's one host sync
-        train_seconds = time.perf_counter() - t_epoch
-        r, counted = dev_recall()
-        record({"epoch": epoch, key: r, "train_seconds": round(train_seconds, 4), "dev_queries": counted, "selectable": True, "train_loss": train_loss,
-                "steps": step, "lr": float(sched.get_last_lr()[0]), "fallback_negatives": batcher.fallbacks,
-                "seconds": round(time.time() - t0, 3)})
-        if r > best_r:  # strict: ties keep the earlier epoch
-            if r >= best_r + cfg["min_delta"]:
-                last_gain = epoch
-            best_epoch, best_r = epoch, r
-            if main:
-                best_state = (_snapshot(q_model), _snapshot(p_model))
-        if cfg["patience"] > 0 and epoch - last_gain >= cfg["patience"] and epoch < cfg["epochs"]:
-            stopped = epoch
-            log(f"plateau: no dev R@{cfg['recall_k']} gain of {cfg['min_delta']} or more since epoch {last_gain}; "
-                f"stopping after epoch {epoch} of {cfg['epochs']}")
-            break
-    peak = torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None
-    if not main:
-        group.barrier()
-        return None
-    q_model.load_state_dict(best_state[0])
-    p_model.load_state_dict(best_state[1])
-    q_model.cpu().eval()
-    p_model.cpu().eval()
-    outputs = write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab)
-    group.barrier()
-    per_epoch = {str(m["epoch"]): m[key] for m in metrics}
-    result = {
-        "best_epoch": best_epoch, key: best_r,
-        "dev_recall_per_epoch": per_epoch,
-        "epochs_run": stopped if stopped is not None else cfg["epochs"], "stopped_early": stopped is not None,
-        "plateau": plateau_summary(per_epoch, cfg["patience"]),
-        "steps": step, "examples": nq * (stopped or cfg["epochs"]), "train_queries": nq,
-        "fallback_negatives": batcher.fallbacks, "seconds": round(time.time() - t0, 3),
-        "torch_version": torch.__version__, "device": str(device), "threads": torch.get_num_threads(),
-        "amp": "none" if amp.dtype is None else cfg["amp"], "load_reports": load_reports, "outputs": outputs,
-        "world_size": group.world_size, "attention": attention, "grad_cache_chunk": cfg["grad_cache_chunk"],
-        "activation_checkpointing": cfg["activation_checkpointing"], "peak_gpu_memory_bytes": peak,
-        "environment": environment(device),
-    }
-    return _write_result(out_dir, result)
 
 
 def write_outputs(q_model, p_model, cfg, out_dir, best_epoch, log, vocab=None):

@@ -3,14 +3,14 @@
  * number the paper prints (final Tables 2 and 3, early Tables 1 and 3, and DPR's BM25 on
  * NQ for the mini NQ-style set) lands within a factor BAND of it on the mini datasets,
  * computed with the pipeline's own BM25, query forms and trec_eval rules
- * (steps/data/mini/calibration.ts). `npx tsx scripts/calibrate-mini.ts` prints the table.
+ * (scripts/mini-calibration.ts). `npx tsx scripts/calibrate-mini.ts` prints the table.
  * A generator change that moves a number out of the band fails here: re-calibrate the
  * knobs against BM25 (never against dense results) and document the change.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateWorld, resolveParams } from "../../../steps/data/mini/index.ts";
-import { BAND, bm25Targets, measureBm25, type CalibratedDataset } from "../../../steps/data/mini/calibration.ts";
+import { BAND, bm25Targets, measureBm25, type CalibratedDataset } from "../../../scripts/mini-calibration.ts";
 
 const targets = bm25Targets();
 

@@ -1,0 +1,52 @@
+"""What a training writes besides its weights: one metrics.jsonl row per scored epoch (each also
+an `EPOCH <json>` line on stdout, which the pipeline turns into progress and curves), and
+result.json, whose common fields every trainer shares (`common_result`)."""
+import json
+import os
+import time
+
+import torch
+
+from pytrain.provenance import environment
+
+
+class MetricsWriter:
+    """Truncates `<out_dir>/metrics.jsonl`; `record(row)` appends a row and emits its EPOCH line.
+    A disabled writer (a data-parallel process other than the first) records nothing."""
+
+    def __init__(self, out_dir, emit, enabled=True):
+        self.rows, self.emit, self.enabled = [], emit, enabled
+        self.path = os.path.join(out_dir, "metrics.jsonl")
+        if enabled:
+            os.makedirs(out_dir, exist_ok=True)
+            open(self.path, "w").close()
+
+    def record(self, row):
+        if not self.enabled:
+            return
+        self.rows.append(row)
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, sort_keys=True) + "\n")
+        self.emit("EPOCH " + json.dumps(row, sort_keys=True))
+
+    def per_epoch(self, field):
+        """{epoch: value} of one field over the recorded rows (result.json's `<field>_per_epoch`)."""
+        return {str(r["epoch"]): r[field] for r in self.rows}
+
+
+def write_result(out_dir, result):
+    with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2, sort_keys=True)
+    return result
+
+
+def common_result(fit, device, amp, group, t0, **gpu_features):
+    """The fields every trainer's result.json has: what was kept and how long it ran, on what, and
+    with which GPU features (`gpu_features`: attention, grad_cache_chunk, activation_checkpointing)."""
+    return {
+        "best_epoch": fit.best_epoch or 0, "epochs_run": fit.epochs_run, "stopped_early": fit.stopped_early,
+        "steps": fit.steps, "seconds": round(time.time() - t0, 3), "torch_version": torch.__version__,
+        "device": str(device), "threads": torch.get_num_threads(), "amp": amp.mode, "world_size": group.world_size,
+        "peak_gpu_memory_bytes": torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None,
+        "environment": environment(device), **gpu_features,
+    }
