@@ -7,7 +7,7 @@ import time
 
 import torch
 
-from pytrain.provenance import environment
+from pytrain.provenance import environment, numerics_field
 
 
 class MetricsWriter:
@@ -48,5 +48,5 @@ def common_result(fit, device, amp, group, t0, **gpu_features):
         "steps": fit.steps, "seconds": round(time.time() - t0, 3), "torch_version": torch.__version__,
         "device": str(device), "threads": torch.get_num_threads(), "amp": amp.mode, "world_size": group.world_size,
         "peak_gpu_memory_bytes": torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None,
-        "environment": environment(device), **gpu_features,
+        "environment": environment(device), **numerics_field(), **gpu_features,
     }

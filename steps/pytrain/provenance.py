@@ -1,5 +1,6 @@
 """What a trained model's numbers depend on beyond its inputs and config (recorded in result.json),
 and whether its dev curve reached a plateau."""
+import json
 import os
 import platform
 import sys
@@ -64,6 +65,14 @@ def environment(device):
         env["cuda"] = torch.version.cuda
         env["cudnn"] = torch.backends.cudnn.version()
     return env
+
+
+def numerics_field():
+    """{"numerics": identity} with the numerics identity this step's key holds (the pipeline passes
+    it as CSPIPE_NUMERICS_IDENTITY, canonical JSON), so a report can tell which numerics each model
+    came from and refuse to compare models of different ones; {} when run outside cspipe."""
+    raw = os.environ.get("CSPIPE_NUMERICS_IDENTITY")
+    return {"numerics": json.loads(raw)} if raw else {}
 
 
 def plateau_summary(per_epoch, patience):

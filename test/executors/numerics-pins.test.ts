@@ -54,7 +54,7 @@ async function trainUnder(kernels: Record<string, string>, numerics?: "host") {
   assert.equal(r.outcome.ok, true, r.outcome.analysis.map(describeFailure).join("\n") + JSON.stringify("result" in r.outcome ? r.outcome.result.failures : []));
   const entry = ("result" in r.outcome ? r.outcome.result.results.get("train-tiny")?.entry : undefined)!;
   const weights = readFileSync(p.store.outputPath(entry, "model") + "/query_encoder.safetensors");
-  const result = JSON.parse(readFileSync(p.store.outputPath(entry, "model") + "/result.json", "utf8")) as { environment: { env: Record<string, string> } };
+  const result = JSON.parse(readFileSync(p.store.outputPath(entry, "model") + "/result.json", "utf8")) as { environment: { env: Record<string, string> }; numerics?: unknown };
   return { key: entry.key, bytes: createHash("sha256").update(weights).digest("hex"), fingerprint: await p.store.fingerprint(entry), result };
 }
 
@@ -69,6 +69,8 @@ test("pinned kernels: two forced kernel sets give one key and byte-identical wei
   assert.equal(n.kernels, "pinned-avx2");
   assert.match(n.blas, /OpenBLAS .* Haswell /);
   assert.deepEqual([n.aten, n.threads], ["AVX2", 1]);
+  // The trainer records the identity its key holds (the report reads it from result.json).
+  assert.deepEqual(a.result.numerics, a.fingerprint.numerics);
 });
 
 test("pins lifted: the kernel sets compute other bytes under other keys, and explain says why", async () => {
