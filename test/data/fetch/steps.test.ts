@@ -149,7 +149,7 @@ test("an unpinned entry is refused before anything runs, asking for lock --updat
   const refused = await run(s.p, ["fetch"]);
   const analysis = [...refused.outcome.analysis];
   const message = analysis.map(describeFailure).join("\n");
-  assert.deepEqual(analysis, [{ reason: "dataset-unpinned", step: "fetch-dataset.loose", dataset: "loose" }]);
+  assert.deepEqual(analysis, [{ reason: "dataset-unpinned", step: "fetch-dataset.loose", dataset: "loose", file: "loose.txt", urls: [`${fx.base}/s/loose.txt`] }]);
   assert.match(message, /^fetch-dataset\.loose: datasets\.lock entry 'loose' has no sha256 yet/);
   assert.match(message, /'lock --update loose'/);
   assert.match(message, /--allow-unpinned/);
