@@ -6,9 +6,16 @@
  * 1 thread, the machine's own kernels). The tiny BERT of bench/training at batch 32 with one
  * hard negative, 1 thread (as every mini training runs). Prints each rate and the ratios.
  *
+ * Then the emulation behind the pins: the same 2-epoch training under the kernel sets other CPUs
+ * (or their administrators) choose, forced through the caller's environment (OpenBLAS core types
+ * Prescott, Sandybridge, Haswell, Zen, and SkylakeX where the CPU has AVX-512; ATen with and
+ * without AVX2), once with the pins and once without; prints how many distinct weight files each
+ * gives (pinned: 1).
+ *
  *   npm run bench -- numerics [--quick]     (--quick: 2 epochs instead of 3)
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +24,7 @@ import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/trainin
 import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
+import { cpuFacts } from "../../pipeline/engine/cpu.ts";
 import { writeBenchInputs, BENCH_SHAPE } from "./inputs.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -72,3 +80,32 @@ console.log(`host kernels (no pins):            ${host.toFixed(2)} steps/s`);
 console.log(`pinned (Haswell, ATen AVX2):       ${pinned.toFixed(2)} steps/s`);
 console.log(`Prescott, ATen without AVX:        ${slow.toFixed(2)} steps/s`);
 console.log(`ratio pinned/host: ${(pinned / host).toFixed(3)}   ratio prescott/host: ${(slow / host).toFixed(3)}`);
+
+/** sha256 of the query encoder's weights after a 2-epoch training under `env`. */
+function weightsDigest(name: string, env: Env): string {
+  const cfgPath = join(dir, `cfg-emu-${name}.json`);
+  const out = join(dir, `out-emu-${name}`);
+  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs: 2, batch_size: 32, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
+  const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
+  if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
+  return createHash("sha256").update(readFileSync(join(out, "query_encoder.safetensors"))).digest("hex");
+}
+
+const KERNEL_SETS: Record<string, Env> = {
+  "Prescott/default": { OPENBLAS_CORETYPE: "Prescott", ATEN_CPU_CAPABILITY: "default" },
+  "Sandybridge/default": { OPENBLAS_CORETYPE: "Sandybridge", ATEN_CPU_CAPABILITY: "default" },
+  "Haswell/avx2": { OPENBLAS_CORETYPE: "Haswell", ATEN_CPU_CAPABILITY: "avx2" },
+  "Zen/avx2": { OPENBLAS_CORETYPE: "Zen", ATEN_CPU_CAPABILITY: "avx2" },
+  // Only where the CPU runs it: a kernel set the CPU lacks crashes (issue 29: never force one in CI).
+  ...(cpuFacts().flags.includes("avx512f") ? { "SkylakeX/avx512": { OPENBLAS_CORETYPE: "SkylakeX", ATEN_CPU_CAPABILITY: "avx512" } } : {}),
+};
+const digests = { pinned: new Map<string, string>(), unpinned: new Map<string, string>() };
+for (const [name, set] of Object.entries(KERNEL_SETS)) {
+  digests.unpinned.set(name, weightsDigest(`${name.replace("/", "-")}-unpinned`, { ...unpinned, ...set }));
+  digests.pinned.set(name, weightsDigest(`${name.replace("/", "-")}-pinned`, { ...set, ...numericsEnv("pinned", 1) }));
+}
+console.log(`emulation: a 2-epoch training under ${Object.keys(KERNEL_SETS).join(", ")} (the caller's OPENBLAS_CORETYPE/ATEN_CPU_CAPABILITY)`);
+for (const mode of ["unpinned", "pinned"] as const) {
+  const m = digests[mode];
+  console.log(`  ${mode.padEnd(8)}: ${new Set(m.values()).size} distinct weight files (${[...m].map(([k, v]) => `${k} ${v.slice(0, 8)}`).join(", ")})`);
+}
