@@ -7,9 +7,10 @@
  * then sum in different orders and a training from scratch amplifies the last bit into another
  * model. Forcing one kernel set that every x86-64 CPU with AVX2 and FMA runs (Haswell's: the
  * core type machines preset when their detected kernels are broken) makes the bytes the same
- * on all of them; measured by emulation in test/executors/numerics-pins.test.ts (a training
- * under OPENBLAS_CORETYPE=Prescott/Haswell/Zen/Sandybridge and ATEN_CPU_CAPABILITY=default/avx2
- * in the caller's environment gives one set of bytes once pinned, four without the pins).
+ * on all of them; measured by emulation (`npm run bench -- numerics`: a training under
+ * OPENBLAS_CORETYPE=Prescott/Sandybridge/Haswell/Zen and ATEN_CPU_CAPABILITY=default/avx2 in the
+ * caller's environment gives one set of bytes once pinned, three without the pins, Zen's kernels
+ * being Haswell's; test/executors/numerics-pins.test.ts forces Prescott and Haswell in CI).
  *
  * Thread counts are pinned too: a reduction split over more threads sums in another order.
  * A program gets exactly the threads its step declares (`resources.cpus`, default 1), and the
