@@ -16,7 +16,7 @@
  * A program gets exactly the threads its step declares (`resources.cpus`, default 1), and the
  * count is part of the step's numerics identity (identity.ts).
  *
- * `host` mode (CSPIPE_NUMERICS=host, or --numerics host) lifts the kernel pins: the programs
+ * `host` mode (CSPIPE_NUMERICS=host) lifts the kernel pins: the programs
  * then compute with whatever the machine and the caller's environment choose, and the identity
  * records the CPU and those choices, so such results never share a key with pinned ones.
  */
