@@ -7,7 +7,7 @@
  *  - `derived.byName`: steps measured only on the machine under load, scaled by the quiet/loaded
  *    ratio of the steps measured both ways;
  *  - `derived.byStepId`: for steps no run reached, per step id: the trainings from the README's
- *    measured cold run (2,762 training seconds over 32 trainings), other ids the median of their
+ *    measured cold run (2,658 training seconds over 32 trainings, 2026-11-29), other ids the median of their
  *    measured steps.
  * Never part of a key; a store's own run records take precedence (Project.estimates). Mini data
  * only: real data runs on other machines, sizes and GPUs, so its estimates stay cost hints (a guess).
