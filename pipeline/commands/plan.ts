@@ -41,8 +41,11 @@ export interface PlanNode {
   readonly resources?: string;
   /** Where expectedSeconds comes from: this store's earlier runs, the reference run, or a cost hint (a guess). */
   readonly estimate: EstimateSource;
-  /** Project-relative files whose bytes enter the step's key (its definition's import closure, its program's). */
-  readonly sources: readonly string[];
+  /**
+   * Project-relative files whose bytes enter the step's key (its definition's import closure, its
+   * program's): in a plan asked for with its code (`plan --format json`), not in `targets`' costs.
+   */
+  readonly sources?: readonly string[];
   /** A container step's argv template (placeholders unresolved). */
   readonly argv?: readonly string[];
 }
@@ -79,8 +82,15 @@ export interface PlanDocument {
   };
 }
 
-/** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure. */
-export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number, scanner: SourceScanner, resources: ReadonlyMap<string, string> = new Map()): PlanDocument {
+/** What a plan document may carry beyond the schedule: the executor's requests, the steps' code (read through `scanner`). */
+export interface PlanExtras {
+  readonly resources?: ReadonlyMap<string, string>;
+  readonly scanner?: SourceScanner;
+}
+
+/** The plan as data: nodes in run order, edges producer -> consumer (one per input). Pure unless asked for the code (`extras.scanner`). */
+export function planDocument(targets: readonly string[], graph: Graph, rows: readonly PlanRow[], estimates: Estimates, concurrency: number, extras: PlanExtras = {}): PlanDocument {
+  const { resources = new Map<string, string>(), scanner } = extras;
   const ev = planEvent(graph, rows, estimates, concurrency);
   const nodes: PlanNode[] = ev.steps.map((s, i) => {
     const r = resources.get(s.step);
@@ -92,7 +102,7 @@ export function planDocument(targets: readonly string[], graph: Graph, rows: rea
       expectedSeconds: s.expectedSeconds ?? 0,
       estimate: s.estimate ?? "hint",
       ...(r !== undefined ? { resources: r } : {}),
-      ...codeOf(graph.order[i]!, scanner),
+      ...(scanner !== undefined ? codeOf(graph.order[i]!, scanner) : {}),
     };
   });
   const edges: PlanEdge[] = [];
@@ -230,8 +240,9 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
         io.setExitCode(2);
         return;
       }
-      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency, p.scanner, r.resources);
       const format: PlanFormat = flags.json ? "json" : flags.format;
+      // Only the JSON document lists each step's code; the other formats do not read it.
+      const doc = planDocument(targets, r.graph, r.rows, r.estimates, flags.concurrency, { resources: r.resources, ...(format === "json" ? { scanner: p.scanner } : {}) });
       const render: Readonly<Record<PlanFormat, () => string>> = {
         text: () => planText(doc) + (flags.gpus !== undefined ? gpuPlanLines(r.graph.order, r.rows, flags.gpus).join("\n") + "\n" : ""),
         json: () => JSON.stringify(doc) + "\n",

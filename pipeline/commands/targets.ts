@@ -34,7 +34,7 @@ export async function targetCost(p: Project, name: string, concurrency = 2): Pro
   const estimates = { recorded: new Map<string, number>(), ...(reference !== undefined ? { reference } : {}) };
   // Cold: every step runs (no store is read).
   const rows: PlanRow[] = g.graph.order.map((s) => ({ step: s.name, stepId: s.def.id, status: "run" }));
-  const doc = planDocument([name], g.graph, rows, estimates, concurrency, p.scanner);
+  const doc = planDocument([name], g.graph, rows, estimates, concurrency);
   const guess = estimateNote(doc.summary.estimates).startsWith("(a guess");
   return { time: `${formatDuration(doc.summary.expectedSeconds)}${guess ? "?" : ""}`, gpu: gpuNeed(g.graph.order) };
 }

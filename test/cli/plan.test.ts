@@ -52,9 +52,9 @@ test("plan --format json|dot|mermaid: every step, every edge, and the stage grap
   const p = project(buildTargets(), { store });
   const r = await planRun(p, { targets: ["chain"], executor: "local" });
   assert.ok(r.ok);
-  const same = planDocument(["chain"], r.graph, r.rows, r.estimates, 2, p.scanner);
+  const same = planDocument(["chain"], r.graph, r.rows, r.estimates, 2, { scanner: p.scanner });
   assert.deepEqual(same, doc, "the CLI prints the document");
-  assert.ok(doc.nodes.every((n) => n.sources.includes("test/fixtures/engine/targets.ts") && n.argv === undefined), "in-process steps: their module's closure, no argv");
+  assert.ok(doc.nodes.every((n) => n.sources?.includes("test/fixtures/engine/targets.ts") === true && n.argv === undefined), "in-process steps: their module's closure, no argv");
 
   const dot = planDot(doc, false);
   assert.match(dot, /^digraph plan \{/);
@@ -142,10 +142,12 @@ test("plan --format json: a program step's sources are its program's import clos
   const p = project(registry({ t: () => [use(train, { inputs: { text: use(make, { inputs: {} }).out.out } })] }));
   const r = await planRun(p, { targets: ["t"], executor: "local" });
   assert.ok(r.ok);
-  const node = planDocument(["t"], r.graph, r.rows, r.estimates, 2, p.scanner).nodes.find((n) => n.stepId === "train-on-text")!;
+  const node = planDocument(["t"], r.graph, r.rows, r.estimates, 2, { scanner: p.scanner }).nodes.find((n) => n.stepId === "train-on-text")!;
   assert.equal(node.status, "pending");
   assert.equal(node.key, undefined);
   assert.deepEqual(node.argv, argv);
-  for (const f of ["steps/__main__.py", "steps/training/dpr/train.py", "steps/training/dpr/trainer.py", "steps/pytrain/run.py", "steps/pytrain/loop.py", "test/cli/plan.test.ts"]) assert.ok(node.sources.includes(f), f);
-  assert.ok(!node.sources.includes("steps/qa/fid/fid.py"));
+  const sources = node.sources;
+  assert.ok(sources !== undefined, "a plan asked for its code lists every node's sources");
+  for (const f of ["steps/__main__.py", "steps/training/dpr/train.py", "steps/training/dpr/trainer.py", "steps/pytrain/run.py", "steps/pytrain/loop.py", "test/cli/plan.test.ts"]) assert.ok(sources.includes(f), f);
+  assert.ok(!sources.includes("steps/qa/fid/fid.py"));
 });
