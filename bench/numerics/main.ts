@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import type { TrainerSettings } from "../../steps/training/config-schema.ts";
 import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
@@ -41,13 +42,19 @@ function childEnv(over: Env): Record<string, string> {
   return out;
 }
 
-/** Best steps/s over the epochs after the first (allocator and first-touch warm-up). */
-function stepsPerSecond(name: string, env: Env): number {
+/** Trains the tiny bi-encoder on the bench inputs under `env` (1 thread) and returns its output folder. */
+function train(name: string, env: Env, settings: Partial<TrainerSettings>): string {
   const cfgPath = join(dir, `cfg-${name}.json`);
   const out = join(dir, `out-${name}`);
-  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
+  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ batch_size: 32, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, ...settings, init: { kind: "random", bert_config: TINY_BERT } })));
   const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
   if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
+  return out;
+}
+
+/** Best steps/s over the epochs after the first (allocator and first-touch warm-up). */
+function stepsPerSecond(name: string, env: Env): number {
+  const out = train(name, env, { epochs, eval_before_training: false, save_checkpoint: false });
   const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
   const steps = Math.ceil(BENCH_SHAPE.queries / 32);
   return Math.max(...rows.slice(1).map((m) => steps / m.train_seconds));
@@ -83,11 +90,7 @@ console.log(`ratio pinned/host: ${(pinned / host).toFixed(3)}   ratio prescott/h
 
 /** sha256 of the query encoder's weights after a 2-epoch training under `env`. */
 function weightsDigest(name: string, env: Env): string {
-  const cfgPath = join(dir, `cfg-emu-${name}.json`);
-  const out = join(dir, `out-emu-${name}`);
-  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs: 2, batch_size: 32, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
-  const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
-  if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
+  const out = train(`emu-${name}`, env, { epochs: 2 });
   return createHash("sha256").update(readFileSync(join(out, "query_encoder.safetensors"))).digest("hex");
 }
 
