@@ -12,14 +12,14 @@ import { graphOf, producer } from "../definitions/graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { dcsrModelOf } from "../../pipeline/definitions/dcsr/graph.ts";
 import { dcsrIhn } from "../../pipeline/definitions/dcsr/variants.ts";
-import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
+import { modelOf, theta0Id, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { mined } from "../../pipeline/definitions/dense/variants.ts";
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 
-test("DCSR x IHN: every iteration trains from θ0; iteration i > 1 learns from sentences mined by iteration i-1 of the same seed", () => {
-  const theta0 = modelOf(MINI, "theta0").step;
+test("DCSR x IHN: every iteration trains from its seed's θ0; iteration i > 1 learns from sentences mined by iteration i-1 of the same seed", () => {
   for (const seed of [1, 2]) {
+    const theta0 = modelOf(MINI, theta0Id(MINI, seed)).step;
     const iters = [1, 2, 3].map((i) => dcsrModelOf(MINI, dcsrIhn("topiocqa", i, seed)).step);
     for (const s of iters) {
       assert.equal(s.def.id, "train-dcsr");

@@ -66,10 +66,10 @@ test("--set dcsr.seeds=[1,2]: every row of table-dcsr trains with seeds 1 and 2,
   const g = graphOf("table-dcsr", ["dcsr.seeds=[1,2]"]);
   const perSeed = ["mini-orquac.dcsr-ihn-2", "mini-orquac.dcsr", "mini-qrecc.dcsr-ihn-2", "mini-qrecc.dcsr", "mini-topiocqa.dcsr-ihn-2", "mini-topiocqa.dcsr-ihn-3", "mini-topiocqa.dcsr"];
   assert.deepEqual(names(g, "train-dcsr"), perSeed.flatMap((m) => [1, 2].map((s) => `train-dcsr.${m}.s${s}`)).sort());
-  // DPR's IBN and IHN-I models of the same seeds (IHN-2 on TopiOCQA too: IHN-3 mines with it), and θ0.
+  // DPR's IBN and IHN-I models of the same seeds (IHN-2 on TopiOCQA too: IHN-3 mines with it), and each seed's θ0.
   const dpr = ["mini-orquac.ibn", "mini-orquac.ihn-2", "mini-qrecc.ibn", "mini-qrecc.ihn-2", "mini-topiocqa.ibn", "mini-topiocqa.ihn-2", "mini-topiocqa.ihn-3"];
   assert.deepEqual(names(g, "train-dpr"), dpr.flatMap((m) => [1, 2].map((s) => `train-dpr.${m}.s${s}`)).sort());
-  assert.deepEqual(names(g, "pretrain-dpr"), ["pretrain-dpr.mini.theta0"]);
+  assert.deepEqual(names(g, "pretrain-dpr"), ["pretrain-dpr.mini.theta0", "pretrain-dpr.mini.theta0.s2"]);
   const render = g.byName.get("render-table-dcsr")!;
   assert.deepEqual(Object.keys(render.inputs).filter((i) => i.startsWith("qrecc_")).sort(), ["qrecc_dcsr_ihn_s1", "qrecc_dcsr_ihn_s2", "qrecc_dcsr_s1", "qrecc_dcsr_s2", "qrecc_dpr_ibn_s1", "qrecc_dpr_ibn_s2", "qrecc_dpr_ihn_s1", "qrecc_dpr_ihn_s2"]);
   assert.match(JSON.stringify(g.params.get(render)), /seeds 1, 2 \(mean ± sd\)/, "the caption names the seeds");

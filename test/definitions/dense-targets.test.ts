@@ -9,20 +9,21 @@ import assert from "node:assert/strict";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { graphOf, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
-import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
-import { ihn } from "../../pipeline/definitions/dense/variants.ts";
+import { modelOf, theta0Id, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
+import { THETA0_SEED } from "../../pipeline/definitions/dense/base.ts";
+import { ihn, mined } from "../../pipeline/definitions/dense/variants.ts";
 
 const mini = { data: "mini" } as const;
 
 test("the default target is the report of the whole reproduction and analyzes cleanly (paper and smoke)", () => {
   const targets = buildTargets();
   assert.equal(targets.default, "report");
-  // θ0, and per seed QReCC (shortcut, IBN, IHN-2) + TopiOCQA (shortcut, IBN, IHN-2, IHN-3) + OR-QuAC (IBN, IHN-2),
+  // θ0 per seed, and per seed QReCC (shortcut, IBN, IHN-2) + TopiOCQA (shortcut, IBN, IHN-2, IHN-3) + OR-QuAC (IBN, IHN-2),
   // plus QReCC's BM25 / CQR / BM25-rewrite negatives and the released-code ablation with the first seed only.
   for (const [name, seeds] of [["report", 3], ["report-smoke", 2]] as const) {
     const g = graphOf(targets.get(name)!.steps(mini));
     const trains = g.order.filter((s) => s.def.id === "train-dpr" || s.def.id === "pretrain-dpr").map((s) => s.name);
-    assert.equal(trains.length, 1 + 9 * seeds + 4, trains.join(", "));
+    assert.equal(trains.length, seeds + 9 * seeds + 4, trains.join(", "));
     assert.ok(g.order.some((s) => s.def.id === "write-report"));
     assert.ok(g.order.some((s) => s.def.id === "check-findings"));
   }
@@ -30,12 +31,26 @@ test("the default target is the report of the whole reproduction and analyzes cl
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 
-test("IHN: iteration i retrains from θ0 with negatives mined by iteration i-1 of the same seed on the training turns", () => {
-  const theta0 = modelOf(MINI, "theta0").step;
+test("CQR negatives of seed s are mined by the θ0 that seed trains from", () => {
+  for (const seed of [1, 2]) {
+    const train = modelOf(MINI, mined("qrecc", "cqr", seed)).step;
+    const search = producer(producer(producer(train, "examples"), "negatives"), "run");
+    const encoders = Object.keys(search.inputs).map((i) => producer(search, i)).filter((s) => s.def.id === "encode-queries");
+    assert.equal(encoders.length, 1);
+    assert.equal(producer(encoders[0]!, "model"), producer(train, "init"));
+    assert.equal(producer(train, "init"), modelOf(MINI, theta0Id(MINI, seed)).step);
+  }
+});
+
+test("IHN: iteration i retrains from its seed's θ0 with negatives mined by iteration i-1 of the same seed on the training turns", () => {
+  const theta0s = [1, 2].map((seed) => modelOf(MINI, theta0Id(MINI, seed)).step);
+  assert.equal(theta0s[0], modelOf(MINI, "theta0").step, "seed 1's θ0 is the θ0 of the tables");
+  assert.notEqual(theta0s[0], theta0s[1]);
+  assert.deepEqual(theta0s.map((s) => [s.name, (s.params as { seed: number }).seed]), [["pretrain-dpr.mini.theta0", THETA0_SEED], ["pretrain-dpr.mini.theta0.s2", THETA0_SEED + 1]]);
   for (const seed of [1, 2]) {
     const [it1, it2, it3] = [1, 2, 3].map((i) => modelOf(MINI, ihn("topiocqa", i, seed)).step) as [AnyStep, AnyStep, AnyStep];
     for (const s of [it1, it2, it3]) {
-      assert.equal(producer(s, "init"), theta0);
+      assert.equal(producer(s, "init"), theta0s[seed - 1]);
       assert.equal((s.params as { seed: number }).seed, seed);
     }
     const minedBy = (train: AnyStep): AnyStep => {

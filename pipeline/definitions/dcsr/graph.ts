@@ -14,7 +14,7 @@ import { searchDcsrDef, sentenceShardInputs } from "../../../steps/dcsr/search.t
 import { mineDcsrNegatives } from "../../../steps/dcsr/mining.ts";
 import { pretrainDcsrDef, trainDcsrDef } from "../../../steps/dcsr/train-steps.ts";
 import { memo } from "../memo.ts";
-import { baseOf } from "../dense/base.ts";
+import { baseOf, theta0For } from "../dense/base.ts";
 import { dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { evalSplit, setupOf } from "../dense/models.ts";
 import { DENSE_METRICS } from "../dense/setup.ts";
@@ -92,7 +92,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
       ...profiled(ctx.data, "train-dcsr"),
       // DPR's schedule for the dataset; the batch halved as DPR's with hard negatives (every DCSR example brings a negative passage).
       params: { ...own, epochs: last ? sched.lastEpochs : sched.epochs, patience: sched.patience, min_delta: sched.minDelta, batch_size: Math.max(1, Math.floor(sched.batch / 2)), lr: sched.lr },
-      inputs: { ...inputs, init: baseOf(denseOf(ctx)).theta0 },
+      inputs: { ...inputs, init: theta0For(denseOf(ctx), v.seed) },
     }).out.model;
   });
 }

@@ -76,7 +76,9 @@ function nqBm25Run(ctx: DenseContext, split: string): OutputRef<"parquet:run"> {
   });
 }
 
-/** mini-nq: the NQ-style standalone questions θ0 is pre-trained on, and their collection. */
+/** mini-nq: the NQ-style standalone questions θ0 is pre-trained on, and their collection (one set of steps per context). */
+const miniNqOf = (ctx: DenseContext) => memo(["mini-nq", ctx], () => miniNq(setupOf(ctx)));
+
 function miniNq(setup: DenseSetup) {
   const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
   const nq = use(preprocessNqStep, { name: "preprocess-mini-nq", params: {}, inputs: { raw: raw.out.raw } }).out;
@@ -88,37 +90,52 @@ function miniNq(setup: DenseSetup) {
   return { tables: nq, vocab, passages, queries };
 }
 
-/** The vocabulary and θ0 of the mini benchmark: a tiny BERT pre-trained on mini-nq's standalone questions. */
-function miniBase(ctx: DenseContext, setup: DenseSetup): Base {
+/**
+ * θ0's trainer seed for the models of study seed 1 (the trainers' default, 42); the models of seed s
+ * start from their own θ0, pretrained with seed 42 + s - 1. One θ0 shared by every seed would leave
+ * θ0's own variance out of the seeds' spread: the default run under Prescott's kernels (another valid
+ * sum order, so another θ0) moved two verdicts near their thresholds by one step (issue 29).
+ */
+export const THETA0_SEED = 42;
+
+/** θ0 pre-trained for the models of one study seed: a tiny BERT on mini-nq's standalone questions. */
+function miniTheta0(ctx: DenseContext, seed: number): Model {
+  const setup = setupOf(ctx);
   const tag = tagOf(ctx);
-  const nq = miniNq(setup);
+  const nq = miniNqOf(ctx);
+  const t = setup.theta0;
+  if (setup.model === null) throw new Error("the mini setup names no θ0 architecture");
+  return use(pretrainDprDef(false), {
+    name: `pretrain-dpr.${tag}.theta0${seed === 1 ? "" : `.s${seed}`}`,
+    params: {
+      epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
+      seed: THETA0_SEED + seed - 1, eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: setup.model },
+    },
+    inputs: { examples: theta0Examples(ctx, setup, nq), passages: nq.passages, vocab: nq.vocab },
+  }).out.model;
+}
+
+/** θ0's training examples: mini-nq's train questions, and dev questions over a BM25-hard dev collection (or a sample). */
+function theta0Examples(ctx: DenseContext, setup: DenseSetup, nq: ReturnType<typeof miniNq>): OutputRef<"dpr:examples"> {
+  const tag = tagOf(ctx);
   const common = { trainQueries: nq.queries("train"), devQueries: nq.queries("dev"), passages: nq.passages, turns: nq.tables.turns };
   const name = `assemble-dpr-examples.${tag}.theta0`;
   const dev: DevCollection = setup.devPassages.nq;
-  let examples: OutputRef<"dpr:examples">;
   if ("bm25" in dev) {
     const devCollection = use(buildDevCollectionStep, {
       name: `build-dev-collection.${tag}-nq`,
       params: { split: "dev", perQuery: dev.bm25, size: dev.size },
       inputs: { run: nqBm25Run(ctx, "dev"), turns: nq.tables.turns, passages: nq.tables.passages },
     }).out.ids;
-    examples = use(assembleExamplesReleasedDev, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
-  } else if ("sample" in dev) {
-    examples = use(assembleExamples, { name, params: { devPassages: dev.sample }, inputs: common }).out.examples;
-  } else {
-    throw new Error(`mini-nq has no released dev collection (${dev.released})`);
+    return use(assembleExamplesReleasedDev, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
   }
-  const t = setup.theta0;
-  if (setup.model === null) throw new Error("the mini setup names no θ0 architecture");
-  const theta0 = use(pretrainDprDef(false), {
-    name: `pretrain-dpr.${tag}.theta0`,
-    params: {
-      epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
-      eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: setup.model },
-    },
-    inputs: { examples, passages: nq.passages, vocab: nq.vocab },
-  }).out.model;
-  return { vocab: nq.vocab, theta0 };
+  if ("sample" in dev) return use(assembleExamples, { name, params: { devPassages: dev.sample }, inputs: common }).out.examples;
+  throw new Error(`mini-nq has no released dev collection (${dev.released})`);
+}
+
+/** The vocabulary and θ0 (of study seed 1) of the mini benchmark. */
+function miniBase(ctx: DenseContext): Base {
+  return { vocab: miniNqOf(ctx).vocab, theta0: miniTheta0(ctx, 1) };
 }
 
 function realBase(): Base {
@@ -133,10 +150,19 @@ function realBase(): Base {
   return { vocab, theta0 };
 }
 
-const BASES: Readonly<Record<DataSource, (ctx: DenseContext, setup: DenseSetup) => Base>> = { mini: miniBase, real: realBase };
+const BASES: Readonly<Record<DataSource, (ctx: DenseContext) => Base>> = { mini: miniBase, real: realBase };
 
 export function baseOf(ctx: DenseContext): Base {
-  return memo(["base", ctx], () => BASES[ctx.data](ctx, setupOf(ctx)));
+  return memo(["base", ctx], () => BASES[ctx.data](ctx));
+}
+
+/**
+ * The θ0 the models of study seed `seed` train from: on mini, θ0 pre-trained with that seed's
+ * θ0 seed (`THETA0_SEED`); on real data, the one released DPR-NQ for every seed.
+ */
+export function theta0For(ctx: DenseContext, seed: number): Model {
+  if (ctx.data === "real" || seed === 1) return baseOf(ctx).theta0;
+  return memo(["theta0", ctx, seed], () => miniTheta0(ctx, seed));
 }
 
 /**
@@ -149,7 +175,7 @@ export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metric
   return memo(["theta0-vs-bm25", ctx], () => {
     const setup = setupOf(ctx);
     const tag = tagOf(ctx);
-    const nq = miniNq(setup);
+    const nq = miniNqOf(ctx);
     const theta0 = baseOf(ctx).theta0;
     const shards = setup.shards;
     const indexInputs: Record<string, OutputRef<"faiss:flat-ip">> = {};

@@ -18,7 +18,7 @@ import { tablesIn, type DatasetTables } from "../datasets.ts";
 import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
-import { baseOf, releasedDevIds, setupOf, tagOf, type DenseContext } from "./base.ts";
+import { baseOf, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
 import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
@@ -32,11 +32,19 @@ type Model = OutputRef<"dpr:model">;
 type Run = OutputRef<"parquet:run">;
 type Metrics = OutputRef<"json:metrics">;
 
-/** A model of the study: θ0 (what every training starts from) or a trained variant. */
-export type ModelId = "theta0" | DprVariant;
+/**
+ * A model of the study: θ0 (what the models of seed 1 start from, and the θ0 of every table),
+ * the θ0 of another study seed (`{ theta0: seed }`, made by `theta0Id` only, so that one model
+ * has one spelling), or a trained variant.
+ */
+export type ModelId = "theta0" | { readonly theta0: number } | DprVariant;
 
+/** The θ0 the models of `seed` start from, as a model id (real data has one θ0 for every seed). */
+export const theta0Id = (ctx: DenseContext, seed: number): ModelId => (ctx.data === "real" || seed === 1 ? "theta0" : { theta0: seed });
+
+const isTheta0 = (id: ModelId): id is "theta0" | { readonly theta0: number } => id === "theta0" || "theta0" in id;
 const datasetTag = (ctx: DenseContext, dataset: DatasetName): string => `${tagOf(ctx)}-${dataset}`;
-const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : `${variantLabel(id)}.s${id.seed}`);
+const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : "theta0" in id ? `theta0.s${id.theta0}` : `${variantLabel(id)}.s${id.seed}`);
 
 /** The dataset's evaluation split (QReCC and OR-QuAC test, TopiOCQA dev). */
 export const evalSplit = (dataset: DatasetName): string => EVAL_SETUP[dataset].split;
@@ -68,9 +76,10 @@ function tokenizedQueries(ctx: DenseContext, dataset: DatasetName, form: QueryFo
   );
 }
 
-/** The model's weights: θ0, or a variant trained from it. */
+/** The model's weights: a θ0, or a variant trained from its seed's θ0. */
 export function modelOf(ctx: DenseContext, id: ModelId): Model {
-  return id === "theta0" ? baseOf(ctx).theta0 : train(ctx, id);
+  if (id === "theta0") return baseOf(ctx).theta0;
+  return "theta0" in id ? theta0For(ctx, id.theta0) : train(ctx, id);
 }
 
 /** Index shards of a model's passage embeddings over the dataset's collection. */
@@ -112,7 +121,7 @@ function bm25Run(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, s
 }
 
 /** A model's evaluation on the dataset's evaluation split (with the paper's breakdowns), on `form` (default: the variant's own input). */
-export function evaluation(ctx: DenseContext, dataset: DatasetName, id: ModelId, form: QueryFormName = id === "theta0" ? "history" : id.input): Metrics {
+export function evaluation(ctx: DenseContext, dataset: DatasetName, id: ModelId, form: QueryFormName = isTheta0(id) ? "history" : id.input): Metrics {
   return memo(["eval", ctx, dataset, id, form], () =>
     use(evaluateRunStep, {
       name: `evaluate.dense.${datasetTag(ctx, dataset)}.${modelLabel(id)}.${form}`,
@@ -122,18 +131,23 @@ export function evaluation(ctx: DenseContext, dataset: DatasetName, id: ModelId,
   );
 }
 
-/** Mined negatives for training: from BM25, CQR (θ0 on the gold rewrite), or a model of the IHN chain. */
+/** The θ0 whose search of the gold rewrites gives a CQR variant its negatives: the one its seed trains from (null for other variants). */
+const cqrTheta0Of = (ctx: DenseContext, v: DprVariant): ModelId | null =>
+  v.negatives.kind === "mined" && v.negatives.source === "cqr" ? theta0Id(ctx, v.seed) : null;
+
+/** Mined negatives for training: from BM25, CQR (its seed's θ0 on the gold rewrite), or a model of the IHN chain. */
 function negatives(ctx: DenseContext, v: DprVariant, keepGold: boolean) {
   const n = v.negatives;
   if (n.kind === "in-batch") throw new Error("in-batch variants have no mined negatives");
-  return memo(["negatives", ctx, v.dataset, n, v.input, keepGold], () => {
+  const cqrTheta0 = cqrTheta0Of(ctx, v);
+  return memo(["negatives", ctx, v.dataset, n, v.input, keepGold, cqrTheta0], () => {
     const runs: Readonly<Record<MinedSource, () => Run>> = {
       bm25: () => bm25Run(ctx, v.dataset, v.input, "train"),
       "bm25-rewrite": () => bm25Run(ctx, v.dataset, "rewrite", "train"),
-      cqr: () => denseRun(ctx, v.dataset, "theta0", "rewrite", "train"),
+      cqr: () => denseRun(ctx, v.dataset, cqrTheta0 ?? "theta0", "rewrite", "train"),
     };
     const run = n.kind === "mined" ? runs[n.source]() : denseRun(ctx, v.dataset, n.from, v.input, "train");
-    const from = n.kind === "mined" ? n.source : modelLabel(n.from);
+    const from = n.kind === "mined" ? (cqrTheta0 === null || cqrTheta0 === "theta0" ? n.source : `${n.source}.${modelLabel(cqrTheta0)}`) : modelLabel(n.from);
     return use(mineNegativesStep, {
       name: `mine-negatives.${datasetTag(ctx, v.dataset)}.${from}${keepGold ? ".with-gold" : ""}`,
       params: { split: "train", k: setupOf(ctx).schedule[v.dataset].k, excludeGold: !keepGold },
@@ -157,7 +171,7 @@ function bm25DevCollection(ctx: DenseContext, dataset: DatasetName, dev: { bm25:
 /** The trainer's input files: examples on the variant's input, dev queries and dev collection, mined negatives. */
 function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
   const mined = v.negatives.kind === "in-batch" ? undefined : { negatives: v.negatives, keepGold: v.asReleased };
-  return memo(["examples", ctx, v.dataset, v.input, mined ?? null], () => {
+  return memo(["examples", ctx, v.dataset, v.input, mined ?? null, cqrTheta0Of(ctx, v)], () => {
     const s = setupOf(ctx);
     const common = {
       trainQueries: tokenizedQueries(ctx, v.dataset, v.input, "train", true),
@@ -183,7 +197,7 @@ function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
   });
 }
 
-/** A variant trained from θ0 (the paper's schedule for its dataset; the last IHN iteration trains longest). */
+/** A variant trained from its seed's θ0 (the paper's schedule for its dataset; the last IHN iteration trains longest). */
 function train(ctx: DenseContext, v: DprVariant): Model {
   return memo(["train", ctx, v], () => {
     const s = setupOf(ctx);
@@ -206,7 +220,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
         eval_before_training: s.evalBeforeTraining,
         ...(v.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
       },
-      inputs: { examples: examples(ctx, v), passages: tokenizedPassages(ctx, v.dataset), init: baseOf(ctx).theta0 },
+      inputs: { examples: examples(ctx, v), passages: tokenizedPassages(ctx, v.dataset), init: theta0For(ctx, v.seed) },
     }).out.model;
   });
 }
