@@ -9,7 +9,9 @@
  * larger learning rate (a small model trained from scratch does not move at 3e-5), and a fixed
  * number of epochs decayed to zero (DPR's schedule, chosen per dataset on dev: see DECAYED);
  * the models behind the paper's claims train with three seeds (`seeds`), the other variants
- * with the first only (`secondarySeeds`).
+ * with the first only (`secondarySeeds`); the models of seed s start from a θ0 of their own,
+ * pre-trained with seed 42 + s - 1 (base.ts, THETA0_SEED), so a claim's spread over seeds
+ * includes θ0's variance.
  * The "smoke" profile runs every step of the graph with one epoch (CI).
  */
 import type { DataSource } from "../../engine/targets.ts";
