@@ -11,13 +11,10 @@
  *   (hit-merge.ts) and writes the run exactly as `search-dense` would (same bytes: the
  *   shard-by-shard fold equals the all-at-once merge).
  *
- * Kernel: the same as `search-dense`, the backend interface of backend.ts/faiss-index.ts
- * ($CSPIPE_DENSE_BACKEND: faiss-node's IndexFlatIP when it loads, else the TypeScript brute
- * force), not in the key because the exact rescoring makes the output independent of it.
- * Why not a GPU matmul here: the shard search is memory-bound reading the shard once per
- * query batch, an index shard of QReCC (54M / 16 shards x 768 x 4 bytes = 10.4 GB) fits a
- * CPU box's memory, and faiss on CPU keeps the step runnable wherever the store is (local or
- * Dagger, no GPU slot held); docs/scale.md has the estimate per shard.
+ * Kernel: the same as `search-dense`, the interface of shard-search.ts ($CSPIPE_DENSE_BACKEND:
+ * faiss-node's IndexFlatIP when it loads, else the TypeScript brute force; torch's proven
+ * float16 candidates when the step holds a GPU slot), not in the key because the exact
+ * rescoring makes the output independent of it; docs/scale.md has the estimate per shard.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
