@@ -17,7 +17,7 @@ import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
 import { loadFlatIP } from "./faiss-index.ts";
 import { FLAT_IP_HEADER_BYTES, parseFlatIPHeader, type FlatIPHeader } from "./flat-ip-format.ts";
 import { indexFileRowReader, rescoreFromIndexFile } from "./rescore.ts";
-import { provenTopK, reportLine, runTorchCandidates } from "./torch-search.ts";
+import { cudaMissing, provenTopK, reportLine, runTorchCandidates } from "./torch-search.ts";
 import type { TopK } from "./topk.ts";
 
 export type SearchBackendChoice = BackendChoice | "torch";
@@ -79,11 +79,15 @@ const SEARCHERS: Readonly<Record<"flat" | "torch", Searcher>> = {
   },
 };
 
-/** Pure: which searcher runs, and why. */
-export function pickSearcher(choice: SearchBackendChoice, devices: readonly number[] | undefined): { searcher: "flat" | "torch"; reason: string } {
+/**
+ * Which searcher runs, and why. `cudaHere` is asked only when `auto` holds a slot: under an
+ * executor whose GPUs are elsewhere (a remote Dagger engine) this process may see none.
+ */
+export function pickSearcher(choice: SearchBackendChoice, devices: readonly number[] | undefined, cudaHere: () => string | undefined = () => undefined): { searcher: "flat" | "torch"; reason: string } {
   if (choice === "torch") return { searcher: "torch", reason: "torch requested" };
-  if (choice === "auto" && (devices?.length ?? 0) > 0) return { searcher: "torch", reason: `auto: the step holds GPU slot(s) ${devices!.join(",")}` };
-  return { searcher: "flat", reason: "" };
+  if (choice !== "auto" || (devices?.length ?? 0) === 0) return { searcher: "flat", reason: "" };
+  const missing = cudaHere();
+  return missing === undefined ? { searcher: "torch", reason: `auto: the step holds GPU slot(s) ${devices!.join(",")}` } : { searcher: "flat", reason: `auto: GPU slot held but ${missing}` };
 }
 
 function indexHeader(indexFile: string): FlatIPHeader {
@@ -102,6 +106,7 @@ export function searchShardExact(indexFile: string, q: ShardQueries, k: number, 
   const h = indexHeader(indexFile);
   if (h.dim !== q.dim) throw new InputError(`index dimension ${h.dim}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and passages with the same model" });
   if (h.ntotal !== opts.pids.count) throw new InputError(`${opts.pids.count} passage ids for ${h.ntotal} vectors`, { file: opts.pids.file, fix: "rebuild the index" });
-  const { searcher, reason } = pickSearcher(opts.choice, opts.devices);
-  return SEARCHERS[searcher](indexFile, q, k, opts, reason);
+  const { searcher, reason } = pickSearcher(opts.choice, opts.devices, () => cudaMissing(opts.env));
+  const found = SEARCHERS[searcher](indexFile, q, k, opts, reason);
+  return reason !== "" && searcher === "flat" ? { ...found, reason: `${found.reason}; ${reason}` } : found;
 }

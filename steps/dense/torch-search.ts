@@ -128,6 +128,16 @@ export function torchPython(env: Readonly<Record<string, string | undefined>> = 
   });
 }
 
+let cuda: string | undefined | null = null;
+/** Why this process cannot run the torch search on a GPU (no torch Python, no CUDA device), or undefined when it can; asked once. */
+export function cudaMissing(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  if (cuda !== null) return cuda;
+  const python = torchPython(env);
+  const ok = python !== undefined && spawnSync(python, ["-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)"], { stdio: "ignore", env: { ...env } as NodeJS.ProcessEnv }).status === 0;
+  cuda = ok ? undefined : python === undefined ? "no Python with torch and numpy here" : `${python}'s torch sees no CUDA device here`;
+  return cuda;
+}
+
 /** CUDA_VISIBLE_DEVICES for GPU slots (indexes into the user's own list when set). */
 function visibleFor(devices: readonly number[], inherited: string | undefined): string {
   const own = inherited?.trim() ? inherited.split(",").map((d) => d.trim()) : undefined;

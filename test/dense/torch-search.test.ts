@@ -130,10 +130,11 @@ test("the TypeScript re-check: threshold + eps must stay below the k-th exact sc
   assert.deepEqual(Array.from(topk.scores), [1, 1, -Infinity, 2, 2, -Infinity]);
 });
 
-test("auto takes torch only with a GPU slot; torch can be asked for anywhere", () => {
+test("auto takes torch only with a GPU slot this process can use; torch can be asked for anywhere", () => {
   assert.deepEqual(pickSearcher("auto", undefined).searcher, "flat");
   assert.deepEqual(pickSearcher("auto", []).searcher, "flat");
   assert.deepEqual(pickSearcher("auto", [1]), { searcher: "torch", reason: "auto: the step holds GPU slot(s) 1" });
+  assert.deepEqual(pickSearcher("auto", [1], () => "no CUDA here"), { searcher: "flat", reason: "auto: GPU slot held but no CUDA here" });
   assert.deepEqual(pickSearcher("faiss", [0]).searcher, "flat");
   assert.deepEqual(pickSearcher("torch", undefined).searcher, "torch");
 });
