@@ -27,6 +27,7 @@ export const BENCHMARKS: Readonly<Record<string, { readonly entry: string; reado
   numerics: { entry: "numerics/main.ts", what: "DPR training steps/s under the pinned CPU kernels vs the machine's own and Prescott's, with the 1-thread GEMM ceiling" },
   preprocess: { entry: "preprocess/collection.ts", what: "collection preprocessing to Parquet (passages/s, peak memory) vs parse-only and in-memory peers" },
   qa: { entry: "qa/main.ts", what: "DPR reader questions/s over 50 passages, onnxruntime-node (the predict path) vs torch, each at its best thread count; FiD greedy tokens/s (torch)" },
+  "gpu-search": { entry: "gpu/search.ts", what: "torch shard search (float16/bfloat16, proven depth) on a 2M x 768 shard against 4,096 queries vs the float32 matmul, with the low-precision matmul ceiling (--quick: tiny, on CPU)" },
   gpu: { entry: "gpu/main.ts", what: "GPU check: BERT-base training step at QReCC batch sizes (peak memory, steps/s), fp16 encoding, per-shard search, beside docs/scale.md's estimates (--quick: tiny, on CPU)" },
 };
 

@@ -1,6 +1,6 @@
 /**
  * GPU slots: a run with `--gpus N` has devices 0..N-1, and a step whose container runtime asks
- * for GPUs takes that many of them (`count: "all"`: every one) for as long as it runs, instead
+ * for GPUs (or whose in-process runtime can use them) takes that many of them (`count: "all"`: every one) for as long as it runs, instead
  * of one of the `--concurrency` slots. Steps waiting for devices are served like the CPU slots
  * (schedule.ts): highest priority first, then by name, and grants pause while steps are on
  * their way to the queue. The head of the queue is never overtaken by a smaller request that
@@ -12,7 +12,9 @@ import type { AnyStep } from "./step.ts";
 /** Devices a step takes from a pool of `pool` (0: none, it runs in a CPU slot). */
 export function devicesWanted(step: AnyStep, pool: number): number {
   const rt = step.def.runtime;
-  if (pool === 0 || rt.type !== "container" || rt.gpu === undefined) return 0;
+  if (pool === 0 || rt.gpu === undefined) return 0;
+  // An in-process step's GPUs are optional: it takes what the run has, up to its count.
+  if (rt.type === "in-process") return Math.min(rt.gpu.count, pool);
   return rt.gpu.count === "all" ? pool : rt.gpu.count;
 }
 

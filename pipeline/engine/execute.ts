@@ -279,7 +279,9 @@ async function runInProcess(rt: InProcessRuntime<unknown, InputKinds, OutputDecl
     signal: ctx.signal,
     log: r.line,
     progress: r.progress,
+    ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
   };
+  if (ctx.devices !== undefined) r.log.write(`# gpu slots: ${ctx.devices.join(",")}`);
   const o = await runStepBody(rt, stepCtx, ctx.store.root);
   if (o.ok) return { ok: true };
   if (o.detail !== undefined) r.log.write(o.detail);

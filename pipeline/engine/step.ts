@@ -61,6 +61,8 @@ export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
   readonly signal: AbortSignal;
   log(line: string): void;
   progress: ProgressSink;
+  /** The GPU slots an in-process step with `runtime.gpu` holds (devices.ts); absent when the run has none. */
+  readonly devices?: readonly number[];
 }
 
 export interface RunSettings {
@@ -102,6 +104,12 @@ export interface InProcessRuntime<P, I extends InputKinds, O extends OutputDecls
   run(ctx: StepContext<P, I, O>): Promise<void>;
   /** Resources beyond the in-process default (engine/resources.ts), e.g. a BM25 index build. */
   readonly resources?: StepResources;
+  /**
+   * GPUs the body can use when the run has GPU slots (ctx.devices names them; without slots it
+   * runs in a CPU slot with none). Never part of a key: such a step must write the same bytes
+   * with or without them (e.g. search-dense-shard's torch backend, proven exact).
+   */
+  readonly gpu?: { readonly count: number };
 }
 
 /**

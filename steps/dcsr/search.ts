@@ -19,6 +19,7 @@ import { dotF32 } from "../dense/brute-force.ts";
 import { loadFlatIP, readFlatIPFile } from "../dense/faiss-index.ts";
 import { validateMatrix, type TopK } from "../dense/topk.ts";
 import { denseBackendFromEnv, formatFloat32, rescoreDepth } from "../dense/steps.ts";
+import { flatBackendOf } from "../dense/shard-search.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 import { hasAnsByGroup, topGroups } from "./hasans.ts";
 import { SENTENCE_INDEX_FILE } from "./encode.ts";
@@ -129,7 +130,8 @@ export function searchDcsrDef(shards: number): SearchDcsrDef {
       type: "in-process",
       async run(ctx) {
         const { k, m, keepSentences, tag } = ctx.params;
-        const backend = denseBackendFromEnv();
+        // The torch backend has no sentence-index path: it searches with faiss or the brute force.
+        const backend = flatBackendOf(denseBackendFromEnv());
         const paths = ctx.inputs as Readonly<Record<string, string>>;
         const qFile = join(paths.queries!, "embeddings.npy");
         const qa = readNpy(qFile);

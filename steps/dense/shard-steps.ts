@@ -11,13 +11,10 @@
  *   (hit-merge.ts) and writes the run exactly as `search-dense` would (same bytes: the
  *   shard-by-shard fold equals the all-at-once merge).
  *
- * Kernel: the same as `search-dense`, the backend interface of backend.ts/faiss-index.ts
- * ($CSPIPE_DENSE_BACKEND: faiss-node's IndexFlatIP when it loads, else the TypeScript brute
- * force), not in the key because the exact rescoring makes the output independent of it.
- * Why not a GPU matmul here: the shard search is memory-bound reading the shard once per
- * query batch, an index shard of QReCC (54M / 16 shards x 768 x 4 bytes = 10.4 GB) fits a
- * CPU box's memory, and faiss on CPU keeps the step runnable wherever the store is (local or
- * Dagger, no GPU slot held); docs/scale.md has the estimate per shard.
+ * Kernel: the same as `search-dense`, the interface of shard-search.ts ($CSPIPE_DENSE_BACKEND:
+ * faiss-node's IndexFlatIP when it loads, else the TypeScript brute force; torch's proven
+ * float16 candidates when the step holds a GPU slot), not in the key because the exact
+ * rescoring makes the output independent of it; docs/scale.md has the estimate per shard.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,11 +22,10 @@ import { z } from "zod";
 import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
-import { loadFlatIP } from "./faiss-index.ts";
 import { topKToHits, type Hit } from "./merge.ts";
 import { foldShard, listsFromRows } from "./hit-merge.ts";
 import { readLines } from "./query-encoding.ts";
-import { INDEX_FILE, denseBackendFromEnv, readEmbeddings, rescoreDepth, rescoreShard, searchParams, shardInputNames, writeDenseRun } from "./steps.ts";
+import { denseBackendFromEnv, readEmbeddings, searchIndexDir, searchParams, shardInputNames, writeDenseRun } from "./steps.ts";
 
 export const SHARD_HITS_FORMAT = "cspipe/dense-shard-hits@1";
 
@@ -52,21 +48,24 @@ export const searchDenseShard = defineStep({
   cost: 20,
   runtime: {
     type: "in-process",
+    // A GPU slot when the run has one: the torch backend then computes the candidates (shard-search.ts).
+    gpu: { count: 1 },
     async run(ctx) {
       const { k } = ctx.params;
       const q = readEmbeddings(ctx.inputs.queries, "qids.txt");
-      const indexFile = join(ctx.inputs.index, INDEX_FILE);
-      const pidsFile = join(ctx.inputs.index, "pids.txt");
-      const pids = readLines(pidsFile);
-      const index = loadFlatIP(indexFile, { backend: denseBackendFromEnv() });
-      if (index.dim !== q.dim) throw new InputError(`index dimension ${index.dim}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and passages with the same model" });
-      if (index.ntotal !== pids.length) throw new InputError(`${pids.length} passage ids for ${index.ntotal} vectors`, { file: pidsFile, fix: "rebuild the index" });
-      ctx.log(`backend ${index.backend} (${index.reason})`);
       const nq = q.ids.length;
       const t0 = performance.now();
-      const found = index.search(q.vectors, rescoreDepth(k), { onProgress: (d) => ctx.progress(d, nq) });
-      const lists = topKToHits(rescoreShard(found, q.vectors, q.dim, indexFile), pids);
+      const { found, pids } = searchIndexDir(ctx.inputs.index, { ...q, npy: join(ctx.inputs.queries, "embeddings.npy") }, k, {
+        choice: denseBackendFromEnv(),
+        ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
+        workDir: ctx.workDir,
+        onProgress: (d) => ctx.progress(d, nq),
+      });
+      ctx.log(`backend ${found.backend} (${found.reason})`);
+      if (found.note !== undefined) ctx.log(found.note);
+      const lists = topKToHits(found.topk, pids);
       const seconds = (performance.now() - t0) / 1000;
+      const index = { ntotal: found.ntotal };
       const scores = new Float32Array(nq * k).fill(-Infinity);
       const ids: string[] = new Array<string>(nq * k).fill("");
       lists.forEach((list, i) => list.slice(0, k).forEach((h, j) => ((scores[i * k + j] = h.score), (ids[i * k + j] = String(h.id)))));

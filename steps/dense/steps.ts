@@ -21,6 +21,9 @@
  * with faiss, whose float32 BLAS scores can differ in the last bits, the scores written are
  * the same bits and the hits the same unless more than `margin` passages sit within faiss's
  * rounding error of the k-th score in one shard. The backend and its reason go to the log.
+ * A third backend, `torch` (shard-search.ts, torch-search.ts), computes candidates in
+ * float16/bfloat16 with a depth proven per query, rescored the same way: `auto` takes it when
+ * the step holds a GPU slot (runtime.gpu; `--gpus`), and the bytes are the same.
  */
 import { copyFileSync, createReadStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,8 +38,8 @@ import { encodeRows } from "../encoding/onnx/encode.ts";
 import { openEncoder } from "../encoding/onnx/session.ts";
 import { PARITY_ATOL, PARITY_POLICIES, verifyOnnxParity } from "../encoding/onnx/parity.ts";
 import { splitRows } from "../encoding/onnx/shards.ts";
-import { BACKEND_CHOICES, type BackendChoice } from "./backend.ts";
-import { loadFlatIP, writeFlatIPFile } from "./faiss-index.ts";
+import { writeFlatIPFile } from "./faiss-index.ts";
+import { SEARCH_BACKEND_CHOICES, rescoreDepth, searchShardExact, type SearchBackendChoice, type ShardQueries, type ShardSearch, type ShardSearchOptions } from "./shard-search.ts";
 import { rescoreFromIndexFile } from "./rescore.ts";
 import { mergeShardTopK, type Hit, type ShardResult } from "./merge.ts";
 import { EMPTY_QIDS, encodeQueryTokens, readLines } from "./query-encoding.ts";
@@ -48,8 +51,7 @@ const PROVIDERS = ["auto", "cpu", "cuda"] as const;
 export const DENSE_BACKEND_ENV = "CSPIPE_DENSE_BACKEND";
 export const INDEX_FILE = "index.faiss";
 
-/** Candidates asked from each shard beyond k before the exact rescoring. */
-export const rescoreDepth = (k: number): number => k + Math.max(16, Math.ceil(k / 10));
+export { rescoreDepth };
 
 
 /** Lines [start, end) of a text file, streamed (a collection's pids need not fit in memory); also counts all lines. */
@@ -168,12 +170,19 @@ export const buildFlatIpIndex = defineStep({
 });
 
 /** The run-level backend choice from the environment (never part of a key). */
-export function denseBackendFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): BackendChoice {
+export function denseBackendFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): SearchBackendChoice {
   const v = env[DENSE_BACKEND_ENV] ?? "auto";
-  if (!(BACKEND_CHOICES as readonly string[]).includes(v)) {
-    throw new InputError(`unknown dense search backend ${JSON.stringify(v)}`, { field: DENSE_BACKEND_ENV, fix: `set it to one of ${BACKEND_CHOICES.join(", ")}` });
+  if (!(SEARCH_BACKEND_CHOICES as readonly string[]).includes(v)) {
+    throw new InputError(`unknown dense search backend ${JSON.stringify(v)}`, { field: DENSE_BACKEND_ENV, fix: `set it to one of ${SEARCH_BACKEND_CHOICES.join(", ")}` });
   }
-  return v as BackendChoice;
+  return v as SearchBackendChoice;
+}
+
+/** One index directory (index.faiss + pids.txt) searched for the exact top k by the chosen backend (shard-search.ts). */
+export function searchIndexDir(indexDir: string, queries: ShardQueries, k: number, opts: Omit<ShardSearchOptions, "pids">): { found: ShardSearch; pids: string[] } {
+  const pidsFile = join(indexDir, "pids.txt");
+  const pids = readLines(pidsFile);
+  return { found: searchShardExact(join(indexDir, INDEX_FILE), queries, k, { ...opts, pids: { file: pidsFile, count: pids.length } }), pids };
 }
 
 /**
@@ -243,24 +252,25 @@ export function searchDenseDef(shards: number): SearchDenseDef {
     outputs: { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") },
     runtime: {
       type: "in-process",
+      // A GPU slot when the run has one: the torch backend then computes the candidates (shard-search.ts).
+      gpu: { count: 1 },
       async run(ctx) {
         const { k, tag } = ctx.params;
-        const backend = denseBackendFromEnv();
+        const choice = denseBackendFromEnv();
         const paths = ctx.inputs as Readonly<Record<string, string>>;
         const q = readEmbeddings(paths.queries!, "qids.txt");
-        const depth = rescoreDepth(k);
         const nq = q.ids.length;
         const parts: ShardResult[] = [];
         for (const [s, name] of shardInputNames(shards).entries()) {
-          const indexFile = join(paths[name]!, INDEX_FILE);
-          const pidsFile = join(paths[name]!, "pids.txt");
-          const pids = readLines(pidsFile);
-          const index = loadFlatIP(indexFile, { backend });
-          if (index.dim !== q.dim) throw new InputError(`index dimension ${index.dim}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and passages with the same model" });
-          if (index.ntotal !== pids.length) throw new InputError(`${pids.length} passage ids for ${index.ntotal} vectors`, { file: pidsFile, fix: "rebuild the index" });
-          if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
-          const found = index.search(q.vectors, depth, { onProgress: (d) => ctx.progress(s * nq + d, shards * nq, "queries x shards") });
-          parts.push({ topk: rescoreShard(found, q.vectors, q.dim, indexFile), ids: pids });
+          const { found, pids } = searchIndexDir(paths[name]!, { ...q, npy: join(paths.queries!, "embeddings.npy") }, k, {
+            choice,
+            ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
+            workDir: join(ctx.workDir, name),
+            onProgress: (d) => ctx.progress(s * nq + d, shards * nq, "queries x shards"),
+          });
+          if (s === 0) ctx.log(`backend ${found.backend} (${found.reason})`);
+          if (found.note !== undefined) ctx.log(`${name}: ${found.note}`);
+          parts.push({ topk: found.topk, ids: pids });
         }
         const written = await writeDenseRun(ctx.outputs, paths.queries!, q.ids, mergeShardTopK(parts, k), tag);
         ctx.log(`${nq} queries x ${shards} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);

@@ -2,7 +2,7 @@
  * Dense steps through the engine on a tiny collection and a tiny ONNX encoder exported in the
  * test (needs /usr/bin/python3 with torch; skipped with the reason otherwise):
  * embeddings equal torch's, the run equals a brute force computed here, 2 shards give the same
- * bytes as 1, and the backend (faiss vs brute force, $CSPIPE_DENSE_BACKEND) does not change them.
+ * bytes as 1, and the backend (faiss, brute force, torch; $CSPIPE_DENSE_BACKEND) does not change them.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -233,17 +233,25 @@ test("per-shard search + merge give search-dense's bytes (k within and beyond a 
 
 test("the backend ($CSPIPE_DENSE_BACKEND) is not in the key and does not change the run", { skip }, async () => {
   const before = readFileSync(outputOf(first, "search-all", "run"));
-  const saved = process.env.CSPIPE_DENSE_BACKEND;
+  const saved = { backend: process.env.CSPIPE_DENSE_BACKEND, python: process.env.CSPIPE_PYTHON };
+  process.env.CSPIPE_PYTHON ??= PY;
   try {
-    for (const backend of faissAvailability().available ? ["brute-force", "faiss"] : ["brute-force"]) {
+    // torch: bfloat16 candidates with a proven depth on CPU (torch-search.ts); its per-shard
+    // hits are the same bytes too, so the merge after them is a cache hit.
+    for (const backend of [...(faissAvailability().available ? ["brute-force", "faiss"] : ["brute-force"]), "torch"]) {
       process.env.CSPIPE_DENSE_BACKEND = backend;
-      const again = await run(p, ["dense"], { force: ["search-all"] });
+      const shardSteps = backend === "torch" ? ["merge-all-shard1"] : [];
+      const again = await run(p, ["dense"], { force: ["search-all", ...shardSteps] });
       assert.ok(again.executed.includes("search-all") && again.hits.includes("search-1"), backend);
       assert.deepEqual(readFileSync(outputOf(again, "search-all", "run")), before, backend);
+      for (const s of shardSteps) assert.ok(again.executed.includes(s), s);
+      if (shardSteps.length > 0) assert.ok(again.hits.includes("merge-all"), "merge-all reads byte-identical shard hits");
     }
   } finally {
-    if (saved === undefined) delete process.env.CSPIPE_DENSE_BACKEND;
-    else process.env.CSPIPE_DENSE_BACKEND = saved;
+    for (const [name, v] of [["CSPIPE_DENSE_BACKEND", saved.backend], ["CSPIPE_PYTHON", saved.python]] as const) {
+      if (v === undefined) delete process.env[name];
+      else process.env[name] = v;
+    }
   }
 });
 

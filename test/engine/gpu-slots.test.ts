@@ -136,3 +136,31 @@ test("under Dagger a step's assigned slots become its per-device GPU request", (
   assert.deepEqual(plan.ops.find((o) => o.op === "gpus"), { op: "gpus", devices: ["3", "5"] });
   assert.deepEqual(plan.ops.find((o) => o.op === "env" && o.name === "CSPIPE_DEVICE_HINT"), { op: "env", name: "CSPIPE_DEVICE_HINT", value: "cuda-required" });
 });
+
+test("an in-process step that can use a GPU gets a slot in ctx.devices when the run has GPUs, none otherwise, under one key", async () => {
+  const seen: (readonly number[] | undefined)[] = [];
+  const inProc = defineStep({
+    id: "maybe-gpu",
+    version: 1,
+    source: src,
+    params: z.object({}).strict(),
+    inputs: {},
+    outputs: { out: file("text:plain", "out.txt") },
+    runtime: { type: "in-process", gpu: { count: 1 }, async run(ctx) { seen.push(ctx.devices); writeFileSync(ctx.outputs.out, "same bytes\n"); } },
+  });
+  const keys: string[] = [];
+  for (const gpus of [0, 3]) {
+    const p = project(registry({ t: () => [use(inProc, { name: "m", inputs: {} })] }));
+    const g = p.graph(["t"]);
+    assert.ok(g.ok);
+    const r = await runGraph(g.graph, {
+      store: p.store, executor: new LocalExecutor({ env: { PATH: process.env.PATH } }), keys: p.keyContext("local"), sourceRoot: p.root, settings: {}, emit: () => {},
+      concurrency: 1, failureMode: "stop", force: new Set(), verify: false, targets: ["t"], tools: {}, record: false, gpus,
+    });
+    assert.ok(r.ok, JSON.stringify(r.failures));
+    keys.push(r.results.get("m")!.key!);
+  }
+  assert.deepEqual(seen, [undefined, [0]]);
+  assert.equal(keys[0], keys[1]);
+  assert.equal(devicesWanted(use(inProc, { name: "m", inputs: {} }), 3), 1);
+});

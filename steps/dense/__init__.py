@@ -1,0 +1,1 @@
+"""Dense retrieval programs in Python (the TypeScript steps beside them run them)."""
