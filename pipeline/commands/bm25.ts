@@ -85,11 +85,10 @@ export function registerBm25Command(program: Command, io: StepRunIO, setExitCode
 
 async function indexCommand(io: StepRunIO, flags: CommonFlags & { collection: string; index: string; maxPostingsInMemory?: number }): Promise<number> {
   const { resolve } = await import("node:path");
-  const { use } = await import("../engine/step.ts");
   const { openProject, runProjectSteps } = await import("./run-steps.ts");
   const { listCollection } = await import("../../steps/files/collection.ts");
   const { digestFiles } = await import("../../steps/files/digest-cache.ts");
-  const { indexCollectionDef } = await import("../../steps/files/steps.ts");
+  const { collectionIndex, fileParam } = await import("../definitions/user-files.ts");
   const { ANALYZER_ID } = await import("../../steps/sparse/analyzer.ts");
   const collection = resolve(flags.collection);
   const indexDir = resolve(flags.index);
@@ -99,8 +98,8 @@ async function indexCommand(io: StepRunIO, flags: CommonFlags & { collection: st
   const { files, skipped } = await listCollection(collection);
   if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", ..." : ""}\n`);
   const ids = await digestFiles(files.map((f) => f.path), project.store.scratchDir("user-file-digests"), hashNotice(io));
-  const params = { files: files.map((f, i) => ({ name: f.name, sha256: ids[i]!.sha256, size: ids[i]!.size })), ...(flags.maxPostingsInMemory !== undefined ? { maxPostingsInMemory: flags.maxPostingsInMemory } : {}) };
-  const step = use(indexCollectionDef(new Map(files.map((f) => [f.name, f.path]))), { name: "index-collection-files", params, inputs: {} });
+  const userFiles = files.map((f, i) => ({ name: f.name, sha256: ids[i]!.sha256, size: ids[i]!.size, path: f.path }));
+  const step = collectionIndex(userFiles, flags.maxPostingsInMemory);
   steps = [step];
   const r = await runProjectSteps(project, io, { target: "bm25-index", json: flags.json, verbose: flags.verbose, ...(flags.store !== undefined ? { store: flags.store } : {}) });
   if (r.exitCode !== 0) return r.exitCode;
@@ -108,7 +107,7 @@ async function indexCommand(io: StepRunIO, flags: CommonFlags & { collection: st
   const manifest: Omit<IndexManifest, "index"> = {
     format: "cspipe-bm25-index/1",
     analyzer: ANALYZER_ID,
-    collection: params.files,
+    collection: userFiles.map(fileParam),
     store: { root: project.store.root, step: entry.stepId, key: entry.key },
   };
   const digestCache = project.store.scratchDir("user-file-digests");
@@ -123,11 +122,11 @@ async function searchCommand(
 ): Promise<number> {
   const { resolve, join, basename } = await import("node:path");
   const { existsSync, readdirSync } = await import("node:fs");
-  const { use } = await import("../engine/step.ts");
   const { InputError } = await import("../engine/errors.ts");
   const { openProject, runProjectSteps } = await import("./run-steps.ts");
   const { digestFiles } = await import("../../steps/files/digest-cache.ts");
-  const { importIndexDef, readTopicsDef, searchTopicsDef, SEARCH_PARAMS } = await import("../../steps/files/steps.ts");
+  const { SEARCH_PARAMS } = await import("../../steps/files/steps.ts");
+  const { bm25Search } = await import("../definitions/user-files.ts");
   const indexDir = resolve(flags.index);
   const idx = join(indexDir, "bm25.idx");
   if (!existsSync(idx)) {
@@ -145,11 +144,13 @@ async function searchCommand(
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "bm25-search");
   const [indexId, topicsId] = await digestFiles([idx, topicsPath], project.store.scratchDir("user-file-digests"), hashNotice(io));
-  const indexFile = { name: "bm25.idx", sha256: indexId!.sha256, size: indexId!.size };
-  const topicsFile = { name: basename(topicsPath), sha256: topicsId!.sha256, size: topicsId!.size };
-  const index = use(importIndexDef(new Map([[indexFile.name, idx]])), { name: "import-bm25-index", params: { file: indexFile }, inputs: {} });
-  const topics = use(readTopicsDef(new Map([[topicsFile.name, topicsPath]])), { name: "read-topics-file", params: { file: topicsFile, field: flags.topicField ?? null }, inputs: {} });
-  const search = use(searchTopicsDef(flags.threads), { name: "search-bm25-topics", params: params.data, inputs: { index: index.out.index, topics: topics.out.topics } });
+  const search = bm25Search({
+    index: { name: "bm25.idx", sha256: indexId!.sha256, size: indexId!.size, path: idx },
+    topics: { name: basename(topicsPath), sha256: topicsId!.sha256, size: topicsId!.size, path: topicsPath },
+    topicField: flags.topicField ?? null,
+    search: params.data,
+    threads: flags.threads,
+  });
   steps = [search];
   const r = await runProjectSteps(project, io, { target: "bm25-search", json: flags.json, verbose: flags.verbose });
   if (r.exitCode !== 0) return r.exitCode;

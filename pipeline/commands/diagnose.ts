@@ -15,7 +15,8 @@
  */
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { StepRunIO } from "./run-steps.ts";
-import type { AnyStep, OutputRef } from "../engine/step.ts";
+import type { AnyStep } from "../engine/step.ts";
+import type { DenseModelFiles, DiagnosisBase, DiagnosisParams } from "../definitions/diagnose.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 import type { DataSource } from "../engine/targets.ts";
 
@@ -86,118 +87,61 @@ export function registerDiagnoseCommand(program: Command, io: StepRunIO, setExit
     });
 }
 
-/** The per-turn metrics of the three forms, evaluated on `split`. */
-type PerQuery = Record<"q_t" | "history_without_q" | "history", OutputRef<"parquet:per-query">>;
-
-async function formsOf(index: OutputRef<"bm25-index">, turns: OutputRef<"parquet:turns">, split: string, k: number, bm25: { k1: number; b: number }, metrics: string[], tag: string, threads: number): Promise<PerQuery> {
-  const { use } = await import("../engine/step.ts");
-  const { evaluateRunStep } = await import("../../steps/eval/steps.ts");
-  const { searchFormsDef } = await import("../../steps/diagnose/steps.ts");
-  const runs = use(searchFormsDef(threads), { name: `diagnose.search-bm25-forms.${tag}`, params: { split, k, k1: bm25.k1, b: bm25.b }, inputs: { index, turns } }).out;
-  const evaluate = (form: keyof PerQuery) => use(evaluateRunStep, { name: `diagnose.evaluate.${tag}.${form}`, params: { split, metrics }, inputs: { run: runs[form], turns } }).out.perQuery;
-  return { q_t: evaluate("q_t"), history_without_q: evaluate("history_without_q"), history: evaluate("history") };
-}
-
-/** The dense model's per-turn metrics over X_t \\ q_t and X_t, through the pipeline's tokenize / encode / search steps. */
-async function denseForms(
-  digestCache: string,
-  modelDir: string,
-  vocabFile: string | undefined,
-  passages: OutputRef<"parquet:passages">,
-  turns: OutputRef<"parquet:turns">,
-  split: string,
-  k: number,
-  metrics: string[],
-  tag: string,
-): Promise<{ history_without_q: OutputRef<"parquet:per-query">; history: OutputRef<"parquet:per-query">; model: string }> {
+/** The dense model's files, checked and hashed (the graph: pipeline/definitions/diagnose.ts). */
+async function denseModelFiles(digestCache: string, modelDir: string, vocabFile: string | undefined): Promise<DenseModelFiles> {
   const { join, resolve } = await import("node:path");
   const { existsSync } = await import("node:fs");
-  const { use } = await import("../engine/step.ts");
   const { InputError } = await import("../engine/errors.ts");
   const { digestFiles } = await import("../../steps/files/digest-cache.ts");
-  const { importDenseModelDef, importVocabFileDef, MODEL_FILES } = await import("../../steps/diagnose/dense-steps.ts");
-  const { tokenizePassages, tokenizeQueries } = await import("../../steps/encoding/steps.ts");
-  const { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } = await import("../../steps/dense/steps.ts");
-  const { evaluateRunStep } = await import("../../steps/eval/steps.ts");
+  const { MODEL_FILES } = await import("../../steps/diagnose/dense-steps.ts");
   const dir = resolve(modelDir);
   const missing = MODEL_FILES.required.filter((f) => !existsSync(join(dir, f)));
   if (missing.length > 0) throw new InputError(`the dense model directory lacks ${missing.join(", ")}`, { file: dir, field: "--dense-model", fix: "export the encoders to ONNX as cspipe's trainer does (query_encoder.onnx, passage_encoder.onnx)" });
   const names = [...MODEL_FILES.required, ...MODEL_FILES.optional.filter((f) => existsSync(join(dir, f)))];
   const vocabPath = resolve(vocabFile ?? join(dir, "vocab.txt"));
   if (!existsSync(vocabPath)) throw new InputError("no vocabulary for the dense model", { file: vocabPath, field: "--dense-vocab", fix: "pass the BERT vocab.txt the model was trained with" });
-  const ids = await digestFiles([...names.map((n) => join(dir, n)), vocabPath], digestCache);
-  const files = names.map((name, i) => ({ name, sha256: ids[i]!.sha256, size: ids[i]!.size }));
-  const vocabParam = { name: "vocab.txt", sha256: ids[names.length]!.sha256, size: ids[names.length]!.size };
-  const model = use(importDenseModelDef(new Map(names.map((n) => [n, join(dir, n)]))), { name: "import-dense-model", params: { files }, inputs: {} }).out.model;
-  const vocab = use(importVocabFileDef(new Map([["vocab.txt", vocabPath]])), { name: "import-vocab-file", params: { file: vocabParam }, inputs: {} }).out.vocab;
-  const ptoks = use(tokenizePassages, { name: `diagnose.tokenize-passages.${tag}`, params: { title: true }, inputs: { passages, vocab } }).out.tokens;
-  const emb = use(encodePassages, { name: `diagnose.encode-passages.${tag}`, params: { shard: 0, shards: 1, parity: "if-present" }, inputs: { model, tokens: ptoks } }).out.embeddings;
-  const index = use(buildFlatIpIndex, { name: `diagnose.build-flat-ip-index.${tag}`, params: {}, inputs: { embeddings: emb } }).out.index;
-  const [shard] = shardInputNames(1);
-  const perForm = (form: "history_without_q" | "history") => {
-    const qt = use(tokenizeQueries, { name: `diagnose.tokenize-queries.${tag}.${form}`, params: { form, split }, inputs: { turns, vocab } }).out.tokens;
-    const qe = use(encodeQueries, { name: `diagnose.encode-queries.${tag}.${form}`, params: { parity: "if-present" }, inputs: { model, tokens: qt } }).out.embeddings;
-    const run = use(searchDenseDef(1), { name: `diagnose.search-dense.${tag}.${form}`, params: { k, tag: "cspipe-dense" }, inputs: { queries: qe, [shard!]: index } }).out.run;
-    return use(evaluateRunStep, { name: `diagnose.evaluate-dense.${tag}.${form}`, params: { split, metrics }, inputs: { run, turns } }).out.perQuery;
-  };
-  return { history_without_q: perForm("history_without_q"), history: perForm("history"), model: `${files.map((f) => `${f.name} (sha256 ${f.sha256.slice(0, 12)})`).join(", ")}, vocabulary ${vocabParam.sha256.slice(0, 12)}` };
+  const paths = [...names.map((n) => join(dir, n)), vocabPath];
+  const ids = await digestFiles(paths, digestCache);
+  const files = names.map((name, i) => ({ name, sha256: ids[i]!.sha256, size: ids[i]!.size, path: paths[i]! }));
+  return { files, vocab: { name: "vocab.txt", sha256: ids[names.length]!.sha256, size: ids[names.length]!.size, path: vocabPath } };
 }
 
 async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<number> {
   const { resolve, join, basename } = await import("node:path");
   const { mkdir, copyFile, rename, readFile } = await import("node:fs/promises");
-  const { use } = await import("../engine/step.ts");
   const { InputError } = await import("../engine/errors.ts");
   const { openProject, runProjectSteps } = await import("./run-steps.ts");
-  const { diagnosisMetrics } = await import("../../steps/diagnose/core.ts");
-  const { readConversationsDef, renderDiagnosisStep, renderDiagnosisDenseStep, summarizeTurnsStep, RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
-  const { readCollectionPassagesDef } = await import("../../steps/diagnose/dense-steps.ts");
+  const { RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
+  const { datasetDiagnosisBase, diagnosis, userDiagnosisBase } = await import("../definitions/diagnose.ts");
 
   const user = flags.conversations !== undefined || flags.collection !== undefined;
   if (user === (flags.dataset !== undefined)) throw new InputError("give either --conversations with --collection, or --dataset", { field: "--conversations", fix: "see 'diagnose --help'" });
   if (user && (flags.conversations === undefined || flags.collection === undefined)) throw new InputError("--conversations and --collection go together", { field: flags.conversations === undefined ? "--conversations" : "--collection", fix: "pass both files" });
   const cutoffs = [...new Set(flags.cutoffs.split(",").map((c) => Number(c.trim())))].sort((a, b) => a - b);
   if (cutoffs.some((k) => !Number.isInteger(k) || k < 1)) throw new InputError(`cutoffs '${flags.cutoffs}' are not positive integers`, { field: "--cutoffs", fix: "e.g. --cutoffs 10,100" });
-  const metrics = diagnosisMetrics(cutoffs);
-  const k = Math.max(...cutoffs);
 
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "diagnose");
-  let render: AnyStep;
   const digestCache = project.store.scratchDir("user-file-digests");
-  /** The render step, with the dense model's runs when --dense-model is given. */
-  const renderStep = async (
-    params: ReturnType<typeof checked>,
-    inputs: { turns: OutputRef<"parquet:turns">; summary: OutputRef<"json:conversations">; index: OutputRef<"bm25-index"> } & PerQuery,
-    passages: () => OutputRef<"parquet:passages">,
-    tag: string,
-  ): Promise<AnyStep> => {
-    if (flags.denseModel === undefined) return use(renderDiagnosisStep, { name: "render-diagnosis", params, inputs });
-    const d = await denseForms(digestCache, flags.denseModel, flags.denseVocab, passages(), inputs.turns, params.split, k, metrics, tag);
-    return use(renderDiagnosisDenseStep, { name: "render-diagnosis", params: { ...params, model: d.model }, inputs: { ...inputs, dense_history_without_q: d.history_without_q, dense_history: d.history } });
-  };
-  const checked = (params: Record<string, unknown>) => {
+  const checked = (params: Record<string, unknown>): DiagnosisParams => {
     const r = RENDER_PARAMS.safeParse(params);
     if (!r.success) throw new InputError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --bootstrap, --seed, --level (0..1), --k1 and --b (0..1)" });
     return r.data;
   };
+  let base: DiagnosisBase;
+  let params: DiagnosisParams;
   if (user) {
     const { listCollection } = await import("../../steps/files/collection.ts");
     const { digestFiles } = await import("../../steps/files/digest-cache.ts");
-    const { indexCollectionDef } = await import("../../steps/files/steps.ts");
     const convPath = resolve(flags.conversations!);
     (await import("../../steps/lib/text.ts")).checkInputFile(convPath, "--conversations");
     const { files, skipped } = await listCollection(resolve(flags.collection!));
     if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
     const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);
-    const convFile = { name: basename(convPath), sha256: ids[0]!.sha256, size: ids[0]!.size };
-    const collection = files.map((f, i) => ({ name: f.name, sha256: ids[i + 1]!.sha256, size: ids[i + 1]!.size }));
+    const convFile = { name: basename(convPath), sha256: ids[0]!.sha256, size: ids[0]!.size, path: convPath };
+    const collection = files.map((f, i) => ({ name: f.name, sha256: ids[i + 1]!.sha256, size: ids[i + 1]!.size, path: f.path }));
     const split = flags.split ?? "all";
-    const conv = use(readConversationsDef(new Map([[convFile.name, convPath]])), { name: "read-conversations-file", params: { file: convFile, split }, inputs: {} });
-    const index = use(indexCollectionDef(new Map(files.map((f) => [f.name, f.path]))), { name: "index-collection-files", params: { files: collection }, inputs: {} });
-    const bm25 = { k1: flags.k1 ?? 0.9, b: flags.b ?? 0.4 };
-    const forms = await formsOf(index.out.index, conv.out.turns, split, k, bm25, metrics, "user", flags.threads);
-    const params = checked({
+    params = checked({
       title: flags.title ?? `Shortcut exposure: ${convFile.name}`,
       source: [`conversations ${convFile.name} (sha256 ${convFile.sha256})`, ...collection.map((f) => `collection ${f.name} (sha256 ${f.sha256})`)],
       split,
@@ -205,25 +149,16 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
       samples: flags.bootstrap,
       seed: flags.seed,
       level: flags.level,
-      ...bm25,
+      k1: flags.k1 ?? 0.9,
+      b: flags.b ?? 0.4,
     });
-    const passages = () => use(readCollectionPassagesDef(new Map(files.map((f) => [f.name, f.path]))), { name: "read-collection-passages", params: { files: collection }, inputs: {} }).out.passages;
-    render = await renderStep(params, { turns: conv.out.turns, summary: conv.out.summary, index: index.out.index, ...forms }, passages, "user");
+    base = userDiagnosisBase(convFile, collection, split);
   } else {
     const dataset = flags.dataset!;
-    const { datasetTables } = await import("../definitions/datasets.ts");
     const { EVAL_SETUP } = await import("../definitions/lexical.ts");
-    const { buildBm25Index } = await import("../../steps/sparse/steps.ts");
     const { BM25_PRESETS } = await import("../../steps/sparse/similarity.ts");
-    const tables = datasetTables(dataset, flags.data);
-    const tag = `${flags.data}-${dataset}`;
     const split = flags.split ?? EVAL_SETUP[dataset].split;
-    // The same step, params and name as the lexical targets: their index is reused.
-    const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: tables.passages } });
-    const summary = use(summarizeTurnsStep, { name: `diagnose.summarize-turns.${tag}`, params: { split }, inputs: { turns: tables.turns } });
-    const bm25 = { k1: flags.k1 ?? BM25_PRESETS[dataset].k1, b: flags.b ?? BM25_PRESETS[dataset].b };
-    const forms = await formsOf(index.out.index, tables.turns, split, k, bm25, metrics, tag, flags.threads);
-    const params = checked({
+    params = checked({
       title: flags.title ?? `Shortcut exposure: ${dataset} ${split} (${flags.data === "mini" ? "mini benchmark" : "real data"})`,
       source: [`dataset ${dataset}, split ${split}, ${flags.data === "mini" ? "the seeded mini benchmark" : "the real release (datasets.lock)"}`],
       split,
@@ -231,10 +166,13 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
       samples: flags.bootstrap,
       seed: flags.seed,
       level: flags.level,
-      ...bm25,
+      k1: flags.k1 ?? BM25_PRESETS[dataset].k1,
+      b: flags.b ?? BM25_PRESETS[dataset].b,
     });
-    render = await renderStep(params, { turns: tables.turns, summary: summary.out.summary, index: index.out.index, ...forms }, () => tables.passages, tag);
+    base = datasetDiagnosisBase(dataset, flags.data, split);
   }
+  const dense = flags.denseModel === undefined ? undefined : await denseModelFiles(digestCache, flags.denseModel, flags.denseVocab);
+  const render = diagnosis(base, params, flags.threads, dense);
   steps = [render];
   const settings = { ...(flags.dataDir !== undefined ? { dataDir: resolve(flags.dataDir) } : {}), allowUnpinned: flags.allowUnpinned };
   const r = await runProjectSteps(project, io, { target: "diagnose", json: flags.json, verbose: flags.verbose, settings });

@@ -8,6 +8,7 @@ import type { LockFile } from "./datasets-lock.ts";
 import { argvPlaceholders } from "./executor.ts";
 import { canonicalHash } from "./canonical.ts";
 import { resourceProblems, stepResources } from "./resources.ts";
+import { sameDef } from "./def-identity.ts";
 
 export interface Graph {
   /** Topological order; ties broken by name so the order is stable. */
@@ -31,8 +32,9 @@ function producers(step: AnyStep): AnyStep[] {
 }
 
 /**
- * Structural identity of a step (def object + params + wiring), to merge duplicates built
- * twice. Hashed, so identities stay 64 characters however deep the graph (nesting the
+ * Structural identity of a step (def id and version + params + wiring), to merge duplicates built
+ * twice; the defs themselves are compared by their records (def-identity.ts), so a factory's def
+ * built twice with the same arguments is one def. Hashed, so identities stay 64 characters however deep the graph (nesting the
  * producers' identities verbatim grows exponentially with depth under fan-in).
  */
 function identity(step: AnyStep, idOf: (producer: AnyStep) => string | undefined): string {
@@ -64,7 +66,8 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
   };
   for (const r of [...roots].sort((a, b) => a.name.localeCompare(b.name))) visit(r);
 
-  // Merge structurally identical steps built twice under one name; reject different ones.
+  // Merge structurally identical steps built twice under one name (equal def records, params and
+  // wiring, even from two def objects); reject different ones.
   // Identities are hashed only for names met twice (and their producers'): a graph without
   // duplicates, the usual case, hashes none.
   const byName = new Map<string, AnyStep>();
@@ -86,7 +89,7 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
     if (!prev) {
       byName.set(s.name, s);
       canonical.set(s, s);
-    } else if (prev.def === s.def && idOf(prev) === idOf(s)) {
+    } else if (sameDef(prev.def, s.def) && idOf(prev) === idOf(s)) {
       canonical.set(s, prev);
     } else {
       failures.push({ reason: "duplicate-step-name", step: s.name });

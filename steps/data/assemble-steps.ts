@@ -6,7 +6,8 @@
  * copies, never symbolic links).
  */
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { assembleRaw, rawEntries, rawParts, type RawScope } from "./assemble.ts";
 import { FETCHED_KIND } from "./fetch/steps.ts";
 import type { DatasetName } from "./schemas.ts";
@@ -20,7 +21,7 @@ function scopeId(scope: RawScope): string {
 function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
   const parts = rawParts(dataset, scope);
   const inputs: Record<string, typeof FETCHED_KIND> = Object.fromEntries(rawEntries(dataset, scope).map((e) => [e, FETCHED_KIND]));
-  return defineStep({
+  return defineStepWith({ dataset, scope: scopeId(scope) }, {
     id: `assemble-raw-${dataset}-${scopeId(scope)}`,
     version: 2,
     source: import.meta.url,
@@ -38,12 +39,7 @@ function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
   });
 }
 
-const defs = new Map<string, ReturnType<typeof assembleRawDef>>();
-
-/** The assemble step of one raw directory (one def per dataset and scope, so the graph merges repeated uses). */
+/** The assemble step of one raw directory (dataset and scope are its identity, so the graph merges repeated uses). */
 export function assembleRawStep<D extends DatasetName>(dataset: D, scope: RawScope) {
-  const id = `${dataset}:${scopeId(scope)}`;
-  let def = defs.get(id);
-  if (def === undefined) defs.set(id, (def = assembleRawDef(dataset, scope)));
-  return def as unknown as ReturnType<typeof assembleRawDef<"qrecc">>;
+  return assembleRawDef(dataset, scope) as unknown as ReturnType<typeof assembleRawDef<"qrecc">>;
 }

@@ -8,7 +8,9 @@
 import { writeFile } from "node:fs/promises";
 import * as arrow from "apache-arrow";
 import { z } from "zod";
-import { defineStep, file, type InputKinds } from "../../pipeline/engine/step.ts";
+import { file, type InputKinds } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import type { Json } from "../../pipeline/engine/canonical.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
@@ -85,8 +87,8 @@ const params = z
 const outputs = { labels: file("parquet:answer-sentences", "answer-sentences.parquet"), report: file("json:answer-sentence-report", "report.json") };
 const baseInputs = { turns: "parquet:turns", passages: "parquet:passages", sentences: "parquet:sentences" } as const;
 
-function makeDef<I extends InputKinds>(inputs: I) {
-  return defineStep({
+function makeDef<I extends InputKinds>(inputs: I, args: Json) {
+  return defineStepWith(args, {
     id: "label-answer-sentences",
     version: 1,
     source: import.meta.url,
@@ -120,13 +122,9 @@ function makeDef<I extends InputKinds>(inputs: I) {
 }
 
 /** For datasets whose evidence is in the turns table (QReCC, NQ). */
-export const labelAnswerSentences = makeDef(baseInputs);
+export const labelAnswerSentences = makeDef(baseInputs, null);
 
-const withRaw = new Map<string, ReturnType<typeof makeDef<typeof baseInputs & { raw: string }>>>();
-
-/** For datasets whose evidence is in raw turn files (TopiOCQA, OR-QuAC), read from a directory of kind `rawKind`. */
+/** For datasets whose evidence is in raw turn files (TopiOCQA, OR-QuAC), read from a directory of kind `rawKind` (its identity). */
 export function labelAnswerSentencesFromRaw<K extends string>(rawKind: K) {
-  let def = withRaw.get(rawKind);
-  if (def === undefined) withRaw.set(rawKind, (def = makeDef({ ...baseInputs, raw: rawKind })));
-  return def as unknown as ReturnType<typeof makeDef<typeof baseInputs & { raw: K }>>;
+  return makeDef({ ...baseInputs, raw: rawKind }, { rawKind });
 }

@@ -11,7 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { z } from "zod";
-import { defineStep, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy } from "../lib/npy.ts";
 import { writeParquetFile } from "../lib/parquet.ts";
@@ -109,16 +110,13 @@ export type SearchDcsrDef = StepDef<typeof searchParams, SearchInputs, typeof se
 /** Input names of the sentence-index shards: shard0 .. shard<n-1>. */
 export const sentenceShardInputs = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
 
-const defs = new Map<number, SearchDcsrDef>();
 
-/** The `search-dcsr` def over `shards` sentence-index shards (one def per shard count). */
+/** The `search-dcsr` def over `shards` sentence-index shards (the shard count is its identity). */
 export function searchDcsrDef(shards: number): SearchDcsrDef {
   if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const known = defs.get(shards);
-  if (known !== undefined) return known;
   const inputs: Record<string, string> = { queries: "embeddings:queries" };
   for (const name of sentenceShardInputs(shards)) inputs[name] = "faiss:sentence-flat-ip";
-  const def: SearchDcsrDef = defineStep({
+  return defineStepWith({ shards }, {
     id: "search-dcsr",
     version: 1,
     source: import.meta.url,
@@ -202,6 +200,4 @@ export function searchDcsrDef(shards: number): SearchDcsrDef {
       },
     },
   });
-  defs.set(shards, def);
-  return def;
 }

@@ -8,7 +8,8 @@
  * The params are the trainer's config (config-schema.ts) but the run-level keys.
  */
 import { z } from "zod";
-import { defineStep, dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { bertConfigParams, TRAINING_IMAGE } from "../training/steps.ts";
 import { pythonArgv } from "../pytrain/launch.ts";
 import { dcsrParamsShape } from "./config-schema.ts";
@@ -34,40 +35,31 @@ const outputs = { model: dir("dcsr:model", "model") };
 /** Scheduling hint: a DCSR epoch costs about a DPR epoch with one hard negative. */
 const cost = (p: { epochs: number }): number => 10 + 25 * p.epochs;
 
-const defs = new Map<string, unknown>();
-function memoised<T>(key: string, make: () => T): T {
-  if (!defs.has(key)) defs.set(key, make());
-  return defs.get(key) as T;
-}
 
 export function trainDcsrDef(gpuRequired = false) {
-  return memoised(`train:${gpuRequired}`, () =>
-    defineStep({
-      id: "train-dcsr",
-      version: 1,
-      source: import.meta.url,
-      description: "Fine-tune a DCSR bi-encoder (sentence vectors at marker tokens, in-passage negatives) from an initial model.",
-      params: z.object(dcsrConfig).strict(),
-      inputs: { examples: "dcsr:examples", passages: "tokens:dcsr-passages", init: "dpr:model" },
-      outputs,
-      runtime: runtime(["--init-from", "{in:init}"], gpuRequired),
-      cost,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "train-dcsr",
+    version: 1,
+    source: import.meta.url,
+    description: "Fine-tune a DCSR bi-encoder (sentence vectors at marker tokens, in-passage negatives) from an initial model.",
+    params: z.object(dcsrConfig).strict(),
+    inputs: { examples: "dcsr:examples", passages: "tokens:dcsr-passages", init: "dpr:model" },
+    outputs,
+    runtime: runtime(["--init-from", "{in:init}"], gpuRequired),
+    cost,
+  });
 }
 
 export function pretrainDcsrDef(gpuRequired = false) {
-  return memoised(`pretrain:${gpuRequired}`, () =>
-    defineStep({
-      id: "pretrain-dcsr",
-      version: 1,
-      source: import.meta.url,
-      description: "Train a DCSR bi-encoder from a random BERT (vocabulary size from the vocab input).",
-      params: z.object({ ...dcsrConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfigParams.optional() }).strict() }).strict(),
-      inputs: { examples: "dcsr:examples", passages: "tokens:dcsr-passages", vocab: "wordpiece:vocab" },
-      outputs,
-      runtime: runtime(["--vocab", "{in:vocab}/vocab.txt"], gpuRequired),
-      cost,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "pretrain-dcsr",
+    version: 1,
+    source: import.meta.url,
+    description: "Train a DCSR bi-encoder from a random BERT (vocabulary size from the vocab input).",
+    params: z.object({ ...dcsrConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfigParams.optional() }).strict() }).strict(),
+    inputs: { examples: "dcsr:examples", passages: "tokens:dcsr-passages", vocab: "wordpiece:vocab" },
+    outputs,
+    runtime: runtime(["--vocab", "{in:vocab}/vocab.txt"], gpuRequired),
+    cost,
+  });
 }

@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
 import { topKToHits, type Hit } from "./merge.ts";
@@ -101,16 +102,13 @@ function readShardHits(hitsDir: string, nq: number, k: number): Hit[][] {
 
 type MergeInputs = InputKinds & { readonly queries: "embeddings:queries" };
 export type MergeDenseHitsDef = StepDef<typeof searchParams, MergeInputs, { run: ReturnType<typeof file<"parquet:run">>; trec: ReturnType<typeof file<"trec:run">> }>;
-const mergeDefs = new Map<number, MergeDenseHitsDef>();
 
-/** The `merge-dense-hits` def over `shards` shard results (inputs shard0 .. shard<n-1>; one def object per count). */
+/** The `merge-dense-hits` def over `shards` shard results (inputs shard0 .. shard<n-1>; the count is its identity). */
 export function mergeDenseHitsDef(shards: number): MergeDenseHitsDef {
   if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const known = mergeDefs.get(shards);
-  if (known !== undefined) return known;
   const inputs: Record<string, string> = { queries: "embeddings:queries" };
   for (const name of shardInputNames(shards)) inputs[name] = "hits:dense-shard";
-  const def: MergeDenseHitsDef = defineStep({
+  return defineStepWith({ shards }, {
     id: "merge-dense-hits",
     version: 1,
     source: import.meta.url,
@@ -134,6 +132,4 @@ export function mergeDenseHitsDef(shards: number): MergeDenseHitsDef {
       },
     },
   });
-  mergeDefs.set(shards, def);
-  return def;
 }

@@ -30,6 +30,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
 import { readNpyRowRange } from "../lib/npy-rows.ts";
@@ -230,19 +231,16 @@ export const searchParams = z
 type SearchInputs = InputKinds & { readonly queries: "embeddings:queries" };
 export type SearchDenseDef = StepDef<typeof searchParams, SearchInputs, { run: ReturnType<typeof file<"parquet:run">>; trec: ReturnType<typeof file<"trec:run">> }>;
 
-const searchDefs = new Map<number, SearchDenseDef>();
 
 /** Input names of the index shards of a `search-dense` def: shard0 .. shard<n-1>. */
 export const shardInputNames = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
 
-/** The `search-dense` def over `shards` index shards (one def object per shard count). */
+/** The `search-dense` def over `shards` index shards (the shard count is its identity). */
 export function searchDenseDef(shards: number): SearchDenseDef {
   if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const known = searchDefs.get(shards);
-  if (known !== undefined) return known;
   const inputs: Record<string, string> = { queries: "embeddings:queries" };
   for (const name of shardInputNames(shards)) inputs[name] = "faiss:flat-ip";
-  const def: SearchDenseDef = defineStep({
+  return defineStepWith({ shards }, {
     id: "search-dense",
     version: 1,
     source: import.meta.url,
@@ -277,6 +275,4 @@ export function searchDenseDef(shards: number): SearchDenseDef {
       },
     },
   });
-  searchDefs.set(shards, def);
-  return def;
 }

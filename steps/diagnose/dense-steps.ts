@@ -12,7 +12,8 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
+import { dir, file } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { writeParquetFile } from "../lib/parquet.ts";
 import { passagesSchema } from "../data/schemas.ts";
@@ -48,7 +49,7 @@ async function copyChecked(from: string, to: string, sha256: string): Promise<vo
 }
 
 export function importDenseModelDef(locations: ReadonlyMap<string, string>) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "import-dense-model",
     version: 1,
     source: import.meta.url,
@@ -66,7 +67,7 @@ export function importDenseModelDef(locations: ReadonlyMap<string, string>) {
 }
 
 export function importVocabFileDef(locations: ReadonlyMap<string, string>) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "import-vocab-file",
     version: 1,
     source: import.meta.url,
@@ -90,7 +91,7 @@ export function importVocabFileDef(locations: ReadonlyMap<string, string>) {
 }
 
 export function readCollectionPassagesDef(locations: ReadonlyMap<string, string>) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "read-collection-passages",
     version: 1,
     source: import.meta.url,

@@ -11,6 +11,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, file } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
 import { turnsSchema } from "../data/schemas.ts";
@@ -37,7 +38,7 @@ export interface ConversationsSummary {
 }
 
 export function readConversationsDef(locations: ReadonlyMap<string, string>) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "read-conversations-file",
     version: 1,
     source: import.meta.url,
@@ -238,7 +239,7 @@ export const renderDiagnosisDenseStep = defineStep({
 
 /** BM25 runs of the three diagnosis forms over one split's turns (query text: query-forms.ts's queryText). */
 export function searchFormsDef(threads: number) {
-  return defineStep({
+  return defineStepWith({ threads }, {
     id: "search-bm25-forms",
     version: 1,
     source: import.meta.url,

@@ -13,6 +13,7 @@
 import { writeFileSync } from "node:fs";
 import { z } from "zod";
 import { defineStep, dir, file, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { verifyOnnxParityOfModel, PARITY_ATOL, type ParityCheck } from "./onnx/parity.ts";
 import { TRAINING_IMAGE } from "../training/steps.ts";
 import { pythonArgv } from "../pytrain/launch.ts";
@@ -68,46 +69,37 @@ function encodeRuntime(role: "passages" | "queries", gpuRequired: boolean): Cont
   };
 }
 
-const memo = new Map<string, unknown>();
-function memoised<T>(key: string, make: () => T): T {
-  if (!memo.has(key)) memo.set(key, make());
-  return memo.get(key) as T;
-}
 
 /** One shard of a collection through the passage encoder in torch on a GPU. */
 export function encodePassagesGpuDef(gpuRequired: boolean) {
-  return memoised(`passages:${gpuRequired}`, () =>
-    defineStep({
-      id: "encode-passages-gpu",
-      version: 1,
-      source: import.meta.url,
-      description: "One shard of the passages through the DPR passage encoder in torch on a GPU (fp16, length-sorted batches) -> float32 embeddings.",
-      params: z
-        .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), ...encodeParams })
-        .strict()
-        .refine((p) => p.shard < p.shards, { message: "shard must be < shards", path: ["shard"] }),
-      inputs: { model: "dpr:model", tokens: "tokens:passages", parity: "report:onnx-parity" },
-      outputs: { embeddings: dir("embeddings:passages", "embeddings") },
-      runtime: encodeRuntime("passages", gpuRequired),
-      cost: 100,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "encode-passages-gpu",
+    version: 1,
+    source: import.meta.url,
+    description: "One shard of the passages through the DPR passage encoder in torch on a GPU (fp16, length-sorted batches) -> float32 embeddings.",
+    params: z
+      .object({ shard: z.number().int().min(0), shards: z.number().int().min(1), ...encodeParams })
+      .strict()
+      .refine((p) => p.shard < p.shards, { message: "shard must be < shards", path: ["shard"] }),
+    inputs: { model: "dpr:model", tokens: "tokens:passages", parity: "report:onnx-parity" },
+    outputs: { embeddings: dir("embeddings:passages", "embeddings") },
+    runtime: encodeRuntime("passages", gpuRequired),
+    cost: 100,
+  });
 }
 
 /** A query set through the query encoder in torch on a GPU. */
 export function encodeQueriesGpuDef(gpuRequired: boolean) {
-  return memoised(`queries:${gpuRequired}`, () =>
-    defineStep({
-      id: "encode-queries-gpu",
-      version: 1,
-      source: import.meta.url,
-      description: "Query token ids through the DPR query encoder in torch on a GPU -> float32 embeddings.",
-      params: z.object(encodeParams).strict(),
-      inputs: { model: "dpr:model", tokens: "tokens:queries", parity: "report:onnx-parity" },
-      outputs: { embeddings: dir("embeddings:queries", "embeddings") },
-      runtime: encodeRuntime("queries", gpuRequired),
-      cost: 20,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "encode-queries-gpu",
+    version: 1,
+    source: import.meta.url,
+    description: "Query token ids through the DPR query encoder in torch on a GPU -> float32 embeddings.",
+    params: z.object(encodeParams).strict(),
+    inputs: { model: "dpr:model", tokens: "tokens:queries", parity: "report:onnx-parity" },
+    outputs: { embeddings: dir("embeddings:queries", "embeddings") },
+    runtime: encodeRuntime("queries", gpuRequired),
+    cost: 20,
+  });
 }
 

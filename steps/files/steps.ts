@@ -16,7 +16,8 @@ import { once } from "node:events";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
+import { dir, file } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { buildIndexFile } from "../sparse/index-merge.ts";
 import { searchBatchParallel } from "../sparse/parallel.ts";
@@ -43,7 +44,7 @@ function locate(locations: FileLocations, name: string): string {
 
 /** Builds a BM25 index over the passages of the collection files, in file order. */
 export function indexCollectionDef(locations: FileLocations) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "index-collection-files",
     version: 1,
     source: import.meta.url,
@@ -99,7 +100,7 @@ export function indexCollectionDef(locations: FileLocations) {
 
 /** Normalises a topics file to `{qid, text}` JSON lines sorted by qid. */
 export function readTopicsDef(locations: FileLocations) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "read-topics-file",
     version: 1,
     source: import.meta.url,
@@ -121,7 +122,7 @@ export function readTopicsDef(locations: FileLocations) {
 
 /** Copies `bm25.idx` of an index directory into the store, checking its sha256 on the way. */
 export function importIndexDef(locations: FileLocations) {
-  return defineStep({
+  return defineStepWith({ locations: [...locations].sort() }, {
     id: "import-bm25-index",
     version: 1,
     source: import.meta.url,
@@ -181,7 +182,7 @@ export const SEARCH_PARAMS = z
 
 /** Top-k BM25 for every topic; `threads` (not part of the key: results do not depend on it). */
 export function searchTopicsDef(threads: number) {
-  return defineStep({
+  return defineStepWith({ threads }, {
     id: "search-bm25-topics",
     version: 1,
     source: import.meta.url,

@@ -5,7 +5,8 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineStep, file, type StepDef } from "../../pipeline/engine/step.ts";
+import { file, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { checkClaim, claimSpecSchema, findingsMarkdown, inputsOf, lookupIn, type FindingsFile } from "./claims.ts";
@@ -23,14 +24,10 @@ type Inputs = { readonly [name: string]: "json:metrics" };
 type Outputs = { findings: ReturnType<typeof file<"json:findings">>; markdown: ReturnType<typeof file<"text:findings-md">> };
 export type CheckFindingsDef = StepDef<typeof params, Inputs, Outputs>;
 
-const defs = new Map<string, CheckFindingsDef>();
-
+/** The findings step over the named metrics inputs (the name set is its identity). */
 export function checkFindingsDef(inputNames: readonly string[]): CheckFindingsDef {
   const names = [...new Set(inputNames)].sort();
-  const memoKey = names.join("\n");
-  const known = defs.get(memoKey);
-  if (known !== undefined) return known;
-  const def: CheckFindingsDef = defineStep({
+  return defineStepWith({ inputNames: names }, {
     id: "check-findings",
     version: 1,
     source: import.meta.url,
@@ -59,6 +56,4 @@ export function checkFindingsDef(inputNames: readonly string[]): CheckFindingsDe
       },
     },
   });
-  defs.set(memoKey, def);
-  return def;
 }

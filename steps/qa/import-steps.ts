@@ -9,7 +9,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { placeFile } from "../data/assemble.ts";
 import { FETCHED_KIND } from "../data/fetch/steps.ts";
@@ -50,8 +51,9 @@ export async function checkHfConfig(path: string, kind: HfModelKind): Promise<Re
   return o;
 }
 
-function makeDef<K extends HfModelKind>(kind: K) {
-  return defineStep({
+/** The assemble step of one kind (the kind is its identity, so repeated uses merge). */
+export function assembleHfModelDef<K extends HfModelKind>(kind: K) {
+  return defineStepWith({ kind }, {
     id: `assemble-${kind.replace(":", "-")}-model`,
     version: 1,
     source: import.meta.url,
@@ -72,13 +74,4 @@ function makeDef<K extends HfModelKind>(kind: K) {
       },
     },
   });
-}
-
-const defs = new Map<HfModelKind, unknown>();
-
-/** The assemble step of one kind (one def per kind, so repeated uses merge). */
-export function assembleHfModelDef<K extends HfModelKind>(kind: K): ReturnType<typeof makeDef<K>> {
-  let def = defs.get(kind) as ReturnType<typeof makeDef<K>> | undefined;
-  if (def === undefined) defs.set(kind, (def = makeDef(kind)));
-  return def;
 }

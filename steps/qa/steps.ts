@@ -11,6 +11,7 @@ import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { readParquetRows } from "../lib/parquet.ts";
@@ -87,10 +88,9 @@ function findFile(root: string, name: string): string {
   return hits[0]!;
 }
 
-const referenceDefs = new Map<string, ReturnType<typeof makeReferencesDef>>();
-
-function makeReferencesDef<K extends string>(kind: K) {
-  return defineStep({
+/** The references step over a raw dataset directory or fetched lock file of kind `kind` (its identity). */
+export function extractReferencesDef<K extends string>(kind: K) {
+  return defineStepWith({ kind }, {
     id: "extract-qa-references",
     version: 1,
     source: import.meta.url,
@@ -108,13 +108,6 @@ function makeReferencesDef<K extends string>(kind: K) {
       },
     },
   });
-}
-
-/** The references step over a raw dataset directory or fetched lock file of kind `kind`. */
-export function extractReferencesDef<K extends string>(kind: K) {
-  let def = referenceDefs.get(kind);
-  if (def === undefined) referenceDefs.set(kind, (def = makeReferencesDef(kind)));
-  return def as ReturnType<typeof makeReferencesDef<K>>;
 }
 
 export const evaluateQaStep = defineStep({

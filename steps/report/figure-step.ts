@@ -8,7 +8,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { pickMetric } from "./metric-value.ts";
@@ -23,18 +24,6 @@ const params = z.object({ spec: figureSpecSchema }).strict();
 
 export type RenderFigureParams = z.input<typeof params>;
 
-const figureDefs = new Map<string, ReturnType<typeof makeRenderFigureDef>>();
-
-/**
- * A render step for a figure whose points read the named inputs (all `json:metrics`).
- * One def object per input-name set, so a figure built by two targets in one run merges.
- */
-export function renderFigureDef(inputNames: readonly string[]) {
-  const memoKey = JSON.stringify([...inputNames].sort());
-  let def = figureDefs.get(memoKey);
-  if (def === undefined) figureDefs.set(memoKey, (def = makeRenderFigureDef(inputNames)));
-  return def;
-}
 
 /** Resolve one point of a spec: our numbers (mean over its inputs), the paper's, or the stated absence. */
 async function resolvePoint(
@@ -62,10 +51,14 @@ async function resolvePoint(
   return { category, ours: { value: c.value, sd: c.sd, seeds: picked.length, n: c.n, stepKeys: c.stepKeys, metric: p.metric, group: p.group ?? null }, paper, absent: null };
 }
 
-function makeRenderFigureDef(inputNames: readonly string[]) {
+/**
+ * A render step for a figure whose points read the named inputs (all `json:metrics`).
+ * Its identity holds the input-name set, so a figure built by two targets in one run merges.
+ */
+export function renderFigureDef(inputNames: readonly string[]) {
   const inputs: Record<string, "json:metrics"> = {};
   for (const n of inputNames) inputs[n] = "json:metrics";
-  return defineStep({
+  return defineStepWith({ inputNames: [...inputNames].sort() }, {
     id: "render-figure",
     version: 2,
     source: import.meta.url,

@@ -7,7 +7,8 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineStep, file } from "../../pipeline/engine/step.ts";
+import { file } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parseFindings, type Findings } from "./findings.ts";
 
@@ -30,12 +31,12 @@ export function mergeFindings(parts: readonly { readonly findings: Findings; rea
   return { schema: "cspipe.findings/1", data: first.findings.data, claims };
 }
 
-const defs = new Map<number, ReturnType<typeof makeDef>>();
-
-function makeDef(n: number) {
+/** The merge step definition for n inputs (n is in its identity). */
+export function mergeFindingsDef(n: number) {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`merge-findings needs n >= 1, got ${n}`);
   const inputs: Record<string, "json:findings"> = {};
   for (let i = 0; i < n; i++) inputs[`f${i}`] = "json:findings";
-  return defineStep({
+  return defineStepWith({ n }, {
     id: "merge-findings",
     version: 1,
     source: import.meta.url,
@@ -57,12 +58,4 @@ function makeDef(n: number) {
       },
     },
   });
-}
-
-/** The merge step definition for n inputs (one def object per n). */
-export function mergeFindingsDef(n: number) {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`merge-findings needs n >= 1, got ${n}`);
-  let def = defs.get(n);
-  if (def === undefined) defs.set(n, (def = makeDef(n)));
-  return def;
 }

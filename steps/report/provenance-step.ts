@@ -14,7 +14,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { consumersOf, paramsLine, type ProvenanceNodeSpec } from "./provenance.ts";
 import { OUTPUT_VIEWS, placeFile } from "./provenance-kinds.ts";
@@ -58,19 +59,10 @@ export interface ProvenanceIndex {
   readonly entries: readonly ProvenanceIndexEntry[];
 }
 
-const defs = new Map<string, ReturnType<typeof makeDef>>();
-
-/** The step over documented steps `name -> output kind` (one def per set, so targets sharing a report merge). */
+/** The step over documented steps `name -> output kind` (its identity holds the set, so targets sharing a report merge). */
 export function renderProvenanceDef(inputKinds: Readonly<Record<string, string>>) {
-  const memoKey = JSON.stringify(Object.entries(inputKinds).sort());
-  let def = defs.get(memoKey);
-  if (def === undefined) defs.set(memoKey, (def = makeDef(inputKinds)));
-  return def;
-}
-
-function makeDef(inputKinds: Readonly<Record<string, string>>) {
   const inputs: Record<string, string> = { ...inputKinds };
-  return defineStep({
+  return defineStepWith({ inputKinds: Object.entries(inputKinds).sort() }, {
     id: "render-provenance",
     version: 1,
     source: import.meta.url,

@@ -12,7 +12,8 @@ import { cp, copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promi
 import { existsSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { renderReportIndex, type ReportEntry, type ReportFileKind } from "./report-index.ts";
 import type { RenderedTableJson } from "./table.ts";
@@ -62,8 +63,6 @@ function numberKeySets(tables: readonly ReportEntry<RenderedTableJson>[], figure
   return out;
 }
 
-const reportDefs = new Map<string, ReturnType<typeof makeWriteReportDef>>();
-
 export interface ReportInputs {
   /** Wire a `provenance` input (render-provenance's output): numbers link to its pages. */
   readonly provenance?: boolean;
@@ -74,16 +73,9 @@ export interface ReportInputs {
 /**
  * A report step over the given table inputs (kind `table`) and figure inputs (kind
  * `figure`), plus optional `provenance` and `findings` inputs. Entries keep that order; the
- * order is a param (defaulted), so it enters the key. One def object per input lists.
+ * order is a param (defaulted), so it enters the key. The input lists are the def's identity.
  */
 export function writeReportDef(tableInputs: readonly string[], figureInputs: readonly string[], extra: ReportInputs = {}) {
-  const memoKey = JSON.stringify([tableInputs, figureInputs, extra.provenance === true, extra.findings === true]);
-  let def = reportDefs.get(memoKey);
-  if (def === undefined) reportDefs.set(memoKey, (def = makeWriteReportDef(tableInputs, figureInputs, extra)));
-  return def;
-}
-
-function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readonly string[], extra: ReportInputs) {
   const inputs: Record<string, string> = {};
   const reserved = new Set(["provenance", "findings"]);
   for (const n of [...tableInputs, ...figureInputs]) {
@@ -103,7 +95,7 @@ function makeWriteReportDef(tableInputs: readonly string[], figureInputs: readon
       order: z.array(z.string()).readonly().default(order),
     })
     .strict();
-  return defineStep({
+  return defineStepWith({ tableInputs: [...tableInputs], figureInputs: [...figureInputs], provenance: extra.provenance === true, findings: extra.findings === true }, {
     id: "write-report",
     version: 2,
     source: import.meta.url,

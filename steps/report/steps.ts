@@ -16,7 +16,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir } from "../../pipeline/engine/step.ts";
+import { dir } from "../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { renderTable, type CellInput, type TableSpec } from "./table.ts";
 import { paperTable } from "./paper-numbers.ts";
@@ -81,25 +82,17 @@ const params = z
 
 export type RenderTableParams = z.input<typeof params>;
 
-const tableDefs = new Map<string, ReturnType<typeof makeRenderTableDef>>();
-
-/**
- * A render step for a table whose cells come from the named inputs (all `json:metrics`).
- * One def object per input-name set, so a table built by two targets in one run merges.
- */
-export function renderTableDef(inputNames: readonly string[]) {
-  const memoKey = JSON.stringify([...inputNames].sort());
-  let def = tableDefs.get(memoKey);
-  if (def === undefined) tableDefs.set(memoKey, (def = makeRenderTableDef(inputNames)));
-  return def;
-}
 
 type Source = CellInput[] | { noInput: string } | { noTurns: string };
 
-function makeRenderTableDef(inputNames: readonly string[]) {
+/**
+ * A render step for a table whose cells come from the named inputs (all `json:metrics`).
+ * Its identity holds the input-name set, so a table built by two targets in one run merges.
+ */
+export function renderTableDef(inputNames: readonly string[]) {
   const inputs: Record<string, "json:metrics"> = {};
   for (const n of inputNames) inputs[n] = "json:metrics";
-  return defineStep({
+  return defineStepWith({ inputNames: [...inputNames].sort() }, {
     id: "render-table",
     version: 2,
     source: import.meta.url,

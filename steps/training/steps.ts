@@ -12,6 +12,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { defineStep, dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
@@ -201,42 +202,33 @@ export function trainerRuntime(extraArgv: readonly string[], opts: { gpu: "optio
 const modelOutputs = { model: dir("dpr:model", "model") };
 /** Scheduling hint: training dominates the dense graph and scales with its epochs. */
 const trainingCost = (p: { epochs: number }): number => 10 + 20 * p.epochs;
-const memo = new Map<string, unknown>();
-function memoised<T>(key: string, make: () => T): T {
-  if (!memo.has(key)) memo.set(key, make());
-  return memo.get(key) as T;
-}
 
 /** θ0 for the mini benchmark: a random tiny BERT trained on standalone questions (the role of DPR-NQ). */
 export function pretrainDprDef(gpuRequired = false) {
-  return memoised(`pretrain:${gpuRequired}`, () =>
-    defineStep({
-      id: "pretrain-dpr",
-      version: 1,
-      source: import.meta.url,
-      description: "Train a DPR bi-encoder from a random BERT (vocabulary size from the vocab input).",
-      params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfigParams.optional() }).strict() }).strict(),
-      inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
-      outputs: modelOutputs,
-      runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], { gpu: gpuRequired ? "required" : "optional" }),
-      cost: trainingCost,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "pretrain-dpr",
+    version: 1,
+    source: import.meta.url,
+    description: "Train a DPR bi-encoder from a random BERT (vocabulary size from the vocab input).",
+    params: z.object({ ...trainerConfig, init: z.object({ kind: z.literal("random"), bert_config: bertConfigParams.optional() }).strict() }).strict(),
+    inputs: { examples: "dpr:examples", passages: "tokens:passages", vocab: "wordpiece:vocab" },
+    outputs: modelOutputs,
+    runtime: trainerRuntime(["--vocab", "{in:vocab}/vocab.txt"], { gpu: gpuRequired ? "required" : "optional" }),
+    cost: trainingCost,
+  });
 }
 
 /** A DPR bi-encoder trained from an earlier model (θ0): IBN, IHN iterations, BM25/CQR/model negatives. */
 export function trainDprDef(gpuRequired = false) {
-  return memoised(`train:${gpuRequired}`, () =>
-    defineStep({
-      id: "train-dpr",
-      version: 1,
-      source: import.meta.url,
-      description: "Fine-tune a DPR bi-encoder from an initial model on conversational examples.",
-      params: z.object(trainerConfig).strict(),
-      inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },
-      outputs: modelOutputs,
-      runtime: trainerRuntime(["--init-from", "{in:init}"], { gpu: gpuRequired ? "required" : "optional" }),
-      cost: trainingCost,
-    }),
-  );
+  return defineStepWith({ gpuRequired }, {
+    id: "train-dpr",
+    version: 1,
+    source: import.meta.url,
+    description: "Fine-tune a DPR bi-encoder from an initial model on conversational examples.",
+    params: z.object(trainerConfig).strict(),
+    inputs: { examples: "dpr:examples", passages: "tokens:passages", init: "dpr:model" },
+    outputs: modelOutputs,
+    runtime: trainerRuntime(["--init-from", "{in:init}"], { gpu: gpuRequired ? "required" : "optional" }),
+    cost: trainingCost,
+  });
 }

@@ -22,6 +22,7 @@ import { faissAvailability } from "../../steps/dense/backend.ts";
 import { mergeDenseHitsDef, searchDenseShard } from "../../steps/dense/shard-steps.ts";
 import type { RunRow } from "../../steps/eval/run-table.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
+import { sameDef } from "../../pipeline/engine/def-identity.ts";
 
 const PY = "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("../encoding/onnx/tiny_encoder.py", import.meta.url));
@@ -262,9 +263,9 @@ test("the index file is a faiss IndexFlatIP that Python faiss reads", { skip: sk
   assert.equal(out.trim(), "True 11 16");
 });
 
-test("search-dense defs are memoised per shard count; encode-passages rejects shard >= shards", async () => {
-  assert.equal(searchDenseDef(3), searchDenseDef(3));
-  assert.notEqual(searchDenseDef(3), searchDenseDef(2));
+test("search-dense defs are one def per shard count (by identity); encode-passages rejects shard >= shards", async () => {
+  assert.ok(sameDef(searchDenseDef(3), searchDenseDef(3)));
+  assert.ok(!sameDef(searchDenseDef(3), searchDenseDef(2)));
   assert.deepEqual(Object.keys(searchDenseDef(3).inputs), ["queries", "shard0", "shard1", "shard2"]);
   assert.equal(searchDenseDef(3).id, "search-dense");
   assert.equal(encodePassages.params.safeParse({ shard: 2, shards: 2 }).success, false);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
 import { analyze } from "../../pipeline/engine/graph.ts";
+import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 
 const noop = { type: "in-process" as const, async run() {} };
 
@@ -87,4 +88,37 @@ export function wrongWiringDoesNotCompile(): void {
       },
     },
   });
+}
+
+/** A def a factory stamps with its arguments (def-identity.ts) is wired and typed like any other. */
+const searchWith = (k: number) =>
+  defineStepWith({ k }, {
+    id: "search-bm25-k",
+    version: 1,
+    source: import.meta.url,
+    params: z.object({}),
+    inputs: { index: "bm25-index", turns: "parquet:turns" },
+    outputs: { run: file("parquet:run", "run.parquet") },
+    runtime: noop,
+  });
+
+test("a stamped factory def wires and analyses like a plain one", () => {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  const index = use(buildIndex, { params: {}, inputs: { passages: prep.out.passages } });
+  const s = use(searchWith(10), { inputs: { index: index.out.index, turns: prep.out.turns } });
+  const r = analyze([s, use(searchWith(10), { inputs: { index: index.out.index, turns: prep.out.turns } })], { version: 1, entries: {} });
+  assert.ok(r.ok);
+  assert.deepEqual(r.graph.order.map((x) => x.name), ["preprocess", "build-bm25-index", "search-bm25-k"]);
+});
+
+export function wrongFactoryDefsDoNotCompile(): void {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  // @ts-expect-error kind mismatch through a stamped def
+  use(searchWith(1), { inputs: { index: prep.out.turns, turns: prep.out.turns } });
+  // A factory's arguments are plain data (canonical JSON): a function cannot be one.
+  // @ts-expect-error args must be Json
+  defineStepWith({ f: () => 1 }, { id: "x", version: 1, source: import.meta.url, params: z.object({}), inputs: {}, outputs: {}, runtime: noop });
+  // Nor can undefined (a factory writes its arguments after defaults: `{ gpuRequired }`, never a missing one).
+  // @ts-expect-error args must be Json
+  defineStepWith(undefined, { id: "x", version: 1, source: import.meta.url, params: z.object({}), inputs: {}, outputs: {}, runtime: noop });
 }

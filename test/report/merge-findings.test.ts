@@ -13,6 +13,7 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { tempDir } from "../tmp.ts";
 import { graphOf, producer } from "../definitions/graph-helpers.ts";
+import { sameDef } from "../../pipeline/engine/def-identity.ts";
 
 const claim = (id: string, value: number): Findings["claims"][number] => ({ id, title: `claim ${id}`, paper: "p", measure: "m", value, sd: null, seeds: 1, unit: "points", threshold: "> 0", verdict: value > 0 ? "holds" : "does-not-hold", evidence: [] });
 const findings = (data: "mini" | "real", ...claims: Findings["claims"]): Findings => ({ schema: "cspipe.findings/1", data, claims });
@@ -31,7 +32,8 @@ test("mergeFindings: claims in input order; mixed data sources and repeated ids 
 });
 
 test("merge-findings step: one def per input count, writes the merged findings.json", async () => {
-  assert.equal(mergeFindingsDef(2), mergeFindingsDef(2));
+  assert.ok(sameDef(mergeFindingsDef(2), mergeFindingsDef(2)));
+  assert.ok(!sameDef(mergeFindingsDef(2), mergeFindingsDef(3)));
   assert.deepEqual(Object.keys(mergeFindingsDef(3).inputs), ["f0", "f1", "f2"]);
   assert.throws(() => mergeFindingsDef(0), /n >= 1/);
   const dir = tempDir("cspipe-merge-findings-");

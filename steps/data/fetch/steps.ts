@@ -20,7 +20,8 @@
 import { copyFile, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir, type StepDef } from "../../../pipeline/engine/step.ts";
+import { dir, type StepDef } from "../../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../../pipeline/engine/def-identity.ts";
 import { fetchEntry, type FetchEntryOptions } from "./fetch-entry.ts";
 
 export const FETCHED_KIND = "fetched";
@@ -64,17 +65,12 @@ function abortableFetch(signal: AbortSignal): typeof fetch {
   return (input, init) => fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 }
 
-const defs = new Map<string, FetchStepDef>();
-
 /**
- * The fetch step def of one lock entry (memoised: every call for a name returns the same
- * def, so targets that share an entry share one step). Wire it with `lockedFiles(name)`
- * from pipeline/definitions/datasets.ts.
+ * The fetch step def of one lock entry (the entry's name is its identity, so targets that share
+ * an entry share one step). Wire it with `lockedFiles(name)` from pipeline/definitions/datasets.ts.
  */
 export function fetchStepDef(entryName: string): FetchStepDef {
-  const known = defs.get(entryName);
-  if (known) return known;
-  const def = defineStep({
+  return defineStepWith({ entry: entryName }, {
     id: "fetch-dataset",
     version: 1,
     source: import.meta.url,
@@ -109,6 +105,4 @@ export function fetchStepDef(entryName: string): FetchStepDef {
       },
     },
   });
-  defs.set(entryName, def);
-  return def;
 }

@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file, type ContainerRuntime } from "../../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../../pipeline/engine/canonical.ts";
 import { readVocabFile } from "../../encoding/tokenize/vocab.ts";
@@ -113,13 +114,9 @@ export const pretrainDprReaderFromTheta0 = defineStep({
   cost,
 });
 
-const readerDefs = new Map<string, unknown>();
-
 /** Fine-tuning from an earlier reader (mini) or from BERT weights (real data: bert-base-uncased, a GPU step). */
 export function trainDprReaderDef(from: "reader" | "bert", gpuRequired: boolean) {
-  const key = `${from}:${gpuRequired}`;
-  const make = () =>
-    defineStep({
+  return defineStepWith({ from, gpuRequired }, {
       id: "train-dpr-reader",
       version: 1,
       source: import.meta.url,
@@ -130,9 +127,6 @@ export function trainDprReaderDef(from: "reader" | "bert", gpuRequired: boolean)
       runtime: runtime(from === "reader" ? ["--init-from", "{in:init}"] : ["--init-bert", "{in:init}"], gpuRequired),
       cost,
     });
-  let def = readerDefs.get(key) as ReturnType<typeof make> | undefined;
-  if (def === undefined) readerDefs.set(key, (def = make()));
-  return def;
 }
 
 interface ReaderConfigJson {

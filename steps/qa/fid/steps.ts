@@ -12,6 +12,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file, type ContainerRuntime } from "../../../pipeline/engine/step.ts";
+import { defineStepWith } from "../../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../../pipeline/engine/canonical.ts";
 import { readParquetRows } from "../../lib/parquet.ts";
@@ -207,12 +208,9 @@ export const pretrainFidFromT5 = defineStep({
   cost,
 });
 
-const fidDefs = new Map<string, unknown>();
-
 /** Fine-tuning from an earlier FiD model (mini) or from Hugging Face T5 weights (real data: t5-base, a GPU step). */
 export function trainFidDef(from: "fid" | "hf-t5", gpuRequired: boolean) {
-  const make = () =>
-    defineStep({
+  return defineStepWith({ from, gpuRequired }, {
       id: "train-fid",
       version: 1,
       source: import.meta.url,
@@ -223,10 +221,6 @@ export function trainFidDef(from: "fid" | "hf-t5", gpuRequired: boolean) {
       runtime: fidRuntime([...TRAIN, from === "fid" ? "--init-from" : "--init-hf-t5", "{in:init}"], gpuRequired ? "required" : "optional"),
       cost,
     });
-  const key = `${from}:${gpuRequired}`;
-  let def = fidDefs.get(key) as ReturnType<typeof make> | undefined;
-  if (def === undefined) fidDefs.set(key, (def = make()));
-  return def;
 }
 
 export const predictFid = defineStep({
