@@ -6,10 +6,11 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostname } from "node:os";
 import type { AnyStep, OutputRef, RunSettings } from "./engine/step.ts";
-import { EXPERIMENTS_DIR, checkExportName, experimentId, publishExport, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
+import { EXPERIMENTS_DIR, checkExportName, experimentId, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
+import { publishExport } from "./engine/exports.ts";
 import { collectGarbage as collectStoreGarbage, type GcOptions } from "./engine/gc.ts";
 import { dataDirDatasets } from "./data-dir-keys.ts";
 import { SourceScanner } from "./engine/sources.ts";
@@ -373,14 +374,20 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   }
 }
 
-/** Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped). */
+/**
+ * Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped);
+ * an export whose copy is already in place, unchanged since this store made it, is not copied again (exports.ts).
+ */
 async function publishExports(project: Project, exports: readonly TargetExport[], result: RunResult, root: string): Promise<ExportedOutput[]> {
   const out: ExportedOutput[] = [];
+  const recordsDir = project.store.exportRecordsDir();
   for (const e of exports) {
     const entry = result.results.get(e.ref.step.name)?.entry;
     if (entry === undefined) continue;
     const from = project.store.outputPath(entry, e.ref.output);
-    out.push({ target: e.target, name: e.name, path: await publishExport(from, root, e.name), from, step: e.ref.step.name, key: entry.key });
+    const source = { key: entry.key, output: e.ref.output, digest: entry.manifest.outputs[e.ref.output]!.digest };
+    const published = await publishExport(from, root, e.name, { recordsDir, source });
+    out.push({ target: e.target, name: e.name, path: published.path, from, step: e.ref.step.name, key: entry.key });
   }
   return out;
 }
