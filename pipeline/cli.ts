@@ -33,6 +33,7 @@ import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues
 import { registerExecStepCommand } from "./commands/exec-step.ts";
 import { producedReport } from "./produced.ts";
 import { registerTargetsCommand } from "./commands/targets.ts";
+import { markPhase } from "./engine/phases.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -86,9 +87,10 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
     if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
     scanner.fingerprint(SESSION_MODULE);
     scanner.fingerprint(url);
+    markPhase("build-check");
   }
-  if (!mod) return (await import("./definitions/index.ts")).buildTargets();
-  const loaded = (await import(url)) as { buildTargets?: () => TargetRegistry };
+  const loaded = (await (mod ? import(url) : import("./definitions/index.ts"))) as { buildTargets?: () => TargetRegistry };
+  markPhase("definitions");
   if (!loaded.buildTargets) throw new Error(`${mod} does not export buildTargets()`);
   return loaded.buildTargets();
 }

@@ -33,6 +33,7 @@ import { numericsGroups } from "./engine/numerics-words.ts";
 import { nativeNumerics } from "./engine/native-numerics.ts";
 import { effectiveRuntime } from "./engine/resources.ts";
 import type { Json } from "./engine/canonical.ts";
+import { markPhase } from "./engine/phases.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -273,6 +274,7 @@ export interface Preflight {
  */
 export async function preflight(project: Project, req: Omit<RunRequest, "emit">): Promise<({ ok: true } & Preflight) | { ok: false; failures: AnalysisFailure[] }> {
   const g = project.graph(req.targets, req.sets ?? []);
+  markPhase("graph");
   if (!g.ok) return { ok: false, failures: g.failures };
   let graph = g.graph;
   const failures: AnalysisFailure[] = [];
@@ -313,6 +315,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
       if (row?.status !== "cached") failures.push({ reason: "input-not-cached", step: step.name, input, producer: p.name });
     }
   }
+  markPhase("preflight");
   if (failures.length > 0 || "reason" in exec) {
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
@@ -342,6 +345,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const estimates = await project.estimates();
   // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
   const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
+  markPhase("plan");
   req.emit(planEvent(graph, rows, estimates, req.concurrency ?? 2));
   const programs = graph.order.filter((s) => s.def.runtime.type === "container");
   if (programs.length > 0 && keys.numerics) req.emit({ type: "numerics", groups: numericsGroups(programs.map((s) => keys.numerics!(s, []))) });
@@ -366,8 +370,10 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       gpus: pf.gpus,
       about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
+    markPhase("engine");
     const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
+    markPhase("exports");
     return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project.store, pf.sinksOf, pf.exports, result.results) : [] };
   } finally {
     await exec.close?.();
@@ -407,6 +413,7 @@ export async function planRun(
   if (!pf.ok) return pf;
   try {
     const rows = await planGraph(pf.graph, { store: project.store, keys: pf.keys, force: new Set(req.force ?? []) });
+    markPhase("plan");
     // What the executor would ask for each step (a batch system's request); empty for the others.
     const resources = new Map<string, string>();
     for (const s of pf.graph.order) {

@@ -71,6 +71,12 @@ const CREATE_REQUIRE = /\bcreateRequire\([^)]*\)\(\s*["']([^"']+)["']\s*\)/g;
 const SCRIPT = /\.(?:[cm]?[jt]s|tsx)$/;
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
 
+const scanStats = { ms: 0 };
+/** Milliseconds this process spent computing source fingerprints (bench/engine's breakdown). */
+export function sourceScanStats(): { readonly ms: number } {
+  return { ...scanStats };
+}
+
 export class SourceScanner {
   private readonly modules = new Map<string, ModuleInfo>();
   private readonly packageVersions = new Map<string, string>();
@@ -99,9 +105,14 @@ export class SourceScanner {
     const asked = entry.startsWith("file:") || isAbsolute(entry) ? `${entry}\0${extraSources.join("\0")}` : undefined;
     const known = asked === undefined ? undefined : this.answered.get(asked);
     if (known) return known;
-    const fp = this.closureOf(entry, extraSources);
-    if (asked !== undefined) this.answered.set(asked, fp);
-    return fp;
+    const t0 = performance.now();
+    try {
+      const fp = this.closureOf(entry, extraSources);
+      if (asked !== undefined) this.answered.set(asked, fp);
+      return fp;
+    } finally {
+      scanStats.ms += performance.now() - t0;
+    }
   }
 
   private closureOf(entry: string, extraSources: readonly string[]): SourceFingerprint {
