@@ -127,7 +127,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   // `--store` is accepted before and after the subcommand.
   let subStore: string | undefined;
   let subData: DataSource | undefined;
-  const project = async (): Promise<Project> => {
+  // One project per command (the default action checks target names, then runs): the definitions are built and their sources hashed once.
+  let made: Promise<Project> | undefined;
+  const project = (): Promise<Project> => (made ??= makeProject());
+  const makeProject = async (): Promise<Project> => {
     const store = subStore ?? program.opts<{ store?: string }>().store;
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
