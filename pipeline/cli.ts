@@ -134,8 +134,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const store = subStore ?? program.opts<{ store?: string }>().store;
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
-    // One scanner for the staleness check and the keys: each source file is read and hashed once.
-    const scanner = new SourceScanner(root, COMPILED ? { distDir: DIST_DIR } : {});
+    // One scanner for the staleness check and the keys: each source file is read and hashed once, and
+    // not at all while its stat stamp is the one remembered in .cspipe/source-memo.json (engine/source-memo.ts).
+    const scanner = new SourceScanner(root, { ...(COMPILED ? { distDir: DIST_DIR } : {}), memoFile: join(root, ".cspipe", "source-memo.json") });
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 
