@@ -3,8 +3,9 @@
  * see shape.ts), cold run and no-op rerun, side by side with the same DAG as a Snakemake
  * workflow (snakemake/Snakefile) when `snakemake` is installed.
  *
- *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep] [--quick]
- *   (the 1,000-step DAG of issue 19: --layers 100 --width 10; --quick: 2 repeats)
+ *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep] [--quick] [--default-store <dir>]
+ *   (the 1,000-step DAG of issue 19: --layers 100 --width 10; --quick: 2 repeats;
+ *   --default-store: then the real default graph's no-op rerun and plan in that store, noop.ts)
  *
  * First (untimed) `node scripts/build.mjs`: the compiled CLI in dist/. Per repeat, in fresh
  * temp dirs:
@@ -37,6 +38,7 @@ import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import { checkShape, expectedTexts, stepCount, type DagShape } from "./shape.ts";
 import { median, ratio, renderTable, type Series } from "./stats.ts";
 import type { InProcessResult } from "./inprocess.ts";
+import { benchDefaultNoop } from "./noop.ts";
 
 const ROOT = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 const HERE = join(ROOT, "bench", "engine");
@@ -219,6 +221,7 @@ function main(): void {
       layers: { type: "string", default: "20" },
       width: { type: "string", default: "10" },
       keep: { type: "boolean", default: false },
+      "default-store": { type: "string" },
     },
   });
   const repeats = Number(values.repeats ?? (values.quick ? 2 : 5));
@@ -290,6 +293,7 @@ function main(): void {
   process.stdout.write(`goal: ./cspipe no-op under ${GOAL_COMMAND_SECONDS} s as a whole command (median, ${n} steps; issue 19 asks it at 1,000): ${verdict(cm, GOAL_COMMAND_SECONDS)} (${Number.isNaN(cm) ? "-" : cm.toFixed(3)} s)\n`);
   process.stdout.write(`goal: ./cspipe no-op engine time under ${GOAL_ENGINE_SECONDS} s (median, ${n} steps): ${verdict(ce, GOAL_ENGINE_SECONDS)} (${Number.isNaN(ce) ? "-" : ce.toFixed(3)} s)\n`);
   if (errors.size > 0) process.exitCode = 1;
+  if (values["default-store"] !== undefined && !benchDefaultNoop(values["default-store"], repeats)) process.exitCode = 1;
 }
 
 main();
