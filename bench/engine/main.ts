@@ -36,7 +36,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import { checkShape, expectedTexts, stepCount, type DagShape } from "./shape.ts";
-import { median, ratio, renderTable, type Series } from "./stats.ts";
+import { finishedEvent, median, ratio, renderTable, type Series } from "./stats.ts";
 import type { InProcessResult } from "./inprocess.ts";
 import { benchDefaultNoop } from "./noop.ts";
 
@@ -74,22 +74,6 @@ function timedSpawn(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv
     throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status ?? result.signal}:\n${tail}`);
   }
   return { seconds, result };
-}
-
-interface Finished {
-  readonly executed: number;
-  readonly cached: number;
-  readonly seconds: number;
-}
-
-/** The `finished` event among the CLI's JSON lines. */
-function finishedEvent(stdout: string): Finished {
-  for (const line of stdout.split("\n").reverse()) {
-    if (!line.startsWith("{")) continue;
-    const e = JSON.parse(line) as { type?: string } & Partial<Finished>;
-    if (e.type === "finished" && typeof e.seconds === "number") return { executed: e.executed ?? -1, cached: e.cached ?? -1, seconds: e.seconds };
-  }
-  throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
 }
 
 type Cli = "compiled" | "tsx" | "command";

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { PhaseReport } from "../../pipeline/engine/phases.ts";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
-import { median } from "./stats.ts";
+import { finishedEvent, median } from "./stats.ts";
 
 const ROOT = findProjectRoot();
 const LAUNCHER = join(ROOT, "cspipe");
@@ -83,15 +83,6 @@ function toRun(store: string, target: string): number {
   return nodes.filter((n) => n.status !== "cached").length;
 }
 
-function finished(stdout: string): { seconds: number; executed: number; cached: number } {
-  for (const line of stdout.split("\n").reverse()) {
-    if (!line.startsWith("{")) continue;
-    const e = JSON.parse(line) as { type?: string; seconds: number; executed: number; cached: number };
-    if (e.type === "finished") return e;
-  }
-  throw new Error("no 'finished' event in the run's output");
-}
-
 function table(title: string, runs: readonly Measured[]): string {
   const names = runs[0]!.phases.map((p) => p.phase);
   const med = (f: (m: Measured) => number) => median(runs.map(f));
@@ -122,13 +113,13 @@ export function benchDefaultNoop(store: string, repeats: number, target = "repor
       floors.push(floorMs());
       plans.push(measure(["plan", target, "--store", store], phases));
       const run = measure(runArgs, phases);
-      const f = finished(run.stdout);
+      const f = finishedEvent(run.stdout);
       if (f.executed !== 0) throw new Error(`the no-op rerun executed ${f.executed} steps`);
       engine.push(f.seconds * 1000);
       runs.push(run);
     }
     const floor = median(floors);
-    const steps = finished(runs[0]!.stdout).cached;
+    const steps = finishedEvent(runs[0]!.stdout).cached;
     process.stdout.write(`\ndefault graph (${target}, ${steps} steps, all cached), ${repeats} repeats + 1 warm-up, node ${process.version}\n`);
     process.stdout.write(`floor: node -e 0 ${floor.toFixed(0)} ms (median)\n\n`);
     process.stdout.write(`${table("./cspipe plan", plans)}\n\n${table("./cspipe run (no-op rerun)", runs)}\n`);
