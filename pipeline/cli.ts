@@ -33,6 +33,7 @@ import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues
 import { registerExecStepCommand } from "./commands/exec-step.ts";
 import { producedReport } from "./produced.ts";
 import { registerTargetsCommand } from "./commands/targets.ts";
+import { markPhase } from "./engine/phases.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -86,9 +87,10 @@ async function loadTargets(env: CliIO["env"], root: string, scanner: SourceScann
     if (!scanner.isCompiled(fileURLToPath(import.meta.url))) throw new Error(`a compiled CLI must live in ${scanner.distDir}; rebuild with \`npm run build\``);
     scanner.fingerprint(SESSION_MODULE);
     scanner.fingerprint(url);
+    markPhase("build-check");
   }
-  if (!mod) return (await import("./definitions/index.ts")).buildTargets();
-  const loaded = (await import(url)) as { buildTargets?: () => TargetRegistry };
+  const loaded = (await (mod ? import(url) : import("./definitions/index.ts"))) as { buildTargets?: () => TargetRegistry };
+  markPhase("definitions");
   if (!loaded.buildTargets) throw new Error(`${mod} does not export buildTargets()`);
   return loaded.buildTargets();
 }
@@ -125,12 +127,16 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   // `--store` is accepted before and after the subcommand.
   let subStore: string | undefined;
   let subData: DataSource | undefined;
-  const project = async (): Promise<Project> => {
+  // One project per command (the default action checks target names, then runs): the definitions are built and their sources hashed once.
+  let made: Promise<Project> | undefined;
+  const project = (): Promise<Project> => (made ??= makeProject());
+  const makeProject = async (): Promise<Project> => {
     const store = subStore ?? program.opts<{ store?: string }>().store;
     const data = subData ?? program.opts<{ data?: DataSource }>().data;
     const root = findProjectRoot();
-    // One scanner for the staleness check and the keys: each source file is read and hashed once.
-    const scanner = new SourceScanner(root, COMPILED ? { distDir: DIST_DIR } : {});
+    // One scanner for the staleness check and the keys: each source file is read and hashed once, and
+    // not at all while its stat stamp is the one remembered in .cspipe/source-memo.json (engine/source-memo.ts).
+    const scanner = new SourceScanner(root, { ...(COMPILED ? { distDir: DIST_DIR } : {}), memoFile: join(root, ".cspipe", "source-memo.json") });
     return new Project({ root, ...(store ? { store } : {}), ...(data ? { data } : {}), targets: await loadTargets(io.env, root, scanner), env: io.env, scanner });
   };
 

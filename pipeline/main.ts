@@ -1,6 +1,11 @@
 #!/usr/bin/env -S npx tsx
 /** Entry point of the CLI: `./cspipe [command] ...` runs it compiled, `npx tsx pipeline/main.ts ...` from the sources (see --help). */
 import { main } from "./cli.ts";
+import { markPhase, writePhasesOnExit } from "./engine/phases.ts";
+import { sourceScanStats } from "./engine/sources.ts";
+
+markPhase("modules");
+writePhasesOnExit(process.env, () => sourceScanStats().ms);
 
 ignoreClosedPipe(process.stdout);
 ignoreClosedPipe(process.stderr);

@@ -6,10 +6,11 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { hostname } from "node:os";
 import type { AnyStep, OutputRef, RunSettings } from "./engine/step.ts";
-import { EXPERIMENTS_DIR, checkExportName, experimentId, publishExport, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
+import { EXPERIMENTS_DIR, checkExportName, experimentId, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
+import { publishExport } from "./engine/exports.ts";
 import { collectGarbage as collectStoreGarbage, type GcOptions } from "./engine/gc.ts";
 import { dataDirDatasets } from "./data-dir-keys.ts";
 import { SourceScanner } from "./engine/sources.ts";
@@ -32,6 +33,7 @@ import { numericsGroups } from "./engine/numerics-words.ts";
 import { nativeNumerics } from "./engine/native-numerics.ts";
 import { effectiveRuntime } from "./engine/resources.ts";
 import type { Json } from "./engine/canonical.ts";
+import { markPhase } from "./engine/phases.ts";
 
 export interface ProjectOptions {
   readonly root: string;
@@ -272,6 +274,7 @@ export interface Preflight {
  */
 export async function preflight(project: Project, req: Omit<RunRequest, "emit">): Promise<({ ok: true } & Preflight) | { ok: false; failures: AnalysisFailure[] }> {
   const g = project.graph(req.targets, req.sets ?? []);
+  markPhase("graph");
   if (!g.ok) return { ok: false, failures: g.failures };
   let graph = g.graph;
   const failures: AnalysisFailure[] = [];
@@ -312,6 +315,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
       if (row?.status !== "cached") failures.push({ reason: "input-not-cached", step: step.name, input, producer: p.name });
     }
   }
+  markPhase("preflight");
   if (failures.length > 0 || "reason" in exec) {
     if (!("reason" in exec)) await exec.close?.();
     return { ok: false, failures };
@@ -341,6 +345,7 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
   const estimates = await project.estimates();
   // The run reuses the plan's keys and the entries it read (RunOptions.planned): a no-op rerun hashes and reads each once.
   const rows = await planGraph(graph, { store: project.store, keys, force: new Set(req.force ?? []) });
+  markPhase("plan");
   req.emit(planEvent(graph, rows, estimates, req.concurrency ?? 2));
   const programs = graph.order.filter((s) => s.def.runtime.type === "container");
   if (programs.length > 0 && keys.numerics) req.emit({ type: "numerics", groups: numericsGroups(programs.map((s) => keys.numerics!(s, []))) });
@@ -365,22 +370,30 @@ export async function runTargets(project: Project, req: RunRequest): Promise<Run
       gpus: pf.gpus,
       about: { data: project.data, ...(overridden ? { overrides: pf.overrides } : {}) },
     });
+    markPhase("engine");
     const exportRoot = exportRootOf(project.root, req.exportRoot, pf.overrides);
     const exported = result.ok ? await publishExports(project, g.exports, result, exportRoot) : [];
+    markPhase("exports");
     return { ok: result.ok, analysis: [], result, exported, produced: result.ok ? producedEntries(project.store, pf.sinksOf, pf.exports, result.results) : [] };
   } finally {
     await exec.close?.();
   }
 }
 
-/** Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped). */
+/**
+ * Copy each export whose step has an entry in this run (with --only, steps outside the subgraph are skipped);
+ * an export whose copy is already in place, unchanged since this store made it, is not copied again (exports.ts).
+ */
 async function publishExports(project: Project, exports: readonly TargetExport[], result: RunResult, root: string): Promise<ExportedOutput[]> {
   const out: ExportedOutput[] = [];
+  const recordsDir = project.store.exportRecordsDir();
   for (const e of exports) {
     const entry = result.results.get(e.ref.step.name)?.entry;
     if (entry === undefined) continue;
     const from = project.store.outputPath(entry, e.ref.output);
-    out.push({ target: e.target, name: e.name, path: await publishExport(from, root, e.name), from, step: e.ref.step.name, key: entry.key });
+    const source = { key: entry.key, output: e.ref.output, digest: entry.manifest.outputs[e.ref.output]!.digest };
+    const published = await publishExport(from, root, e.name, { recordsDir, source });
+    out.push({ target: e.target, name: e.name, path: published.path, from, step: e.ref.step.name, key: entry.key });
   }
   return out;
 }
@@ -400,6 +413,7 @@ export async function planRun(
   if (!pf.ok) return pf;
   try {
     const rows = await planGraph(pf.graph, { store: project.store, keys: pf.keys, force: new Set(req.force ?? []) });
+    markPhase("plan");
     // What the executor would ask for each step (a batch system's request); empty for the others.
     const resources = new Map<string, string>();
     for (const s of pf.graph.order) {

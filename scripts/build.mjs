@@ -21,6 +21,14 @@
  * dist/vendor/<name>.js and imported from there (~10x faster to load); the manifest records
  * their installed versions, which are what cache keys name.
  *
+ * CommonJS packages that cost start-up time but only a few steps use when they run (parquet-wasm
+ * compiles its WebAssembly, ~0.1 s CPU; onnxruntime-node loads its native binding, ~0.06 s) are
+ * loaded on first use: a namespace import of one (`import * as pw from "parquet-wasm"`, the only
+ * form the sources use) is compiled to a proxy from dist/vendor/lazy/<name>.js that `require`s the
+ * installed package the first time one of its exports is read. The same installed files load as
+ * before (what keys name), only later, so a command that runs none of those steps (plan, a no-op
+ * rerun) never loads them. Other import forms of these packages load eagerly, as written.
+ *
  * dist/build-manifest.json records the sha256 of every source a dist file was built from;
  * the scanner refuses (`dist/ is stale: run npm run build`) when a source in a step's import
  * closure no longer matches, so stale compiled code can never run under a key that names
@@ -37,6 +45,27 @@ export const MANIFEST_NAME = "build-manifest.json";
 export const DEFAULT_DIRS = ["pipeline", "steps", "bench/engine"];
 /** Packages bundled into dist/vendor/ (pure JS, no import.meta.url or native code). */
 export const DEFAULT_VENDOR = ["zod", "apache-arrow"];
+/** CommonJS packages whose namespace imports load on first use (dist/vendor/lazy/<name>.js). */
+export const LAZY_PACKAGES = ["parquet-wasm", "onnxruntime-node"];
+
+/** The module a lazy package's namespace import is compiled to: a proxy that requires the package on first use. */
+export function lazyModule(pkg) {
+  return `// ${pkg}, required on first use (scripts/build.mjs: LAZY_PACKAGES)
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
+let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(pkg)}));
+export default new Proxy(Object.create(null), {
+  get: (_, k) => load()[k],
+  has: (_, k) => k in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, k) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), k);
+    return d === undefined ? undefined : { ...d, configurable: true };
+  },
+});
+`;
+}
 const TS_EXT = /\.(ts|mts)$/;
 const ASSET_EXT = /\.(json|py)$/;
 
@@ -93,10 +122,17 @@ const SPECIFIERS = [
  * Rewrite relative TS specifiers of one compiled module to their .js names; returns the code and
  * the specifiers it rewrote (so the build can check that each target was compiled too).
  */
-export function rewriteSpecifiers(code, vendored = new Map()) {
+export function rewriteSpecifiers(code, vendored = new Map(), lazy = new Map()) {
   const rewritten = [];
   const usedVendored = new Set();
-  let out = code.replace(/(\bfrom\s*|^[ \t]*import\s*|\bimport\(\s*)"([^".][^"\n]*)"/gm, (m, lead, spec) => {
+  const usedLazy = new Set();
+  let out = code.replace(/^([ \t]*)import \* as ([\w$]+) from "([^"\n]+)";/gm, (m, indent, name, spec) => {
+    const to = lazy.get(spec);
+    if (to === undefined) return m;
+    usedLazy.add(spec);
+    return `${indent}import ${name} from "${to}";`;
+  });
+  out = out.replace(/(\bfrom\s*|^[ \t]*import\s*|\bimport\(\s*)"([^".][^"\n]*)"/gm, (m, lead, spec) => {
     const to = vendored.get(spec);
     if (to === undefined) return m;
     usedVendored.add(spec);
@@ -108,7 +144,7 @@ export function rewriteSpecifiers(code, vendored = new Map()) {
       return `${lead}"${jsSpecifier(spec)}"`;
     });
   }
-  return { code: out, rewritten, vendored: [...usedVendored] };
+  return { code: out, rewritten, vendored: [...usedVendored], lazy: [...usedLazy] };
 }
 
 async function loadEsbuild(root) {
@@ -142,8 +178,11 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
   // The version the scanner puts in keys comes from the same package.json files.
   const installed = vendorVersions(root, vendor);
   const usedVendored = new Set();
+  const usedLazy = new Set();
   try {
-    const vendoredFrom = (out) => new Map(Object.keys(installed).map((pkg) => [pkg, `./${relative(dirname(out), join(tmp, "vendor", `${pkg}.js`)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../")]));
+    const fromOut = (out, file) => `./${relative(dirname(out), join(tmp, "vendor", file)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../");
+    const vendoredFrom = (out) => new Map(Object.keys(installed).map((pkg) => [pkg, fromOut(out, `${pkg}.js`)]));
+    const lazyFrom = (out) => new Map(LAZY_PACKAGES.map((pkg) => [pkg, fromOut(out, `lazy/${pkg}.js`)]));
     for (const src of sources) {
       const r = rel(src);
       if (r.endsWith(".d.ts")) continue;
@@ -158,8 +197,9 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
           sourcemap: "external",
           sourcesContent: false,
         });
-        const { code, rewritten, vendored } = rewriteSpecifiers(result.code, vendoredFrom(out));
+        const { code, rewritten, vendored, lazy } = rewriteSpecifiers(result.code, vendoredFrom(out), lazyFrom(out));
         for (const pkg of vendored) usedVendored.add(pkg);
+        for (const pkg of lazy) usedLazy.add(pkg);
         for (const spec of rewritten) imports.push({ from: r, target: rel(resolve(dirname(src), spec)) });
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(out, `${code}//# sourceMappingURL=${basename(out)}.map\n`);
@@ -197,6 +237,10 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
       const star = `export * from ${JSON.stringify(pkg)};\n`;
       // Re-export the default export too when the package has one.
       await bundle(`${star}export { default } from ${JSON.stringify(pkg)};\n`).catch(() => bundle(star));
+    }
+    for (const pkg of [...usedLazy].sort()) {
+      mkdirSync(join(tmp, "vendor", "lazy"), { recursive: true });
+      writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
     }
     const manifest = { format: 1, dirs, files, packages };
     writeFileSync(join(tmp, MANIFEST_NAME), `${JSON.stringify(manifest, null, 1)}\n`);

@@ -157,6 +157,9 @@ async function runSources(root) {
 
 /** Entry point of ./cspipe: the compiled CLI, built or rebuilt as needed, else the sources. */
 export async function launch() {
+  // Phase marks for bench/engine's breakdown (pipeline/engine/phases.ts): the launcher's start and its build check.
+  const mark = (name) => performance.mark(`cspipe:${name}`, { detail: (process.cpuUsage().user + process.cpuUsage().system) / 1000 });
+  mark("launcher-start");
   const env = process.env;
   if (sourcesReason(env, ROOT, DEFAULT_DIRS) === undefined) {
     let b;
@@ -166,6 +169,7 @@ export async function launch() {
       process.stderr.write(`cspipe: could not compile the sources (${e instanceof Error ? e.message.split("\n")[0] : String(e)}); running them with tsx\n`);
     }
     if (b) {
+      mark("launcher");
       if (b.built) process.stderr.write(`cspipe: sources changed; compiled them in ${b.seconds.toFixed(1)} s (${relPath(ROOT, b.dir)})\n`);
       await import(pathToFileURL(join(b.dir, "pipeline", "main.js")).href);
       return;

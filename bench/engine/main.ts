@@ -3,8 +3,9 @@
  * see shape.ts), cold run and no-op rerun, side by side with the same DAG as a Snakemake
  * workflow (snakemake/Snakefile) when `snakemake` is installed.
  *
- *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep] [--quick]
- *   (the 1,000-step DAG of issue 19: --layers 100 --width 10; --quick: 2 repeats)
+ *   npx tsx bench/engine/main.ts [--repeats 5] [--layers 20] [--width 10] [--keep] [--quick] [--default-store <dir>]
+ *   (the 1,000-step DAG of issue 19: --layers 100 --width 10; --quick: 2 repeats;
+ *   --default-store: then the real default graph's no-op rerun and plan in that store, noop.ts)
  *
  * First (untimed) `node scripts/build.mjs`: the compiled CLI in dist/. Per repeat, in fresh
  * temp dirs:
@@ -35,8 +36,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import { checkShape, expectedTexts, stepCount, type DagShape } from "./shape.ts";
-import { median, ratio, renderTable, type Series } from "./stats.ts";
+import { finishedEvent, median, ratio, renderTable, type Series } from "./stats.ts";
 import type { InProcessResult } from "./inprocess.ts";
+import { benchDefaultNoop } from "./noop.ts";
 
 const ROOT = findProjectRoot(dirname(fileURLToPath(import.meta.url)));
 const HERE = join(ROOT, "bench", "engine");
@@ -72,22 +74,6 @@ function timedSpawn(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv
     throw new Error(`${cmd} ${args.join(" ")} exited with ${result.status ?? result.signal}:\n${tail}`);
   }
   return { seconds, result };
-}
-
-interface Finished {
-  readonly executed: number;
-  readonly cached: number;
-  readonly seconds: number;
-}
-
-/** The `finished` event among the CLI's JSON lines. */
-function finishedEvent(stdout: string): Finished {
-  for (const line of stdout.split("\n").reverse()) {
-    if (!line.startsWith("{")) continue;
-    const e = JSON.parse(line) as { type?: string } & Partial<Finished>;
-    if (e.type === "finished" && typeof e.seconds === "number") return { executed: e.executed ?? -1, cached: e.cached ?? -1, seconds: e.seconds };
-  }
-  throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
 }
 
 type Cli = "compiled" | "tsx" | "command";
@@ -219,6 +205,7 @@ function main(): void {
       layers: { type: "string", default: "20" },
       width: { type: "string", default: "10" },
       keep: { type: "boolean", default: false },
+      "default-store": { type: "string" },
     },
   });
   const repeats = Number(values.repeats ?? (values.quick ? 2 : 5));
@@ -290,6 +277,7 @@ function main(): void {
   process.stdout.write(`goal: ./cspipe no-op under ${GOAL_COMMAND_SECONDS} s as a whole command (median, ${n} steps; issue 19 asks it at 1,000): ${verdict(cm, GOAL_COMMAND_SECONDS)} (${Number.isNaN(cm) ? "-" : cm.toFixed(3)} s)\n`);
   process.stdout.write(`goal: ./cspipe no-op engine time under ${GOAL_ENGINE_SECONDS} s (median, ${n} steps): ${verdict(ce, GOAL_ENGINE_SECONDS)} (${Number.isNaN(ce) ? "-" : ce.toFixed(3)} s)\n`);
   if (errors.size > 0) process.exitCode = 1;
+  if (values["default-store"] !== undefined && !benchDefaultNoop(values["default-store"], repeats)) process.exitCode = 1;
 }
 
 main();

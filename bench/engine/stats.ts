@@ -1,4 +1,4 @@
-/** Summary statistics and the results table of the engine benchmark. Pure: no I/O. */
+/** Summary statistics, the results table and the CLI output parsing of the engine benchmark. Pure: no I/O. */
 
 export interface Series {
   readonly label: string;
@@ -35,4 +35,20 @@ export function renderTable(series: readonly Series[]): string {
 /** peer / ours on medians; NaN when either side has no samples. */
 export function ratio(peer: Series, ours: Series): number {
   return median(peer.seconds) / median(ours.seconds);
+}
+
+export interface Finished {
+  readonly executed: number;
+  readonly cached: number;
+  readonly seconds: number;
+}
+
+/** The `finished` event among the CLI's JSON lines. */
+export function finishedEvent(stdout: string): Finished {
+  for (const line of stdout.split("\n").reverse()) {
+    if (!line.startsWith("{")) continue;
+    const e = JSON.parse(line) as { type?: string } & Partial<Finished>;
+    if (e.type === "finished" && typeof e.seconds === "number") return { executed: e.executed ?? -1, cached: e.cached ?? -1, seconds: e.seconds };
+  }
+  throw new Error(`no 'finished' event in the CLI output:\n${stdout.slice(-2000)}`);
 }

@@ -6,6 +6,7 @@
 import { use, type AnyStep, type OutputRef } from "../engine/step.ts";
 import type { DataSource, ParameterSpace, Target, TargetContext } from "../engine/targets.ts";
 import { overridesText } from "./overrides.ts";
+import { canonicalJson } from "../engine/canonical.ts";
 import { renderProvenanceDef, writeReportDef } from "../../steps/report/steps.ts";
 import { OUTPUT_VIEWS } from "../../steps/report/provenance-kinds.ts";
 import type { ProvenanceNodeSpec } from "../../steps/report/provenance.ts";
@@ -115,7 +116,15 @@ export function reportStep(allSections: readonly ReportSection[], ctx: TargetCon
 
 /** The report target; `name` is also the directory it is exported to (./<name>/). */
 export function reportTarget(sections: readonly ReportSection[], name = "report", about = "linking every table and figure", options: ReportOptions = {}): Target {
-  const step = (ctx: TargetContext) => reportStep(sections, ctx, name === "report" ? "write-report" : `write-${name}`, options);
+  // steps() and exports() ask for the same step: build it (the whole graph behind the report, its
+  // provenance parameters validated step by step) once per context.
+  const built = new Map<string, ReturnType<typeof reportStep>>();
+  const step = (ctx: TargetContext) => {
+    const key = canonicalJson(ctx);
+    let s = built.get(key);
+    if (s === undefined) built.set(key, (s = reportStep(sections, ctx, name === "report" ? "write-report" : `write-${name}`, options)));
+    return s;
+  };
   return {
     name,
     description: `${name}/index.md and ${name}/index.html ${about} (${sections.map((s) => s.id).join(", ")})`,

@@ -98,7 +98,11 @@ export function pythonImports(text: string): PyImport[] {
 export class PythonImportResolver {
   private readonly imports = new Map<string, readonly PyImport[]>();
 
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    /** The import statements of a file (default: read and parse it; the source scanner answers from its memo). */
+    private readonly importsIn: (file: string) => readonly PyImport[] = (file) => pythonImports(readFileSync(file, "utf8")),
+  ) {}
 
   /** The file of a module (`a/b.py` or `a/b/__init__.py`), undefined when the root has none. */
   moduleFile(parts: readonly string[]): string | undefined {
@@ -157,7 +161,7 @@ export class PythonImportResolver {
 
   private importsOf(file: string): readonly PyImport[] {
     let found = this.imports.get(file);
-    if (found === undefined) this.imports.set(file, (found = pythonImports(readFileSync(file, "utf8"))));
+    if (found === undefined) this.imports.set(file, (found = this.importsIn(file)));
     return found;
   }
 

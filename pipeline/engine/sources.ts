@@ -29,7 +29,8 @@ import { fileURLToPath } from "node:url";
 import { sha256Hex } from "./canonical.ts";
 import { InputError } from "./errors.ts";
 import { PYTHON_SOURCE } from "./programs.ts";
-import { PythonImportResolver } from "./python-imports.ts";
+import { PythonImportResolver, pythonImports } from "./python-imports.ts";
+import { SourceMemo } from "./source-memo.ts";
 
 /** Written by scripts/build.mjs into the dist directory. */
 export const BUILD_MANIFEST = "build-manifest.json";
@@ -47,6 +48,8 @@ export interface BuildManifest {
 export interface ScannerOptions {
   /** Where compiled modules live (default `<root>/dist`). */
   readonly distDir?: string;
+  /** Where to remember what each file said across processes, by its stat stamp (source-memo.ts); default: nowhere. */
+  readonly memoFile?: string;
 }
 
 export interface SourceFingerprint {
@@ -62,6 +65,13 @@ interface ModuleInfo {
   packages: string[];
 }
 
+/** What a module's text says: its digest, the specifiers it imports, the relative files it names with `new URL(..., import.meta.url)`. */
+interface ModuleText {
+  readonly digest: string;
+  readonly specs: readonly string[];
+  readonly urlRefs: readonly string[];
+}
+
 const IMPORT_FROM = /^[ \t]*(import|export)\s+(type\s+)?(?:[^;'"]*?)\s*from\s*["']([^"']+)["']/gm;
 const SIDE_EFFECT = /^[ \t]*import\s*["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
@@ -70,6 +80,12 @@ const CREATE_REQUIRE = /\bcreateRequire\([^)]*\)\(\s*["']([^"']+)["']\s*\)/g;
 /** Files whose imports are followed; other files (JSON, data) are hashed only. */
 const SCRIPT = /\.(?:[cm]?[jt]s|tsx)$/;
 const EXTENSIONS = ["", ".ts", ".tsx", ".mts", ".js", ".mjs", "/index.ts", "/index.js"];
+
+const scanStats = { ms: 0 };
+/** Milliseconds this process spent computing source fingerprints (bench/engine's breakdown). */
+export function sourceScanStats(): { readonly ms: number } {
+  return { ...scanStats };
+}
 
 export class SourceScanner {
   private readonly modules = new Map<string, ModuleInfo>();
@@ -80,12 +96,14 @@ export class SourceScanner {
   private readonly answered = new Map<string, SourceFingerprint>();
   readonly distDir: string;
   private buildManifest: BuildManifest | undefined;
+  private readonly memo: SourceMemo;
 
   constructor(
     readonly root: string,
     options: ScannerOptions = {},
   ) {
     this.distDir = resolve(options.distDir ?? join(root, "dist"));
+    this.memo = new SourceMemo(options.memoFile);
   }
 
   /**
@@ -99,9 +117,14 @@ export class SourceScanner {
     const asked = entry.startsWith("file:") || isAbsolute(entry) ? `${entry}\0${extraSources.join("\0")}` : undefined;
     const known = asked === undefined ? undefined : this.answered.get(asked);
     if (known) return known;
-    const fp = this.closureOf(entry, extraSources);
-    if (asked !== undefined) this.answered.set(asked, fp);
-    return fp;
+    const t0 = performance.now();
+    try {
+      const fp = this.closureOf(entry, extraSources);
+      if (asked !== undefined) this.answered.set(asked, fp);
+      return fp;
+    } finally {
+      scanStats.ms += performance.now() - t0;
+    }
   }
 
   private closureOf(entry: string, extraSources: readonly string[]): SourceFingerprint {
@@ -132,7 +155,7 @@ export class SourceScanner {
     for (const extra of extraSources) {
       for (const path of this.extraFiles(extra)) {
         const rel = this.rel(path);
-        const digest = sha256Hex(readFileSync(path));
+        const digest = this.memo.answer(path, "bytes", (bytes) => sha256Hex(bytes));
         // Files dist/ holds a copy of (JSON read next to a module) must match too.
         if (compiled && this.manifest().files[rel] !== undefined) this.checkBuilt(rel, digest);
         files[rel] = digest;
@@ -140,6 +163,7 @@ export class SourceScanner {
     }
     const fp = { files: sortRecord(files), packages: sortRecord(packages) };
     this.closures.set(cacheKey, fp);
+    this.memo.save();
     return fp;
   }
 
@@ -206,7 +230,10 @@ export class SourceScanner {
     const py = PYTHON_SOURCE.exec(extra);
     if (py === null) return this.expand(resolve(this.root, extra));
     let resolver = this.python.get(py[1]!);
-    if (resolver === undefined) this.python.set(py[1]!, (resolver = new PythonImportResolver(resolve(this.root, py[1]!))));
+    if (resolver === undefined) {
+      resolver = new PythonImportResolver(resolve(this.root, py[1]!), (file) => this.memo.answer(file, "python", (bytes) => pythonImports(bytes.toString("utf8"))));
+      this.python.set(py[1]!, resolver);
+    }
     return resolver.closure(py[2]!);
   }
 
@@ -224,18 +251,10 @@ export class SourceScanner {
   private module(path: string): ModuleInfo {
     const hit = this.modules.get(path);
     if (hit) return hit;
-    const text = readFileSync(path, "utf8");
-    const specs = new Set<string>();
-    if (SCRIPT.test(path)) {
-      for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
-      for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
-      for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
-      for (const m of text.matchAll(CREATE_REQUIRE)) specs.add(m[1]!);
-    }
-    const urlRefs = SCRIPT.test(path) ? [...text.matchAll(URL_REF)].map((m) => resolve(dirname(path), m[1]!)) : [];
+    const said = this.memo.answer(path, "module", (bytes) => moduleText(path, bytes.toString("utf8")));
     const localDeps: string[] = [];
     const packages: string[] = [];
-    for (const spec of [...specs].sort()) {
+    for (const spec of said.specs) {
       if (spec.startsWith("node:")) continue;
       if (spec.startsWith(".") || spec.startsWith("/")) {
         localDeps.push(this.resolveLocal(path, spec));
@@ -244,8 +263,9 @@ export class SourceScanner {
         if (!isBuiltin(pkg)) packages.push(pkg);
       }
     }
-    for (const ref of [...new Set(urlRefs)].sort()) if (existsSync(ref) && statSync(ref).isFile() && !localDeps.includes(ref)) localDeps.push(ref);
-    const info = { digest: sha256Hex(text), localDeps, packages };
+    const urlRefs = [...new Set(said.urlRefs.map((r) => resolve(dirname(path), r)))].sort();
+    for (const ref of urlRefs) if (existsSync(ref) && statSync(ref).isFile() && !localDeps.includes(ref)) localDeps.push(ref);
+    const info = { digest: said.digest, localDeps, packages };
     this.modules.set(path, info);
     return info;
   }
@@ -268,6 +288,20 @@ export class SourceScanner {
     this.packageVersions.set(pkg, version);
     return version;
   }
+}
+
+/** What a module's text says (pure): its sha256, and for a script its import specifiers (sorted) and `new URL` references. */
+function moduleText(path: string, text: string): ModuleText {
+  const specs = new Set<string>();
+  const urlRefs: string[] = [];
+  if (SCRIPT.test(path)) {
+    for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
+    for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
+    for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
+    for (const m of text.matchAll(CREATE_REQUIRE)) specs.add(m[1]!);
+    for (const m of text.matchAll(URL_REF)) urlRefs.push(m[1]!);
+  }
+  return { digest: sha256Hex(text), specs: [...specs].sort(), urlRefs };
 }
 
 function packageName(spec: string): string {

@@ -9,6 +9,7 @@
  *   <root>/runs/<time>-<pid>.json     keys each run resolved, by step name, and how it ended (kept by `gc`; read by `explain`)
  *   <root>/runs/live/<id>.keys        keys each run in progress holds (live-runs.ts; kept by `gc`)
  *   <root>/stamps/<key>.json          stat stamps of an entry's files (stamps.ts; a cache)
+ *   <root>/exports/<digest>.json      what was last exported to a destination, with its files' stamps (exports.ts; a cache)
  *   <root>/damaged/<step-id>/<key>.*  entries moved aside: bytes that no longer match, unreadable manifests
  *   <root>/scratch/<step-id>/         persistent scratch (e.g. partial downloads)
  *
@@ -93,6 +94,10 @@ export class Store {
 
   entryDir(stepId: string, key: string): string {
     return join(this.root, "entries", stepId, key);
+  }
+  /** Records of the exports this store copied out (exports.ts). */
+  exportRecordsDir(): string {
+    return join(this.root, "exports");
   }
   outputPath(entry: Entry, output: string): string {
     const rec = entry.manifest.outputs[output];

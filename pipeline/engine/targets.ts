@@ -1,12 +1,9 @@
 /**
  * Named targets: a target is a set of sink steps; its graph is everything they need.
  * A target may also export outputs: after a successful run each exported output is copied
- * out of the store to `<export root>/<name>` (e.g. `./report/`). The store stays the
- * source of truth; the copy is replaced whole (written beside it, then renamed over).
+ * out of the store to `<export root>/<name>` (e.g. `./report/`; exports.ts). The store stays
+ * the source of truth.
  */
-import { cp, mkdir, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { randomBytes } from "node:crypto";
 import type { AnyStep, OutputRef } from "./step.ts";
 import type { InputError } from "./errors.ts";
 import { canonicalHash } from "./canonical.ts";
@@ -78,33 +75,6 @@ export const EXPORT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9.
 
 export function checkExportName(target: string, name: string): void {
   if (!EXPORT_NAME.test(name)) throw new Error(`target '${target}' exports '${name}', which is not a relative path of plain names (letters, digits, '.', '_', '-')`);
-}
-
-/**
- * Copy `from` (a file or a directory) to `<root>/<name>` (`name` may hold subfolders), replacing what is there. The copy
- * is written to a temporary sibling first and renamed into place, so readers never see a
- * half-written export; a previous directory is moved aside and deleted after the rename.
- */
-export async function publishExport(from: string, root: string, name: string): Promise<string> {
-  if (!EXPORT_NAME.test(name)) throw new Error(`export name '${name}' is not a relative path of plain names`);
-  const dest = join(root, name);
-  const parent = dirname(dest);
-  await mkdir(parent, { recursive: true });
-  const suffix = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const tmp = join(parent, `.${basename(dest)}.tmp-${suffix}`);
-  const old = join(parent, `.${basename(dest)}.old-${suffix}`);
-  try {
-    await cp(from, tmp, { recursive: true, errorOnExist: true, force: false });
-    const isDir = (await stat(tmp)).isDirectory();
-    const existing = await stat(dest).catch(() => undefined);
-    // rename(2) replaces a file atomically but cannot replace a non-empty directory: move it aside first.
-    if (existing !== undefined && (isDir || existing.isDirectory())) await rename(dest, old);
-    await rename(tmp, dest);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-    await rm(old, { recursive: true, force: true });
-  }
-  return dest;
 }
 
 export class TargetRegistry {
