@@ -7,7 +7,8 @@ import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
 import { denseSections, denseTargets } from "./dense/targets.ts";
-import { qaPretrainingTarget, qaSection, table5SmokeTarget, table5Target } from "./qa/table5.ts";
+import { qaPretrainingTarget, qaSection, table5CeilingsTarget, table5SmokeTarget, table5Target } from "./qa/table5.ts";
+import { qaCeilingsSection } from "./qa/answerability.ts";
 import { qaFindingsStep } from "./qa/findings.ts";
 import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
 import { tableDcsrFindings } from "./dcsr/findings.ts";
@@ -29,6 +30,7 @@ export function buildTargets(): TargetRegistry {
   // End-to-end QA: a target of its own, outside the default report (whose run already fills its time budget).
   targets.register(table5Target);
   targets.register(table5SmokeTarget);
+  targets.register(table5CeilingsTarget);
   targets.register(qaPretrainingTarget);
   for (const t of dcsrTargets()) targets.register(t);
   // The whole reproduction (lexical and dense) with the report written to ./report/.
@@ -42,7 +44,7 @@ export function buildTargets(): TargetRegistry {
     const parts = [findingsStep(denseContext(ctx, "paper")), qaFindingsStep(denseContext(ctx, "paper")), tableDcsrFindings(dcsrContext(ctx, "paper"))];
     return use(mergeFindingsDef(parts.length), { name: "merge-findings.report-full", params: {}, inputs: Object.fromEntries(parts.map((f, i) => [`f${i}`, f])) }).out.findings;
   };
-  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), qaSection("paper"), ...dcsrSections("paper")], "report-full", "with Table 5 (end-to-end QA) and table-dcsr beside the default report's tables and figures", { findings: allFindings }));
+  targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), qaSection("paper"), qaCeilingsSection("paper"), ...dcsrSections("paper")], "report-full", "with Table 5 (end-to-end QA) and table-dcsr beside the default report's tables and figures", { findings: allFindings }));
   targets.register(resultTarget({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", parameters: denseParameters("paper") }, (ctx) => stepOutputs(findingsStep(denseContext(ctx, "paper")))));
   return targets;
 }

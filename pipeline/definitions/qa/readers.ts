@@ -110,7 +110,7 @@ export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaR
 }
 
 /** mini-nq, the readers' pre-training set: its tables and BM25 runs (the same steps θ0's comparison uses). */
-function miniNq(ctx: DenseContext) {
+export function miniNq(ctx: DenseContext) {
   const bm25 = bm25Of(ctx.overrides, "nq");
   return memo(["qa-mini-nq", bm25], () => {
     const raw = use(generateMini.nq, { name: "generate-mini-nq", params: {}, inputs: {} });
@@ -306,16 +306,19 @@ export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: Qa
 
 type RawKind = `raw:${QaDataset}`;
 
-/** The gold answers of the evaluation split, from the dataset's own turn file (as `evaluate-qa` reads it). */
-export function references(data: DataSource, dataset: QaDataset): OutputRef<"qa:references"> {
-  return memo(["qa-references", data, dataset], () => {
-    const split = evalSplit(dataset);
+/**
+ * The gold answers of the evaluation split, from the dataset's own turn file (as `evaluate-qa` reads it);
+ * `of` names another split and the raw file holding it (answerability reads dev).
+ */
+export function references(data: DataSource, dataset: QaDataset, of?: { readonly split: string; readonly file: string }): OutputRef<"qa:references"> {
+  return memo(["qa-references", data, dataset, of ?? null], () => {
+    const split = of?.split ?? evalSplit(dataset);
     const raw = (
       data === "mini"
         ? use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: {}, inputs: {} }).out.raw
         : realRaw(dataset, { part: "turns", fileSplits: fileSplitsFor(dataset, [split]) })
     ) as OutputRef<RawKind>;
-    const file = QA_REFERENCES[dataset].file;
+    const file = of?.file ?? QA_REFERENCES[dataset].file;
     return use(extractReferencesDef<RawKind>(`raw:${dataset}`), { name: `extract-qa-references.${data}-${dataset}.${split}`, params: { file }, inputs: { raw } }).out.references;
   });
 }
