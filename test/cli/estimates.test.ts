@@ -30,7 +30,7 @@ test("a fresh store's plan of the default target is within 1.5x of the measured 
   assert.ok(s.estimates.hintSeconds < 0.25 * s.estimates.seconds, "not a guess");
   const text = cspipe(["plan", "--store", store]);
   const e = s.estimates;
-  assert.match(text.stdout, new RegExp(`\\n431 steps: 0 cached, 4 to run, 427 pending on upstream; expected \\d+:\\d\\d with 2 at once \\(durations: ${e.reference} from the reference run${e.hint > 0 ? `, ${e.hint} guessed from cost hints` : ""}\\)\\n$`));
+  assert.match(text.stdout, new RegExp(`\\n433 steps: 0 cached, 4 to run, 429 pending on upstream; expected \\d+:\\d\\d with 2 at once \\(durations: ${e.reference} from the reference run${e.hint > 0 ? `, ${e.hint} guessed from cost hints` : ""}\\)\\n$`));
 });
 
 test("real data has no reference run: the estimate says it is a guess", () => {
