@@ -156,12 +156,15 @@ export function baseOf(ctx: DenseContext): Base {
   return memo(["base", ctx], () => BASES[ctx.data](ctx));
 }
 
+/** Whether the models of `seed` train from a θ0 other than the base one (mini, seeds after the first). */
+export const hasOwnTheta0 = (ctx: DenseContext, seed: number): boolean => ctx.data === "mini" && seed !== 1;
+
 /**
  * The θ0 the models of study seed `seed` train from: on mini, θ0 pre-trained with that seed's
  * θ0 seed (`THETA0_SEED`); on real data, the one released DPR-NQ for every seed.
  */
 export function theta0For(ctx: DenseContext, seed: number): Model {
-  if (ctx.data === "real" || seed === 1) return baseOf(ctx).theta0;
+  if (!hasOwnTheta0(ctx, seed)) return baseOf(ctx).theta0;
   return memo(["theta0", ctx, seed], () => miniTheta0(ctx, seed));
 }
 

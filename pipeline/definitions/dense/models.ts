@@ -18,7 +18,7 @@ import { tablesIn, type DatasetTables } from "../datasets.ts";
 import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
-import { baseOf, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
+import { baseOf, hasOwnTheta0, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
 import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
@@ -40,7 +40,7 @@ type Metrics = OutputRef<"json:metrics">;
 export type ModelId = "theta0" | { readonly theta0: number } | DprVariant;
 
 /** The θ0 the models of `seed` start from, as a model id (real data has one θ0 for every seed). */
-export const theta0Id = (ctx: DenseContext, seed: number): ModelId => (ctx.data === "real" || seed === 1 ? "theta0" : { theta0: seed });
+export const theta0Id = (ctx: DenseContext, seed: number): ModelId => (hasOwnTheta0(ctx, seed) ? { theta0: seed } : "theta0");
 
 const isTheta0 = (id: ModelId): id is "theta0" | { readonly theta0: number } => id === "theta0" || "theta0" in id;
 const datasetTag = (ctx: DenseContext, dataset: DatasetName): string => `${tagOf(ctx)}-${dataset}`;
