@@ -12,18 +12,43 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, theta0Id, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { THETA0_SEED } from "../../pipeline/definitions/dense/base.ts";
 import { ihn, mined } from "../../pipeline/definitions/dense/variants.ts";
+import { DENSE_SETUPS, type SeedHungryClaim } from "../../pipeline/definitions/dense/setup.ts";
+import type { ClaimSpec } from "../../steps/findings/claims.ts";
 
 const mini = { data: "mini" } as const;
+
+test("the claims that need more seeds get them, and only they: five seeds on mini, the tables and other claims three", () => {
+  assert.deepEqual(DENSE_SETUPS.mini.paper.claimSeeds, { "shortcut-collapses-on-switch": [1, 2, 3, 4, 5], "hard-negatives-help-orquac": [1, 2, 3, 4, 5] });
+  const g = graphOf(buildTargets().get("report")!.steps(mini));
+  const findings = g.order.find((s) => s.def.id === "check-findings")!;
+  const claims = (findings.params as { claims: ClaimSpec[] }).claims;
+  const inputsOf = (id: string): string[][] => {
+    const r = claims.find((c) => c.id === id)!.rule;
+    return r.kind === "ratio" ? [r.num.inputs, r.den.inputs] : r.kind === "gain" ? [r.better.inputs, r.worse.inputs] : [];
+  };
+  assert.deepEqual(inputsOf("shortcut-collapses-on-switch")[0], [1, 2, 3, 4, 5].map((s) => `qrecc_shortcut_s${s}`));
+  assert.deepEqual(inputsOf("hard-negatives-help-orquac"), [[1, 2, 3, 4, 5].map((s) => `orquac_ihn_2_s${s}`), [1, 2, 3, 4, 5].map((s) => `orquac_ibn_s${s}`)]);
+  assert.deepEqual(inputsOf("shortcut-keeps-recall")[0], [1, 2, 3].map((s) => `qrecc_shortcut_s${s}`));
+  assert.deepEqual(inputsOf("dense-beats-bm25-orquac")[0], [1, 2, 3].map((s) => `orquac_ihn_2_s${s}`));
+  const names = new Set(g.order.map((s) => s.name));
+  for (const s of ["pretrain-dpr.mini.theta0.s5", "train-dpr.mini-qrecc.shortcut.s5", "train-dpr.mini-orquac.ihn-2.s4"]) assert.ok(names.has(s), s);
+  for (const s of ["train-dpr.mini-qrecc.ibn.s4", "train-dpr.mini-topiocqa.shortcut.s4", "train-dpr.mini-qrecc.shortcut.s6"]) assert.ok(!names.has(s), s);
+});
 
 test("the default target is the report of the whole reproduction and analyzes cleanly (paper and smoke)", () => {
   const targets = buildTargets();
   assert.equal(targets.default, "report");
   // θ0 per seed, and per seed QReCC (shortcut, IBN, IHN-2) + TopiOCQA (shortcut, IBN, IHN-2, IHN-3) + OR-QuAC (IBN, IHN-2),
-  // plus QReCC's BM25 / CQR / BM25-rewrite negatives and the released-code ablation with the first seed only.
-  for (const [name, seeds] of [["report", 3], ["report-smoke", 2]] as const) {
+  // plus QReCC's BM25 / CQR / BM25-rewrite negatives and the released-code ablation with the first seed only;
+  // the claims' extra seeds add their θ0, QReCC's shortcut (switch collapse) and OR-QuAC's IBN and IHN-2.
+  for (const [name, profile] of [["report", "paper"], ["report-smoke", "smoke"]] as const) {
+    const setup = DENSE_SETUPS.mini[profile];
+    const extra = (claim: SeedHungryClaim): number[] => setup.claimSeeds[claim].filter((s) => !setup.seeds.includes(s));
+    const [shortcuts, orquac] = [extra("shortcut-collapses-on-switch"), extra("hard-negatives-help-orquac")];
+    const seeds = setup.seeds.length;
     const g = graphOf(targets.get(name)!.steps(mini));
     const trains = g.order.filter((s) => s.def.id === "train-dpr" || s.def.id === "pretrain-dpr").map((s) => s.name);
-    assert.equal(trains.length, seeds + 9 * seeds + 4, trains.join(", "));
+    assert.equal(trains.length, seeds + 9 * seeds + 4 + new Set([...shortcuts, ...orquac]).size + shortcuts.length + 2 * orquac.length, trains.join(", "));
     assert.ok(g.order.some((s) => s.def.id === "write-report"));
     assert.ok(g.order.some((s) => s.def.id === "check-findings"));
   }

@@ -25,7 +25,7 @@ export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
 };
 
 /** `retrieval` (the encode/search path: CPU ONNX or GPU shards) follows the data source and is not a hyperparameter: no override. */
-type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0" | "retrieval">;
+type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0" | "retrieval" | "claimSeeds">;
 
 export const TOP_FIELDS: Described<TopLevel> = {
   seeds: { kind: "ints", min: 0, doc: "seeds of the models behind the paper's claims (mean ± sd over them)" },
@@ -35,6 +35,12 @@ export const TOP_FIELDS: Described<TopLevel> = {
   evalBeforeTraining: { kind: "bool", doc: "log dev Recall@5 of the initial model before epoch 1 (never selected)" },
   shards: { kind: "int", min: 1, max: 256, doc: "index shards (separately cached encode and index steps); results do not depend on it" },
   vocabSize: { kind: "int", min: 200, max: 100_000, doc: "size of the WordPiece vocabulary trained on mini-nq (mini only)" },
+};
+
+/** Per claim: `claimSeeds.<claim id>`. */
+export const CLAIM_SEEDS_FIELDS: Described<DenseSetup["claimSeeds"]> = {
+  "shortcut-collapses-on-switch": { kind: "ints", min: 0, doc: "seeds of DPR^shortcut on QReCC for the claim that it collapses on switch turns (its verdict is over these)" },
+  "hard-negatives-help-orquac": { kind: "ints", min: 0, doc: "seeds of DPR (IBN) and DPR (IHN, last iteration) on OR-QuAC for the claim that hard negatives help there" },
 };
 
 export const MODEL_FIELDS: Described<MiniBert> = {
@@ -77,6 +83,7 @@ export function denseParamDefs(setup: DenseSetup, data: DataSource): ParamDef[] 
     out.push(data !== "mini" && miniOnly(path) ? { path, field, value: v, unavailable: MINI_ONLY } : { path, field, value: v });
   };
   for (const [k, f] of Object.entries(TOP_FIELDS)) add(k, f);
+  for (const [k, f] of Object.entries(CLAIM_SEEDS_FIELDS)) add(`claimSeeds.${k}`, f);
   for (const ds of Object.keys(setup.schedule).sort()) for (const [k, f] of Object.entries(SCHEDULE_FIELDS)) add(`schedule.${ds}.${k}`, f);
   for (const ds of Object.keys(setup.devPassages).sort()) for (const [k, f] of Object.entries(DEV_FIELDS)) add(`devPassages.${ds}.${k}`, f);
   // On real data `model` is null: its paths are listed as unavailable, from the mini setup's shape.
