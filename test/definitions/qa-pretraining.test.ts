@@ -15,7 +15,7 @@ import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn } from "../../pipeline/definitions/dense/variants.ts";
 import { baseOf } from "../../pipeline/definitions/dense/base.ts";
-import { MINI_BERT } from "../../pipeline/definitions/dense/setup.ts";
+import { MINI_BERT, SMOKE_BERT } from "../../pipeline/definitions/dense/setup.ts";
 import { pretrainedFid, pretrainedReader, qaSetupOf } from "../../pipeline/definitions/qa/readers.ts";
 import { MINI_PRETRAINING } from "../../pipeline/definitions/qa/setup.ts";
 
@@ -28,13 +28,13 @@ const producer = (s: AnyStep, input: string): AnyStep => {
 };
 const params = <T>(s: AnyStep) => s.params as T;
 
-test("the mini pre-trainings take their start and epochs from MINI_PRETRAINING (the smoke profile: one epoch)", () => {
+test("the mini pre-trainings take their start and epochs from MINI_PRETRAINING (the smoke profile: one epoch, the smoke θ0's width)", () => {
   const q = qaSetupOf(MINI);
   assert.deepEqual([q.reader.pretrain!.epochs, q.reader.pretrain!.init, q.fid.pretrain!.epochs], [MINI_PRETRAINING.readerEpochs, MINI_PRETRAINING.readerInit, MINI_PRETRAINING.fidEpochs]);
   assert.equal(params<{ epochs: number }>(pretrainedReader(MINI).step).epochs, MINI_PRETRAINING.readerEpochs);
   assert.equal(params<{ epochs: number }>(pretrainedFid(MINI).step).epochs, MINI_PRETRAINING.fidEpochs);
   const smoke = qaSetupOf({ data: "mini", profile: "smoke" });
-  assert.deepEqual([smoke.reader.pretrain!.epochs, smoke.reader.pretrain!.init, smoke.fid.pretrain!.epochs], [1, MINI_PRETRAINING.readerInit, 1]);
+  assert.deepEqual([smoke.reader.pretrain!.epochs, smoke.reader.pretrain!.init, smoke.fid.pretrain!.epochs], [1, { kind: "random", bert: SMOKE_BERT }, 1]);
   assert.equal(qaSetupOf({ data: "real", profile: "paper" }).reader.pretrain, null);
 });
 

@@ -153,8 +153,18 @@ const MINI: DenseSetup = {
 
 const oneEpoch = (s: TrainSchedule): TrainSchedule => ({ ...s, epochs: 1, lastEpochs: 1, patience: 0 });
 
+/**
+ * The smoke profile's BERT: one layer of width 32, a quarter of the mini θ0's matmul work per
+ * token. The smoke run checks wiring (its numbers mean nothing), and CI runs it within a time
+ * limit: the narrower model and shorter inputs cut its trainings and encodings about 3x.
+ */
+export const SMOKE_BERT: MiniBert = { hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 128, hidden_dropout_prob: 0, attention_probs_dropout_prob: 0 };
+
 const SMOKE: DenseSetup = {
   ...MINI,
+  model: SMOKE_BERT,
+  maxQueryLength: 32,
+  maxPassageLength: 64,
   schedule: { qrecc: oneEpoch(MINI.schedule.qrecc), topiocqa: oneEpoch(MINI.schedule.topiocqa), orquac: oneEpoch(MINI.schedule.orquac) },
   devPassages: { qrecc: { bm25: 2, size: 300 }, topiocqa: { bm25: 2, size: 300 }, orquac: { bm25: 2, size: 300 }, nq: { bm25: 2, size: 300 } },
   // Two seeds, so the wiring of mean ± sd runs in CI.

@@ -19,7 +19,7 @@
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import type { Profile } from "../dense/setup.ts";
-import { MINI_BERT, type MiniBert } from "../dense/setup.ts";
+import { MINI_BERT, SMOKE_BERT, type MiniBert } from "../dense/setup.ts";
 import type { T5Config } from "../../../steps/pytrain/model-configs.ts";
 
 /** The datasets of Table 5 and the mini pre-training set. */
@@ -189,7 +189,8 @@ const SMOKE: QaSetup = {
   seeds: [1],
   topN: 10,
   // Shorter inputs and answers than the paper profile: a wiring check (CI runs it after report-smoke) whose numbers mean nothing.
-  reader: { ...MINI.reader, maxLength: { qrecc: 96, topiocqa: 96, nq: 96 }, trainPassages: 10, passagesPerQuestion: 4, evalTopDocs: 5, devQuestions: 50, epochs: 1, pretrain: { ...MINI.reader.pretrain!, epochs: 1 } },
+  // The smoke readers are as narrow as the smoke θ0 (dense/setup.ts SMOKE_BERT), and FiD's T5 one layer of width 32.
+  reader: { ...MINI.reader, maxLength: { qrecc: 96, topiocqa: 96, nq: 96 }, trainPassages: 10, passagesPerQuestion: 4, evalTopDocs: 5, devQuestions: 50, epochs: 1, pretrain: { ...MINI.reader.pretrain!, epochs: 1, init: { kind: "random", bert: SMOKE_BERT } } },
   fid: {
     ...MINI.fid,
     nContext: 2,
@@ -197,7 +198,7 @@ const SMOKE: QaSetup = {
     answerLength: { qrecc: 8, topiocqa: 8, nq: 8 },
     devQuestions: 20,
     epochs: 1,
-    pretrain: { ...MINI.fid.pretrain!, epochs: 1, span: MINI.fid.pretrain!.span && { ...MINI.fid.pretrain!.span, epochs: 1, length: 64, maxPassages: 2000 } },
+    pretrain: { ...MINI.fid.pretrain!, epochs: 1, t5: { d_model: 32, d_kv: 16, d_ff: 128, num_layers: 1, num_heads: 2, dropout_rate: 0 }, span: MINI.fid.pretrain!.span && { ...MINI.fid.pretrain!.span, epochs: 1, length: 64, maxPassages: 2000 } },
   },
 };
 
