@@ -29,6 +29,10 @@
  * before (what keys name), only later, so a command that runs none of those steps (plan, a no-op
  * rerun) never loads them. Other import forms of these packages load eagerly, as written.
  *
+ * With `bundle` (the launcher's builds, not `npm run build`), the CLI is also bundled into a few
+ * files under bundle/ (scripts/bundle.mjs), each module keeping the import.meta.url of its
+ * per-file copy, so keys are unchanged.
+ *
  * dist/build-manifest.json records the sha256 of every source a dist file was built from;
  * the scanner refuses (`dist/ is stale: run npm run build`) when a source in a step's import
  * closure no longer matches, so stale compiled code can never run under a key that names
@@ -40,6 +44,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { BUNDLE_ENTRY, bundleBuild } from "./bundle.mjs";
 
 export const MANIFEST_NAME = "build-manifest.json";
 export const DEFAULT_DIRS = ["pipeline", "steps", "bench/engine"];
@@ -162,7 +167,7 @@ async function loadEsbuild(root) {
  * Build `dirs` (relative to root) into outDir. Returns counts; throws if a relative import
  * points at a file that is not part of the build.
  */
-export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_DIRS, vendor = DEFAULT_VENDOR }) {
+export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_DIRS, vendor = DEFAULT_VENDOR, bundle = false }) {
   const t0 = performance.now();
   const esbuild = await loadEsbuild(root);
   const rel = (p) => relative(root, p).split(sep).join("/");
@@ -224,7 +229,7 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
     // Bundle the vendored packages that the compiled modules import.
     for (const pkg of [...usedVendored].sort()) {
       packages[pkg] = installed[pkg];
-      const bundle = (contents) =>
+      const bundlePkg = (contents) =>
         esbuild.build({
           stdin: { contents, resolveDir: root, loader: "js" },
           bundle: true,
@@ -236,12 +241,14 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
         });
       const star = `export * from ${JSON.stringify(pkg)};\n`;
       // Re-export the default export too when the package has one.
-      await bundle(`${star}export { default } from ${JSON.stringify(pkg)};\n`).catch(() => bundle(star));
+      await bundlePkg(`${star}export { default } from ${JSON.stringify(pkg)};\n`).catch(() => bundlePkg(star));
     }
     for (const pkg of [...usedLazy].sort()) {
       mkdirSync(join(tmp, "vendor", "lazy"), { recursive: true });
       writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
     }
+    // The CLI as a few files beside the per-file build (scripts/bundle.mjs), when asked and the CLI is built.
+    if (bundle && existsSync(join(tmp, BUNDLE_ENTRY))) await bundleBuild(esbuild, tmp);
     const manifest = { format: 1, dirs, files, packages };
     writeFileSync(join(tmp, MANIFEST_NAME), `${JSON.stringify(manifest, null, 1)}\n`);
     // Swap in the new tree; a reader sees either the old or the new complete dist.

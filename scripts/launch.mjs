@@ -14,6 +14,11 @@
  * the last build's id with each source's size and mtime: when none changed, no source is read.
  * When they did, the sources are hashed and a build with that digest is reused or made.
  *
+ * A build holds the CLI twice: per file, and bundled into a few files (scripts/bundle.mjs: the
+ * same modules under the same import.meta.url, so the same keys; loading ~370 modules one by one
+ * was a third of a no-op rerun). The bundle runs, except with CSPIPE_LAUNCH=modules or a
+ * CSPIPE_DEFINITIONS module (compiledEntry).
+ *
  * It runs the sources under tsx instead (as `npx tsx pipeline/main.ts` does) when the build
  * fails (the reason is printed), when CSPIPE_DEFINITIONS names a module outside the built
  * folders, or when CSPIPE_LAUNCH=tsx.
@@ -23,9 +28,14 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DEFAULT_DIRS, DEFAULT_VENDOR, MANIFEST_NAME, build, digest, sourceFiles, vendorVersions } from "./build.mjs";
+import { BUNDLE_MAIN } from "./bundle.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const BUILDER = fileURLToPath(new URL("./build.mjs", import.meta.url));
+/** The scripts a build is made by, under the names the stamps and the build id give them. */
+const BUILDERS = new Map([
+  [fileURLToPath(new URL("./build.mjs", import.meta.url)), "<builder>"],
+  [fileURLToPath(new URL("./bundle.mjs", import.meta.url)), "<bundler>"],
+]);
 const CURRENT = "current.json";
 /** Builds other than the current one are kept this long (a long run may still load modules from its build). */
 const KEEP_MS = 7 * 24 * 3600 * 1000;
@@ -48,13 +58,16 @@ function writeCurrent(buildsDir, current) {
   renameSync(tmp, join(buildsDir, CURRENT));
 }
 
-/** The files a build reads, with their size and mtime; `scripts/build.mjs` is one of them. */
+/** The name a build's file has in its stamp and id. */
+const stampName = (root, f) => BUILDERS.get(f) ?? relPath(root, f);
+
+/** The files a build reads, with their size and mtime; `scripts/build.mjs` and `scripts/bundle.mjs` are among them. */
 function stampSources(root, dirs) {
-  const files = [...sourceFiles(root, dirs), BUILDER];
+  const files = [...sourceFiles(root, dirs), ...BUILDERS.keys()];
   const stamp = {};
   for (const f of files) {
     const s = statSync(f);
-    stamp[f === BUILDER ? "<builder>" : relPath(root, f)] = [s.size, s.mtimeMs];
+    stamp[stampName(root, f)] = [s.size, s.mtimeMs];
   }
   return { files, stamp };
 }
@@ -74,7 +87,7 @@ const sameRecord = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Digest of everything a build depends on. */
 function buildId(root, files, vendor) {
-  const parts = files.map((f) => [f === BUILDER ? "<builder>" : relPath(root, f), digest(readFileSync(f, "utf8"))]);
+  const parts = files.map((f) => [stampName(root, f), digest(readFileSync(f, "utf8"))]);
   parts.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   return digest(JSON.stringify({ format: 1, files: parts, vendor })).slice(0, 24);
 }
@@ -121,7 +134,7 @@ export async function ensureBuild({ root = ROOT, dirs = DEFAULT_DIRS, vendor = D
     mkdirSync(buildsDir, { recursive: true });
     const tmp = join(buildsDir, `.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
-      seconds = (await build({ root, outDir: tmp, dirs, vendor })).seconds;
+      seconds = (await build({ root, outDir: tmp, dirs, vendor, bundle: true })).seconds;
       try {
         renameSync(tmp, dir);
         built = true;
@@ -149,6 +162,17 @@ function sourcesReason(env, root, dirs) {
   return undefined;
 }
 
+/**
+ * The module of a build that the command runs: the bundled CLI (scripts/bundle.mjs), or its
+ * per-file modules with CSPIPE_LAUNCH=modules or when CSPIPE_DEFINITIONS names a definitions
+ * module (that module and what it imports load per file, and the engine must be one copy: the
+ * per-file one), or for a build without a bundle.
+ */
+export function compiledEntry(env, dir) {
+  const modules = env.CSPIPE_LAUNCH === "modules" || Boolean(env.CSPIPE_DEFINITIONS) || !existsSync(join(dir, BUNDLE_MAIN));
+  return join(dir, modules ? "pipeline/main.js" : BUNDLE_MAIN);
+}
+
 async function runSources(root) {
   const api = await import("tsx/esm/api");
   api.register();
@@ -171,7 +195,7 @@ export async function launch() {
     if (b) {
       mark("launcher");
       if (b.built) process.stderr.write(`cspipe: sources changed; compiled them in ${b.seconds.toFixed(1)} s (${relPath(ROOT, b.dir)})\n`);
-      await import(pathToFileURL(join(b.dir, "pipeline", "main.js")).href);
+      await import(pathToFileURL(compiledEntry(env, b.dir)).href);
       return;
     }
   }

@@ -4,6 +4,7 @@
  * Sections are a plain array: later stages append their own (`[...LEXICAL_SECTIONS, ...]`).
  */
 import { use, type AnyStep, type OutputRef } from "../engine/step.ts";
+import { parseParams } from "../engine/graph.ts";
 import type { DataSource, ParameterSpace, Target, TargetContext } from "../engine/targets.ts";
 import { overridesText } from "./overrides.ts";
 import { canonicalJson } from "../engine/canonical.ts";
@@ -76,7 +77,7 @@ export function documentedSteps(roots: readonly AnyStep[]): { nodes: ProvenanceN
     const pick = kinds.map((k) => outputs.find((o) => s.out[o]!.kind === k)).find((o) => o !== undefined) ?? outputs[0];
     if (pick === undefined) continue;
     refs[s.name] = s.out[pick]!;
-    const parsed = s.def.params.safeParse(s.params);
+    const parsed = parseParams(s.def, s.params);
     const inputs: Record<string, string> = {};
     for (const [input, ref] of Object.entries(s.inputs)) inputs[input] = ref.step.name;
     nodes.push({ name: s.name, stepId: s.def.id, version: s.def.version, description: s.def.description ?? "", params: parsed.success ? parsed.data : s.params, inputs });

@@ -111,7 +111,7 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
       if (!decl) failures.push({ reason: "unknown-output", step: s.name, input, producer: ref.step.name, output: ref.output });
       else if (decl.kind !== kind) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
     }
-    const parsed = def.params.safeParse(s.params);
+    const parsed = parseParams(def, s.params);
     if (parsed.success) params.set(s, parsed.data);
     else {
       failures.push({
@@ -161,4 +161,15 @@ export function producerOf(graph: Graph, step: AnyStep, input: string): AnyStep 
   const ref = step.inputs[input];
   if (!ref) throw new Error(`${step.name}: input ${input} not wired`);
   return graph.byName.get(ref.step.name) ?? ref.step;
+}
+
+/**
+ * A step's params parsed by its def's schema (defaults filled in), as analyze() validates them.
+ * Without zod's JIT: zod compiles a parser for an object schema on its first parse (`new
+ * Function`), which pays off over many parses, but a command parses each schema a few times
+ * (~50 ms CPU of a no-op rerun of the default target went to compiling); the result is the same.
+ * (Here, not in step.ts: step.ts is in every step's source closure, so an edit there re-keys all.)
+ */
+export function parseParams(def: AnyStep["def"], params: unknown): ReturnType<AnyStep["def"]["params"]["safeParse"]> {
+  return def.params.safeParse(params, { jitless: true });
 }
