@@ -13,7 +13,8 @@
  * - `same`: the main answer as written (the annotators agree);
  * - `surface`: the same answer in another surface form the scorer normalises away (a leading
  *   article dropped, or the article the rationale puts before it added, else lowercased);
- * - `longer`: the answer with up to `LONGER_WORDS` neighbouring words of the rationale on one side;
+ * - `longer`: the answer with up to `LONGER_WORDS` neighbouring words of the rationale on one side
+ *   (never ending on an article);
  * - `shorter`: the answer without its first or last word (multi-word answers; else `longer`).
  * The kinds are drawn by `VARIANT_WEIGHTS` from a stream of its own (seed, conversation, turn),
  * so the rest of the world is unchanged. The mini answers are all substrings of the rationale.
@@ -73,6 +74,8 @@ function longer(rng: Rng, answer: string, loc: Located | undefined): string {
   if (sides.length === 0) return answer;
   const words = loc.words.slice(loc.first, loc.last + 1);
   const out = rng.pick(sides) === "left" ? [...left, ...words] : [...words, ...right];
+  // An annotator does not end an answer on an article ("Grioshonvux established the").
+  while (out.length > words.length && ARTICLE.test(stripPunct(out[out.length - 1]!))) out.pop();
   return out.map((w, i) => (i === 0 || i === out.length - 1 ? stripPunct(w) : w)).join(" ");
 }
 
