@@ -92,7 +92,7 @@ test("answers as the repository's parsers deliver them: TopiOCQA raw turns with 
     writeFileSync(
       topiocqa,
       JSON.stringify([
-        // The mini world's layout: the additional answer is the whole rationale sentence.
+        // The rationale sentence as the additional answer (the mini world's layout before issue 32's fix).
         { Conversation_no: 1, Turn_no: 1, Question: "q", Answer: "Thouxkaerk Prize", Additional_answers: [{ Answer: "The Empty River was awarded the Thouxkaerk Prize." }] },
         // The real data's usual case: another annotator wrote the same short answer.
         { Conversation_no: 1, Turn_no: 2, Question: "q", Answer: "the Thouxkaerk Prize", Additional_answers: [{ Answer: "Thouxkaerk Prize" }] },

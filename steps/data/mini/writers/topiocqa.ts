@@ -6,7 +6,8 @@
  *   {"Conversation_no", "Turn_no", "Context": [q1, a1, ...], "Question", "Answer", "Topic"
  *   (Wikipedia article title), "Topic_section" (section title, "Introduction" for the lead),
  *   "Rationale" (the supporting text span), "is_nq" (true when the question came from NQ),
- *   "Additional_answers" (dev only: [{"Answer", "Topic", "Topic_section", "Rationale"}])}.
+ *   "Additional_answers" (dev only: [{"Answer", "Topic", "Topic_section", "Rationale"}]: other
+ *   annotators' short answers, here seeded variants of the answer, `../additional-answers.ts`)}.
  * - `data/retriever/all_history/{train,dev}.json`: DPR bi-encoder JSON arrays
  *   {"conv_id", "turn_id", "question": "q1 [SEP] a1 [SEP] ... [SEP] q_t", "answers": [...],
  *    "positive_ctxs": [{"title": "<Topic> [SEP] <Topic_section>", "text", "passage_id"}],
@@ -21,6 +22,7 @@ import type { Passage } from "../entities.ts";
 import type { Conversation } from "../conversations.ts";
 import type { Split } from "../params.ts";
 import { jsonArrayText, writeText } from "../io.ts";
+import { additionalAnswers } from "../additional-answers.ts";
 import { conversationsOf, passageOf, writeCollection } from "./common.ts";
 import type { MiniWriter, WriteOptions } from "./common.ts";
 
@@ -58,7 +60,8 @@ function rawTurns(world: World, convs: readonly Conversation[], split: Split): u
         is_nq: t.turnNo === 1,
       };
       if (split === "dev") {
-        turn["Additional_answers"] = [{ Answer: t.rationale, Topic: p.title, Topic_section: p.section, Rationale: t.rationale }];
+        const more = additionalAnswers(world.params.seed, c.convNo, t.turnNo, t.answer, t.rationale);
+        turn["Additional_answers"] = more.map((a) => ({ Answer: a, Topic: p.title, Topic_section: p.section, Rationale: t.rationale }));
       }
       out.push(turn);
       context.push(t.question, t.answer);
