@@ -11,7 +11,7 @@
  * `slotValues` turns per-element values (paths, keys) back into the slots' shapes for a body.
  * Pure: no I/O.
  */
-import { ANY_KIND, type AnyStep, type InputKinds, type InputSlot, type OutputRef } from "./step.ts";
+import { ANY_KIND, type AnyStep, type InputKinds, type InputSlot, type OutputRef, type SlotShaped } from "./step.ts";
 
 export interface WiredInput {
   /** The element's name (see the module comment). */
@@ -99,13 +99,13 @@ export function wiringProblems(step: AnyStep): (readonly [string, string])[] {
 }
 
 /** Per-element values (`byElement`, named as wiredInputs names them) in the shapes of `inputs`' slots, for a step's body. */
-export function slotValues(inputs: InputKinds, byElement: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function slotValues<V>(inputs: InputKinds, byElement: Readonly<Record<string, V>>): { readonly [slot: string]: SlotShaped<InputSlot, V> } {
+  const out: Record<string, SlotShaped<InputSlot, V>> = {};
   const entries = Object.entries(byElement);
   for (const [slot, decl] of Object.entries(inputs)) {
     const prefix = `${slot}[`;
     const suffixed = entries.filter(([n]) => n.startsWith(prefix) && n.endsWith("]")).map(([n, v]) => [n.slice(prefix.length, -1), v] as const);
-    const v = SHAPES[slotOf(decl).shape].value(byElement[slot], suffixed);
+    const v = SHAPES[slotOf(decl).shape].value(byElement[slot], suffixed) as SlotShaped<InputSlot, V>;
     if (v !== undefined) out[slot] = v;
   }
   return out;

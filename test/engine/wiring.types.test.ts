@@ -141,7 +141,7 @@ const merge = defineStep({
       // @ts-expect-error a list input is an array of paths, not one path
       ctx.inputs.runs.endsWith(".parquet");
       // @ts-expect-error an optional input may be absent
-      ctx.inputs.index.length;
+      ctx.inputs.index.endsWith("index");
     },
   },
 });
