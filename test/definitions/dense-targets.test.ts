@@ -12,6 +12,7 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, theta0Id, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { THETA0_SEED } from "../../pipeline/definitions/dense/base.ts";
 import { ihn, mined } from "../../pipeline/definitions/dense/variants.ts";
+import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 const mini = { data: "mini" } as const;
 
@@ -35,7 +36,7 @@ test("CQR negatives of seed s are mined by the θ0 that seed trains from", () =>
   for (const seed of [1, 2]) {
     const train = modelOf(MINI, mined("qrecc", "cqr", seed)).step;
     const search = producer(producer(producer(train, "examples"), "negatives"), "run");
-    const encoders = Object.keys(search.inputs).map((i) => producer(search, i)).filter((s) => s.def.id === "encode-queries");
+    const encoders = wiredInputs(search).map((w) => w.ref.step).filter((s) => s.def.id === "encode-queries");
     assert.equal(encoders.length, 1);
     assert.equal(producer(encoders[0]!, "model"), producer(train, "init"));
     assert.equal(producer(train, "init"), modelOf(MINI, theta0Id(MINI, seed)).step);
