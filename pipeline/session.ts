@@ -8,6 +8,7 @@ import { hostname } from "node:os";
 import type { AnyStep, OutputRef, RunSettings } from "./engine/step.ts";
 import { EXPERIMENTS_DIR, checkExportName, experimentId, type DataSource, type OverrideValue, type Overrides, type Target, type TargetContext, type TargetRegistry } from "./engine/targets.ts";
 import { analyze, producerOf, type Graph } from "./engine/graph.ts";
+import { inputNames } from "./engine/wiring.ts";
 import { readLockFile, type LockFile } from "./engine/datasets-lock.ts";
 import { Store, dirSize, type Entry, type Pin } from "./engine/store.ts";
 import { publishExport } from "./engine/exports.ts";
@@ -219,7 +220,7 @@ function upstreamOf(graph: Graph, step: AnyStep): Set<AnyStep> {
     const s = stack.pop()!;
     if (seen.has(s)) continue;
     seen.add(s);
-    for (const input of Object.keys(s.def.inputs)) stack.push(producerOf(graph, s, input));
+    for (const input of inputNames(s)) stack.push(producerOf(graph, s, input));
   }
   return seen;
 }
@@ -309,7 +310,7 @@ export async function preflight(project: Project, req: Omit<RunRequest, "emit">)
     // --only: every producer of the step must already be cached (checked before anything runs).
     const rows = await planGraph(graph, { store: project.store, keys, force: new Set() });
     const step = graph.byName.get(req.only!)!;
-    for (const input of Object.keys(step.def.inputs).sort()) {
+    for (const input of inputNames(step)) {
       const p = producerOf(graph, step, input);
       const row = rows.find((r) => r.step === p.name);
       if (row?.status !== "cached") failures.push({ reason: "input-not-cached", step: step.name, input, producer: p.name });
@@ -453,7 +454,7 @@ export async function explainStep(project: Project, stepName: string, targets: r
   if (row.status === "cached") return { ok: true, explanation: { step: stepName, status: "cached", key: row.key!, reasons: ["cached: every component of the fingerprint matches an entry in the store"] } };
   if (row.status === "pending") {
     const reasons: string[] = [];
-    for (const input of Object.keys(step.def.inputs).sort()) {
+    for (const input of inputNames(step)) {
       const p = producerOf(g.graph, step, input);
       const pr = rows.find((r) => r.step === p.name)!;
       if (pr.status !== "cached") reasons.push(`input ${input}: upstream step ${p.name} is not cached (${pr.status === "run" ? "it would run" : "it waits on its own inputs"}), so this step's key is not known yet`);

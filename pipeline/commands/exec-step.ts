@@ -23,6 +23,7 @@ import { cacheKey, diffFingerprints, type Fingerprint } from "../engine/fingerpr
 import { fingerprintOf } from "../engine/keys.ts";
 import { describeFailure } from "../engine/failures.ts";
 import { runStepBody } from "../engine/step-body.ts";
+import { slotValues } from "../engine/wiring.ts";
 import { dataDirDatasets } from "../data-dir-keys.ts";
 import { STEP_RESULT_SCHEMA, numericsCheckShape, specSettings, stepSpecShape, writeAtomically, type NumericsCheck, type StepResult, type StepSpec } from "../executors/slurm/step-spec.ts";
 import { numericsMismatch } from "../executors/numerics/verify.ts";
@@ -62,8 +63,8 @@ export async function runStepSpec(project: Project, spec: StepSpec, out: (line: 
   await mkdir(spec.workDir, { recursive: true });
   const ctx: StepContext<unknown, InputKinds, OutputDecls> = {
     params,
-    inputs: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, v.path])),
-    inputKeys: Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, { key: v.key, stepId: v.stepId }])),
+    inputs: slotValues(step.def.inputs, Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, v.path]))),
+    inputKeys: slotValues(step.def.inputs, Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, { key: v.key, stepId: v.stepId, kind: fp.inputs[k]!.kind }]))),
     outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.path])),
     workDir: spec.workDir,
     scratchDir: spec.scratchDir,

@@ -17,6 +17,7 @@ import { Option, type Command } from "commander";
 import { resolve } from "node:path";
 import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
+import { wiredInputs } from "../engine/wiring.ts";
 import type { PlanRow } from "../engine/engine.ts";
 import type { EstimateSource, Estimates } from "../engine/schedule.ts";
 import type { AnyStep, RunSettings } from "../engine/step.ts";
@@ -60,7 +61,7 @@ export function codeOf(step: AnyStep, scanner: SourceScanner): { sources: string
 export interface PlanEdge {
   readonly from: string;
   readonly to: string;
-  /** The consumer's input and the kind flowing along the edge. */
+  /** The consumer's input (an element of a list or record input: `shards[0]`, `metrics[dpr]`) and the kind flowing along the edge. */
   readonly input: string;
   readonly kind: string;
 }
@@ -107,7 +108,7 @@ export function planDocument(targets: readonly string[], graph: Graph, rows: rea
   });
   const edges: PlanEdge[] = [];
   for (const s of graph.order) {
-    for (const [input, kind] of Object.entries(s.def.inputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) edges.push({ from: producerOf(graph, s, input).name, to: s.name, input, kind });
+    for (const { name: input, ref } of wiredInputs(s)) edges.push({ from: producerOf(graph, s, input).name, to: s.name, input, kind: ref.kind });
   }
   const count = (st: string) => nodes.filter((n) => n.status === st).length;
   return {

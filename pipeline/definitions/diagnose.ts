@@ -12,7 +12,7 @@ import { diagnosisMetrics } from "../../steps/diagnose/core.ts";
 import { readConversationsDef, renderDiagnosisDenseStep, renderDiagnosisStep, searchFormsDef, summarizeTurnsStep, type RENDER_PARAMS } from "../../steps/diagnose/steps.ts";
 import { importDenseModelDef, importVocabFileDef, readCollectionPassagesDef } from "../../steps/diagnose/dense-steps.ts";
 import { tokenizePassages, tokenizeQueries } from "../../steps/encoding/steps.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../steps/dense/steps.ts";
+import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../steps/dense/steps.ts";
 import { evaluateRunStep } from "../../steps/eval/steps.ts";
 import { buildBm25Index } from "../../steps/sparse/steps.ts";
 import { datasetTables } from "./datasets.ts";
@@ -74,11 +74,10 @@ function denseForms(base: DiagnosisBase, p: DiagnosisParams, dense: DenseModelFi
   const ptoks = use(tokenizePassages, { name: `diagnose.tokenize-passages.${tag}`, params: { title: true }, inputs: { passages: base.passages(), vocab } }).out.tokens;
   const emb = use(encodePassages, { name: `diagnose.encode-passages.${tag}`, params: { shard: 0, shards: 1, parity: "if-present" }, inputs: { model, tokens: ptoks } }).out.embeddings;
   const index = use(buildFlatIpIndex, { name: `diagnose.build-flat-ip-index.${tag}`, params: {}, inputs: { embeddings: emb } }).out.index;
-  const [shard] = shardInputNames(1);
   const perForm = (form: "history_without_q" | "history") => {
     const qt = use(tokenizeQueries, { name: `diagnose.tokenize-queries.${tag}.${form}`, params: { form, split: p.split }, inputs: { turns: base.turns, vocab } }).out.tokens;
     const qe = use(encodeQueries, { name: `diagnose.encode-queries.${tag}.${form}`, params: { parity: "if-present" }, inputs: { model, tokens: qt } }).out.embeddings;
-    const run = use(searchDenseDef(1), { name: `diagnose.search-dense.${tag}.${form}`, params: { k: Math.max(...p.cutoffs), tag: "cspipe-dense" }, inputs: { queries: qe, [shard!]: index } }).out.run;
+    const run = use(searchDense, { name: `diagnose.search-dense.${tag}.${form}`, params: { k: Math.max(...p.cutoffs), tag: "cspipe-dense" }, inputs: { queries: qe, shards: [index] } }).out.run;
     return use(evaluateRunStep, { name: `diagnose.evaluate-dense.${tag}.${form}`, params: { split: p.split, metrics: diagnosisMetrics(p.cutoffs) }, inputs: { run, turns: base.turns } }).out.perQuery;
   };
   const description = `${dense.files.map((f) => `${f.name} (sha256 ${f.sha256.slice(0, 12)})`).join(", ")}, vocabulary ${dense.vocab.sha256.slice(0, 12)}`;

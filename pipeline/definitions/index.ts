@@ -14,7 +14,7 @@ import { dcsrSections, dcsrTargets } from "./dcsr/targets.ts";
 import { tableDcsrFindings } from "./dcsr/findings.ts";
 import { dcsrContext } from "./dcsr/parameters.ts";
 import { use } from "../engine/step.ts";
-import { mergeFindingsDef } from "../../steps/report/merge-findings.ts";
+import { mergeFindingsStep } from "../../steps/report/merge-findings.ts";
 import { denseContext } from "./dense/base.ts";
 import { denseParameters } from "./dense/parameters.ts";
 import { resultTarget, stepOutputs } from "./results.ts";
@@ -42,7 +42,7 @@ export function buildTargets(): TargetRegistry {
   // their claims (hours on two cores; its own directory, ./report-full/).
   const allFindings = (ctx: TargetContext) => {
     const parts = [findingsStep(denseContext(ctx, "paper")), qaFindingsStep(denseContext(ctx, "paper")), tableDcsrFindings(dcsrContext(ctx, "paper"))];
-    return use(mergeFindingsDef(parts.length), { name: "merge-findings.report-full", params: {}, inputs: Object.fromEntries(parts.map((f, i) => [`f${i}`, f])) }).out.findings;
+    return use(mergeFindingsStep, { name: "merge-findings.report-full", params: {}, inputs: { findings: parts } }).out.findings;
   };
   targets.register(reportTarget([...LEXICAL_SECTIONS, ...denseSections("paper"), qaSection("paper"), qaCeilingsSection("paper"), ...dcsrSections("paper")], "report-full", "with Table 5 (end-to-end QA) and table-dcsr beside the default report's tables and figures", { findings: allFindings }));
   targets.register(resultTarget({ name: "findings", description: "the paper's claims checked against the dense and lexical results (findings.json, findings.md)", parameters: denseParameters("paper") }, (ctx) => stepOutputs(findingsStep(denseContext(ctx, "paper")))));

@@ -14,7 +14,7 @@
  * A list of one evaluation renders exactly like a single one.
  */
 import { use, type OutputRef } from "../engine/step.ts";
-import { renderFigureDef, renderTableDef, type CellMapping } from "../../steps/report/steps.ts";
+import { renderFigureStep as figureDef, renderTableStep as tableDef, type CellMapping } from "../../steps/report/steps.ts";
 import type { TableSpec } from "../../steps/report/table.ts";
 import type { FigureSpec } from "../../steps/report/figure.ts";
 import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
@@ -52,7 +52,7 @@ export function renderTableStep(name: string, spec: TableSpec, paperTable: strin
       cells[input] = s.map;
     }
   }
-  return use(renderTableDef(Object.keys(inputs)), { name, params: { spec, paperTable, cells }, inputs }).out.table;
+  return use(tableDef, { name, params: { spec, paperTable, cells }, inputs: { metrics: inputs } }).out.table;
 }
 
 /**
@@ -75,7 +75,7 @@ export function renderFigureStep(name: string, spec: FigureSpec, inputs: Readonl
       return { ...rest, inputs: expanded.get(input)! };
     }),
   }));
-  return use(renderFigureDef(Object.keys(wired)), { name, params: { spec: { ...spec, series } }, inputs: wired }).out.figure;
+  return use(figureDef, { name, params: { spec: { ...spec, series } }, inputs: { metrics: wired } }).out.figure;
 }
 
 /** A first turn: no history yet. */

@@ -8,7 +8,8 @@ import { parseParams } from "../engine/graph.ts";
 import type { DataSource, ParameterSpace, Target, TargetContext } from "../engine/targets.ts";
 import { overridesText } from "./overrides.ts";
 import { canonicalJson } from "../engine/canonical.ts";
-import { renderProvenanceDef, writeReportDef } from "../../steps/report/steps.ts";
+import { renderProvenanceStep, writeReportStep } from "../../steps/report/steps.ts";
+import { wiredInputs } from "../engine/wiring.ts";
 import { OUTPUT_VIEWS } from "../../steps/report/provenance-kinds.ts";
 import type { ProvenanceNodeSpec } from "../../steps/report/provenance.ts";
 import { DATA_LABEL, figure2aBm25, table1Bm25, table2Bm25, table3Bm25 } from "./lexical.ts";
@@ -65,7 +66,7 @@ export function documentedSteps(roots: readonly AnyStep[]): { nodes: ProvenanceN
   const visit = (s: AnyStep): void => {
     if (seen.has(s.name)) return;
     seen.set(s.name, s);
-    for (const input of Object.keys(s.inputs).sort()) visit(s.inputs[input]!.step);
+    for (const { ref } of wiredInputs(s)) visit(ref.step);
     order.push(s);
   };
   for (const r of roots) visit(r);
@@ -79,7 +80,7 @@ export function documentedSteps(roots: readonly AnyStep[]): { nodes: ProvenanceN
     refs[s.name] = s.out[pick]!;
     const parsed = parseParams(s.def, s.params);
     const inputs: Record<string, string> = {};
-    for (const [input, ref] of Object.entries(s.inputs)) inputs[input] = ref.step.name;
+    for (const { name, ref } of wiredInputs(s)) inputs[name] = ref.step.name;
     nodes.push({ name: s.name, stepId: s.def.id, version: s.def.version, description: s.def.description ?? "", params: parsed.success ? parsed.data : s.params, inputs });
   }
   return { nodes, refs };
@@ -95,23 +96,23 @@ export function reportStep(allSections: readonly ReportSection[], ctx: TargetCon
   }
   const tables = sections.filter((s) => s.kind === "table");
   const figures = sections.filter((s) => s.kind === "figure");
-  const inputs: Record<string, OutputRef> = {};
-  for (const s of [...tables, ...figures]) inputs[s.id] = s.build(ctx);
-  const documented = documentedSteps(Object.values(inputs).map((r) => r.step));
-  const kinds: Record<string, string> = {};
-  for (const [n, ref] of Object.entries(documented.refs)) kinds[n] = ref.kind;
+  const built = (of: readonly ReportSection[]) => Object.fromEntries(of.map((s) => [s.id, s.build(ctx)]));
+  const tableRefs = built(tables) as Record<string, OutputRef<"table">>;
+  const figureRefs = built(figures) as Record<string, OutputRef<"figure">>;
+  const documented = documentedSteps([...Object.values(tableRefs), ...Object.values(figureRefs)].map((r) => r.step));
   const provenanceName = name === "write-report" ? "render-provenance" : `render-provenance.${name}`;
-  inputs.provenance = use(renderProvenanceDef(kinds), { name: provenanceName, params: { nodes: documented.nodes }, inputs: documented.refs }).out.provenance;
-  if (options.findings !== undefined) inputs.findings = options.findings(ctx);
-  const def = writeReportDef(
-    tables.map((s) => s.id),
-    figures.map((s) => s.id),
-    { provenance: true, findings: options.findings !== undefined },
-  );
-  return use(def, {
+  const provenance = use(renderProvenanceStep, { name: provenanceName, params: { nodes: documented.nodes }, inputs: { steps: documented.refs } }).out.provenance;
+  const findings = options.findings?.(ctx);
+  return use(writeReportStep, {
     name,
-    params: { title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`, data: ctx.data, datasetDescription: DATASET_DESCRIPTIONS[ctx.data], notes: [...NOTES, ...overridesNote(ctx)] },
-    inputs,
+    params: {
+      title: `cspipe report: shortcut dependency in conversational search (${DATA_LABEL[ctx.data]})`,
+      data: ctx.data,
+      datasetDescription: DATASET_DESCRIPTIONS[ctx.data],
+      notes: [...NOTES, ...overridesNote(ctx)],
+      order: [...tables, ...figures].map((s) => s.id),
+    },
+    inputs: { tables: tableRefs, figures: figureRefs, provenance, ...(findings !== undefined ? { findings } : {}) },
   });
 }
 

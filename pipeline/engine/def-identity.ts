@@ -1,7 +1,9 @@
 /**
- * The structural identity of a step definition, so that a factory (`searchDenseDef(shards)`,
- * `trainDprDef(gpuRequired)`) may build a fresh def on every call and the graph still merges the
+ * The structural identity of a step definition, so that a factory (`trainDprDef(gpuRequired)`,
+ * `fetchStepDef(entry)`) may build a fresh def on every call and the graph still merges the
  * steps two callers built from equal defs (graph.ts): no factory keeps a memo map of its defs.
+ * (A def whose inputs vary with a count or a list of names needs no factory: it declares a
+ * list or record input, step.ts.)
  *
  * The identity is the canonical record of everything a def holds as data: id, version, source
  * module, extra sources, input kinds, outputs, datasets, env, description and its runtime's data

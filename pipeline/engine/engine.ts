@@ -31,6 +31,7 @@ import { dropHeldLeasesSync } from "./lease.ts";
 import { claimer, recordRunOutcome } from "./run-record.ts";
 import { storeIoProblem } from "./store-errors.ts";
 import { DevicePool, devicesWanted } from "./devices.ts";
+import { inputNames, wiredInputs } from "./wiring.ts";
 
 import { plannedKey, type Planned } from "./plan.ts";
 
@@ -164,7 +165,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     settled.add(s);
     arrive(s);
     for (const c of graph.consumers.get(s) ?? []) {
-      if (inGraph.has(c) && Object.keys(c.def.inputs).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
+      if (inGraph.has(c) && inputNames(c).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
     }
   };
 
@@ -208,7 +209,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
 
   const resolveStep = async (step: AnyStep): Promise<Outcome> => {
     const inputs: Inputs = {};
-    for (const input of Object.keys(step.def.inputs).sort()) {
+    for (const { name: input, ref } of wiredInputs(step)) {
       const producer = producerOf(graph, step, input);
       const o = await outcomes.get(producer)!;
       // Checked when this run resolved it; checked again right before this step reads it.
@@ -217,7 +218,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
         results.set(step.name, { step: step.name, status: "skipped" });
         return { ok: false, upstream: o.ok ? producer.name : o.upstream };
       }
-      inputs[input] = { entry, output: step.inputs[input]!.output };
+      inputs[input] = { entry, output: ref.output };
     }
     const params = graph.params.get(step);
     const row = planned?.rows.get(step.name);
@@ -352,7 +353,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     }
   };
 
-  for (const step of graph.order) if (Object.keys(step.def.inputs).length === 0) depart(step);
+  for (const step of graph.order) if (wiredInputs(step).length === 0) depart(step);
   for (const step of graph.order) {
     outcomes.set(
       step,

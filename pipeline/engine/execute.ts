@@ -24,6 +24,7 @@ import { bodyRunFailure, runStepBody } from "./step-body.ts";
 import { effectiveRuntime, stepResources, type Resources } from "./resources.ts";
 import { canonicalJson } from "./canonical.ts";
 import type { LockFile } from "./datasets-lock.ts";
+import { slotValues } from "./wiring.ts";
 
 export interface ExecuteContext {
   readonly store: Store;
@@ -269,8 +270,8 @@ async function runInProcess(rt: InProcessRuntime<unknown, InputKinds, OutputDecl
   }
   const stepCtx: StepContext<unknown, InputKinds, OutputDecls> = {
     params: r.params,
-    inputs: paths(r.inputPaths),
-    inputKeys: Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId }])),
+    inputs: slotValues(r.step.def.inputs, paths(r.inputPaths)),
+    inputKeys: slotValues(r.step.def.inputs, Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId, kind: r.fingerprint.inputs[k]!.kind }]))),
     outputs: paths(r.outputPaths),
     workDir: r.workDir,
     scratchDir: r.scratchDir,

@@ -11,6 +11,8 @@ export type AnalysisFailure =
   | { readonly reason: "cycle"; readonly steps: readonly string[] }
   | { readonly reason: "duplicate-step-name"; readonly step: string }
   | { readonly reason: "missing-input"; readonly step: string; readonly input: string }
+  /** A list, record or optional input wired with a value of another shape (`detail`: what it expects). */
+  | { readonly reason: "wrong-wiring"; readonly step: string; readonly input: string; readonly detail: string }
   | { readonly reason: "unknown-output"; readonly step: string; readonly input: string; readonly producer: string; readonly output: string }
   | { readonly reason: "kind-mismatch"; readonly step: string; readonly input: string; readonly expected: string; readonly actual: string }
   | { readonly reason: "invalid-params"; readonly step: string; readonly issues: readonly string[] }
@@ -96,6 +98,8 @@ export function describeFailure(f: Failure): string {
       return `two different steps are both named '${f.step}': give one a distinct name`;
     case "missing-input":
       return `${f.step}: input '${f.input}' is not wired`;
+    case "wrong-wiring":
+      return `${f.step}: input '${f.input}' ${f.detail}`;
     case "unknown-output":
       return `${f.step}: input '${f.input}' refers to output '${f.output}' which step '${f.producer}' does not declare`;
     case "kind-mismatch":

@@ -9,7 +9,9 @@
  *   packages  versions of npm packages imported by that closure
  *   params    the validated params (defaults filled in), canonical JSON
  *   inputs    for each input: its kind and the sha256 digest of the producing output's bytes
- *             (not the producer's key: identical bytes keep consumers cached = early cutoff)
+ *             (not the producer's key: identical bytes keep consumers cached = early cutoff);
+ *             a list input's elements by position, a record's by name, an optional one only
+ *             when wired (keys.ts)
  *   datasets  for each datasets.lock entry read: the digest of its canonical entry
  *   env       values of the allow-listed environment variables the step declares
  *   runtime   in-process, or container image digest + argv template + pip pins + GPU request

@@ -9,6 +9,7 @@ import { argvPlaceholders } from "./executor.ts";
 import { canonicalHash } from "./canonical.ts";
 import { resourceProblems, stepResources } from "./resources.ts";
 import { sameDef } from "./def-identity.ts";
+import { kindFits, slotOf, wiredInput, wiredInputs, wiringProblems } from "./wiring.ts";
 
 export interface Graph {
   /** Topological order; ties broken by name so the order is stable. */
@@ -25,10 +26,7 @@ export type AnalysisResult = { ok: true; graph: Graph } | { ok: false; failures:
 const PINNED_IMAGE = /@sha256:[0-9a-f]{64}$/;
 
 function producers(step: AnyStep): AnyStep[] {
-  return Object.keys(step.def.inputs)
-    .sort()
-    .map((name) => step.inputs[name]?.step)
-    .filter((s): s is AnyStep => s !== undefined);
+  return wiredInputs(step).map((w) => w.ref.step);
 }
 
 /**
@@ -39,7 +37,7 @@ function producers(step: AnyStep): AnyStep[] {
  */
 function identity(step: AnyStep, idOf: (producer: AnyStep) => string | undefined): string {
   const inputs: Record<string, string> = {};
-  for (const [name, ref] of Object.entries(step.inputs)) if (ref) inputs[name] = `${idOf(ref.step) ?? ref.step.name}:${ref.output}`;
+  for (const { name, ref } of wiredInputs(step)) inputs[name] = `${idOf(ref.step) ?? ref.step.name}:${ref.output}`;
   return canonicalHash({ def: step.def.id, v: step.def.version, params: step.params, inputs });
 }
 
@@ -101,15 +99,11 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
   for (const s of unique) {
     const def = s.def;
     // Wiring (the compiler checks kinds; this catches casts and JS callers).
-    for (const [input, kind] of Object.entries(def.inputs).sort()) {
-      const ref = s.inputs[input];
-      if (!ref) {
-        failures.push({ reason: "missing-input", step: s.name, input });
-        continue;
-      }
+    for (const [input, problem] of wiringProblems(s)) failures.push(problem === "missing" ? { reason: "missing-input", step: s.name, input } : { reason: "wrong-wiring", step: s.name, input, detail: problem });
+    for (const { name: input, kind, ref } of wiredInputs(s)) {
       const decl = ref.step.def.outputs[ref.output];
       if (!decl) failures.push({ reason: "unknown-output", step: s.name, input, producer: ref.step.name, output: ref.output });
-      else if (decl.kind !== kind) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
+      else if (!kindFits(kind, decl.kind)) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
     }
     const parsed = parseParams(def, s.params);
     if (parsed.success) params.set(s, parsed.data);
@@ -126,6 +120,10 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
       if (!PINNED_IMAGE.test(def.runtime.image)) failures.push({ reason: "image-not-pinned", step: s.name, image: def.runtime.image });
       const used = argvPlaceholders(def.runtime.argv);
       for (const i of used.inputs) if (!(i in def.inputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}} but the step has no input '${i}'` });
+      for (const i of used.inputs) {
+        const shape = i in def.inputs ? slotOf(def.inputs[i]!).shape : "one";
+        if (shape !== "one") failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}}, ${shape === "optional" ? "an" : "a"} ${shape} input: a program's argv names plain inputs only` });
+      }
       for (const o of used.outputs) if (!(o in def.outputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {out:${o}} but the step has no output '${o}'` });
     }
   }
@@ -156,11 +154,11 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
   return { ok: true, graph: { order, byName, params, consumers } };
 }
 
-/** Resolve a step input's producer to the graph's canonical instance. */
+/** Resolve the producer of a step's input element (wiring.ts names them) to the graph's canonical instance. */
 export function producerOf(graph: Graph, step: AnyStep, input: string): AnyStep {
-  const ref = step.inputs[input];
-  if (!ref) throw new Error(`${step.name}: input ${input} not wired`);
-  return graph.byName.get(ref.step.name) ?? ref.step;
+  const w = wiredInput(step, input);
+  if (!w) throw new Error(`${step.name}: input ${input} not wired`);
+  return graph.byName.get(w.ref.step.name) ?? w.ref.step;
 }
 
 /**

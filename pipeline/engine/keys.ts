@@ -6,6 +6,7 @@ import { FINGERPRINT_SCHEMA, type Fingerprint } from "./fingerprint.ts";
 import type { SourceScanner } from "./sources.ts";
 import type { Entry } from "./store.ts";
 import type { Json } from "./canonical.ts";
+import { wiredInputs } from "./wiring.ts";
 
 export interface KeyContext {
   readonly scanner: SourceScanner;
@@ -40,7 +41,15 @@ export function runtimeFingerprint(step: AnyStep): Json {
 
 /**
  * The fingerprint of `step`, given the entries of the steps that produce its inputs.
- * `producerEntry(input)` returns the producing entry or undefined when it is not known yet.
+ * `producerEntry(input)` returns the producing entry of an input element, or undefined when it is
+ * not known yet.
+ *
+ * `inputs` holds one record `{kind, digest}` per element of the wiring (wiring.ts): a plain slot
+ * under its name, as always; a list's elements under `<slot>[0]`, `<slot>[1]`, ... in the list's
+ * order, so reordering the list changes the key; a record's under `<slot>[<name>]`, so renaming an
+ * element changes it and the order it was written in does not; an optional slot under its name
+ * when wired and not at all when absent, so present and absent never share a key. An empty list
+ * or record records nothing (the step's params or code tell what that means).
  */
 export function fingerprintOf(
   step: AnyStep,
@@ -49,13 +58,13 @@ export function fingerprintOf(
   ctx: KeyContext,
 ): Fingerprint | undefined {
   const inputs: Record<string, { kind: string; digest: string }> = {};
-  for (const [name, kind] of Object.entries(step.def.inputs).sort()) {
+  for (const { name, ref } of wiredInputs(step)) {
     const entry = producerEntry(name);
     if (!entry) return undefined;
-    const ref = step.inputs[name]!;
     const rec = entry.manifest.outputs[ref.output];
     if (!rec) throw new Error(`${step.name}: producer entry ${entry.key} lacks output ${ref.output}`);
-    inputs[name] = { kind, digest: rec.digest };
+    // The output's own kind: the slot's, once analysis checked it, or the element's in a slot of any kind.
+    inputs[name] = { kind: ref.kind, digest: rec.digest };
   }
   const src = ctx.scanner.fingerprint(step.def.source, step.def.extraSources ?? []);
   const datasets: Record<string, string> = {};

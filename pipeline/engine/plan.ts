@@ -6,6 +6,7 @@ import type { Entry, Store } from "./store.ts";
 import type { StepStatus } from "./events.ts";
 import { cacheKey, type Fingerprint } from "./fingerprint.ts";
 import { fingerprintOf, type KeyContext } from "./keys.ts";
+import { inputNames } from "./wiring.ts";
 
 export interface PlanRow {
   readonly step: string;
@@ -25,7 +26,7 @@ export async function planGraph(graph: Graph, opts: { readonly store: Store; rea
   for (const step of graph.order) {
     const entries: Record<string, Entry> = {};
     let known = true;
-    for (const input of Object.keys(step.def.inputs)) {
+    for (const input of inputNames(step)) {
       const p = rows.get(producerOf(graph, step, input));
       if (p?.status === "cached" && p.entry) entries[input] = p.entry;
       else known = false;
@@ -58,7 +59,7 @@ export interface Planned {
 export function plannedKey(step: AnyStep, row: PlanRow | undefined, inputs: Readonly<Record<string, { readonly entry: Entry; readonly output: string }>>): { fingerprint: Fingerprint; key: string } | undefined {
   if (row?.fingerprint === undefined || row.key === undefined || row.step !== step.name || row.stepId !== step.def.id) return undefined;
   const planned = row.fingerprint.inputs;
-  const names = Object.keys(step.def.inputs);
+  const names = inputNames(step);
   if (Object.keys(planned).length !== names.length) return undefined;
   for (const name of names) {
     const i = inputs[name];

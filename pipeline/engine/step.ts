@@ -27,7 +27,27 @@ export function dir<K extends string>(kind: K, path: string): OutputDecl<K> {
 }
 
 export type OutputDecls = { readonly [name: string]: OutputDecl };
-export type InputKinds = { readonly [name: string]: string };
+
+/**
+ * An input slot: one output of a kind (the kind itself, e.g. "parquet:turns"), or one of the
+ * slots below. engine/wiring.ts flattens a wiring into one element per output wired, which is
+ * what keys, plans and executors see; the body sees the slot's shape (StepContext).
+ */
+export type InputSlot = string | ListSlot | RecordSlot | OptionalSlot;
+/** Outputs of one kind in order, wired with an array: `{ shards: [a.out.index, b.out.index] }`. */
+export type ListSlot<K extends string = string> = { readonly list: K };
+/** Named outputs of one kind, wired with a record: `{ metrics: { dpr: a.out.metrics } }`. */
+export type RecordSlot<K extends string = string> = { readonly record: K };
+/** One output of a kind, or none: the slot is left out of `use`'s inputs. */
+export type OptionalSlot<K extends string = string> = { readonly optional: K };
+export const list = <const K extends string>(kind: K): ListSlot<K> => ({ list: kind });
+export const record = <const K extends string>(kind: K): RecordSlot<K> => ({ record: kind });
+export const optional = <const K extends string>(kind: K): OptionalSlot<K> => ({ optional: kind });
+/** A record of outputs of any kinds (a page per documented step): the key records each element's kind. */
+export const ANY_KIND = "*";
+export const anyRecord = (): RecordSlot<string> => ({ record: ANY_KIND });
+
+export type InputKinds = { readonly [name: string]: InputSlot };
 
 /** A reference to one output of one step; `kind` makes mismatched wiring a type error. */
 export interface OutputRef<K extends string = string> {
@@ -37,18 +57,33 @@ export interface OutputRef<K extends string = string> {
 }
 
 export type OutputRefs<O extends OutputDecls> = { readonly [N in keyof O]: OutputRef<O[N]["kind"]> };
-export type InputRefs<I extends InputKinds> = { readonly [N in keyof I]: OutputRef<I[N]> };
+
+/** What a slot holds: `V` per output wired (a ref at `use`, a path or a key in the body), in the slot's shape. */
+export type SlotShaped<S, V> = S extends ListSlot ? readonly V[] : S extends RecordSlot ? Readonly<Record<string, V>> : S extends OptionalSlot ? V | undefined : V;
+type SlotRef<S> = S extends ListSlot<infer K> ? OutputRef<K> : S extends RecordSlot<infer K> ? OutputRef<K> : S extends OptionalSlot<infer K> ? OutputRef<K> : S extends string ? OutputRef<S> : never;
+type OptionalNames<I extends InputKinds> = { [N in keyof I]: I[N] extends OptionalSlot ? N : never }[keyof I];
+export type InputRefs<I extends InputKinds> = { readonly [N in Exclude<keyof I, OptionalNames<I>>]: SlotShaped<I[N], SlotRef<I[N]>> } & {
+  readonly [N in OptionalNames<I>]?: SlotRef<I[N]>;
+};
 
 export interface ProgressSink {
   (done: number, total?: number, label?: string): void;
 }
 
+/** Where an input came from: the producing entry, and the kind of the output wired (a record of any kind holds several). */
+export interface InputKey {
+  readonly key: string;
+  readonly stepId: string;
+  readonly kind: string;
+}
+
 /** What an in-process step sees while it runs. Paths are absolute. */
 export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
   readonly params: P;
-  readonly inputs: { readonly [N in keyof I]: string };
-  /** For each input, the cache key and step id of the entry that produced it (provenance for tables). */
-  readonly inputKeys: { readonly [N in keyof I]: { readonly key: string; readonly stepId: string } };
+  /** Per slot: its path, or its paths in the slot's shape (an array for a list, a record, undefined for an absent optional). */
+  readonly inputs: { readonly [N in keyof I]: SlotShaped<I[N], string> };
+  /** For each input (in its slot's shape), the cache key and step id of the entry that produced it (provenance for tables), and the kind of its output. */
+  readonly inputKeys: { readonly [N in keyof I]: SlotShaped<I[N], InputKey> };
   readonly outputs: { readonly [N in keyof O]: string };
   /** Scratch directory, deleted after the step. */
   readonly workDir: string;

@@ -17,6 +17,7 @@
 import type { EngineEvent, EventSink, StepStatus } from "../engine/events.ts";
 import type { Graph } from "../engine/graph.ts";
 import { producerOf } from "../engine/graph.ts";
+import { inputNames } from "../engine/wiring.ts";
 import type { PlanRow } from "../engine/engine.ts";
 import { expectedSeconds, type Estimates } from "../engine/schedule.ts";
 
@@ -31,7 +32,7 @@ export function planEvent(graph: Graph, rows: readonly PlanRow[], estimates: Est
     concurrency,
     steps: graph.order.map((s) => {
       const row = byName.get(s.name);
-      const after = [...new Set(Object.keys(s.def.inputs).map((input) => producerOf(graph, s, input).name))].sort();
+      const after = [...new Set(inputNames(s).map((input) => producerOf(graph, s, input).name))].sort();
       const e = expectedSeconds(s, graph.params.get(s), estimates);
       return { step: s.name, status: row?.status ?? "pending", ...(row?.key !== undefined ? { key: row.key } : {}), expectedSeconds: Math.round(e.seconds * 1000) / 1000, estimate: e.source, after };
     }),

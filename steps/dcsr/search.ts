@@ -11,8 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { z } from "zod";
-import { file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, file, list } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy } from "../lib/npy.ts";
 import { writeParquetFile } from "../lib/parquet.ts";
@@ -103,101 +102,91 @@ const searchParams = z
   })
   .strict();
 
-type SearchInputs = InputKinds & { readonly queries: "embeddings:queries" };
 const searchOutputs = { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec"), sentences: file("parquet:sentence-run", "sentences.parquet") };
-export type SearchDcsrDef = StepDef<typeof searchParams, SearchInputs, typeof searchOutputs>;
 
-/** Input names of the sentence-index shards: shard0 .. shard<n-1>. */
-export const sentenceShardInputs = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
-
-
-/** The `search-dcsr` def over `shards` sentence-index shards (the shard count is its identity). */
-export function searchDcsrDef(shards: number): SearchDcsrDef {
-  if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const inputs: Record<string, string> = { queries: "embeddings:queries" };
-  for (const name of sentenceShardInputs(shards)) inputs[name] = "faiss:sentence-flat-ip";
-  return defineStepWith({ shards }, {
-    id: "search-dcsr",
-    version: 1,
-    source: import.meta.url,
-    description: "Top-M sentences over every sentence-index shard, passages ranked by HasAns; run as Parquet and TREC, top sentences as Parquet.",
-    params: searchParams,
-    inputs: inputs as SearchInputs,
-    outputs: searchOutputs,
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const { k, m, keepSentences, tag } = ctx.params;
-        // The torch backend has no sentence-index path: it searches with faiss or the brute force.
-        const backend = flatBackendOf(denseBackendFromEnv());
-        const paths = ctx.inputs as Readonly<Record<string, string>>;
-        const qFile = join(paths.queries!, "embeddings.npy");
-        const qa = readNpy(qFile);
-        if (qa.dtype !== "float32" || !(qa.data instanceof Float32Array) || qa.shape.length !== 2) throw new InputError("query embeddings must be float32 [N, D]", { file: qFile, fix: "rerun the encode step" });
-        const [nq, dim] = qa.shape as [number, number];
-        validateMatrix(qa.data, dim, { file: qFile });
-        const qids = readLines(join(paths.queries!, "qids.txt"));
-        if (qids.length !== nq) throw new InputError(`${qids.length} qids for ${nq} embeddings`, { file: join(paths.queries!, "qids.txt") });
-        const shardsRead: { found: TopK; vectors: Float32Array; offset: number }[] = [];
-        /** Per global sentence number: its passage's number (pids in collection order) and marker slot. */
-        const passageOf: number[] = [];
-        const slotOf: number[] = [];
-        const pidNames: string[] = [];
-        const pidNumber = new Map<string, number>();
-        for (const [s, name] of sentenceShardInputs(shards).entries()) {
-          const indexFile = join(paths[name]!, SENTENCE_INDEX_FILE);
-          const pids = readLines(join(paths[name]!, "pids.txt"));
-          const slots = readNpy(join(paths[name]!, "slots.npy")).data;
-          const { vectors, ntotal, dim: d } = readFlatIPFile(indexFile);
-          if (d !== dim) throw new InputError(`index dimension ${d}, query embeddings ${dim}`, { file: indexFile, fix: "encode queries and sentences with the same model" });
-          if (pids.length !== ntotal || slots.length !== ntotal) throw new InputError(`${pids.length} ids and ${slots.length} slots for ${ntotal} vectors`, { file: indexFile, fix: "re-encode the shard" });
-          const index = loadFlatIP(indexFile, { backend });
-          if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
-          const found = index.search(qa.data, rescoreDepth(m), { onProgress: (done) => ctx.progress(s * nq + done, shards * nq) });
-          shardsRead.push({ found, vectors, offset: passageOf.length });
-          for (let i = 0; i < ntotal; i++) {
-            let p = pidNumber.get(pids[i]!);
-            if (p === undefined) {
-              pidNumber.set(pids[i]!, (p = pidNames.length));
-              pidNames.push(pids[i]!);
-            }
-            passageOf.push(p);
-            slotOf.push(Number(slots[i]));
+/** `search-dcsr`: the queries against a list of sentence-index shards (`shards`, in shard order). */
+export const searchDcsr = defineStep({
+  id: "search-dcsr",
+  version: 1,
+  source: import.meta.url,
+  description: "Top-M sentences over every sentence-index shard, passages ranked by HasAns; run as Parquet and TREC, top sentences as Parquet.",
+  params: searchParams,
+  inputs: { queries: "embeddings:queries", shards: list("faiss:sentence-flat-ip") },
+  outputs: searchOutputs,
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { k, m, keepSentences, tag } = ctx.params;
+      // The torch backend has no sentence-index path: it searches with faiss or the brute force.
+      const backend = flatBackendOf(denseBackendFromEnv());
+      const { queries, shards } = ctx.inputs;
+      if (shards.length === 0) throw new InputError("no sentence-index shards to search", { field: "shards", fix: "wire at least one faiss:sentence-flat-ip index" });
+      const qFile = join(queries, "embeddings.npy");
+      const qa = readNpy(qFile);
+      if (qa.dtype !== "float32" || !(qa.data instanceof Float32Array) || qa.shape.length !== 2) throw new InputError("query embeddings must be float32 [N, D]", { file: qFile, fix: "rerun the encode step" });
+      const [nq, dim] = qa.shape as [number, number];
+      validateMatrix(qa.data, dim, { file: qFile });
+      const qids = readLines(join(queries, "qids.txt"));
+      if (qids.length !== nq) throw new InputError(`${qids.length} qids for ${nq} embeddings`, { file: join(queries, "qids.txt") });
+      const shardsRead: { found: TopK; vectors: Float32Array; offset: number }[] = [];
+      /** Per global sentence number: its passage's number (pids in collection order) and marker slot. */
+      const passageOf: number[] = [];
+      const slotOf: number[] = [];
+      const pidNames: string[] = [];
+      const pidNumber = new Map<string, number>();
+      for (const [s, dir] of shards.entries()) {
+        const indexFile = join(dir, SENTENCE_INDEX_FILE);
+        const pids = readLines(join(dir, "pids.txt"));
+        const slots = readNpy(join(dir, "slots.npy")).data;
+        const { vectors, ntotal, dim: d } = readFlatIPFile(indexFile);
+        if (d !== dim) throw new InputError(`index dimension ${d}, query embeddings ${dim}`, { file: indexFile, fix: "encode queries and sentences with the same model" });
+        if (pids.length !== ntotal || slots.length !== ntotal) throw new InputError(`${pids.length} ids and ${slots.length} slots for ${ntotal} vectors`, { file: indexFile, fix: "re-encode the shard" });
+        const index = loadFlatIP(indexFile, { backend });
+        if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
+        const found = index.search(qa.data, rescoreDepth(m), { onProgress: (done) => ctx.progress(s * nq + done, shards.length * nq) });
+        shardsRead.push({ found, vectors, offset: passageOf.length });
+        for (let i = 0; i < ntotal; i++) {
+          let p = pidNumber.get(pids[i]!);
+          if (p === undefined) {
+            pidNumber.set(pids[i]!, (p = pidNames.length));
+            pidNames.push(pids[i]!);
           }
+          passageOf.push(p);
+          slotOf.push(Number(slots[i]));
         }
-        const empty = new Set(readLines(join(paths.queries!, EMPTY_QIDS)));
-        const runRows: RunRow[] = [];
-        const sentenceRows: SentenceRunRow[] = [];
-        const groupOfPassage = new Int32Array(pidNames.length).fill(-1);
-        for (let q = 0; q < nq; q++) {
-          const qid = qids[q]!;
-          if (empty.has(qid)) continue;
-          const top = exactTopSentences(shardsRead, qa.data, q, dim, m);
-          if (top.ids.length === 0) continue;
-          // Hits grouped by passage, groups numbered in order of first appearance.
-          const group = new Int32Array(top.ids.length);
-          const groupPids: string[] = [];
-          for (let j = 0; j < top.ids.length; j++) {
-            const p = passageOf[top.ids[j]!]!;
-            if (groupOfPassage[p] === -1) {
-              groupOfPassage[p] = groupPids.length;
-              groupPids.push(pidNames[p]!);
-            }
-            group[j] = groupOfPassage[p]!;
+      }
+      const empty = new Set(readLines(join(queries, EMPTY_QIDS)));
+      const runRows: RunRow[] = [];
+      const sentenceRows: SentenceRunRow[] = [];
+      const groupOfPassage = new Int32Array(pidNames.length).fill(-1);
+      for (let q = 0; q < nq; q++) {
+        const qid = qids[q]!;
+        if (empty.has(qid)) continue;
+        const top = exactTopSentences(shardsRead, qa.data, q, dim, m);
+        if (top.ids.length === 0) continue;
+        // Hits grouped by passage, groups numbered in order of first appearance.
+        const group = new Int32Array(top.ids.length);
+        const groupPids: string[] = [];
+        for (let j = 0; j < top.ids.length; j++) {
+          const p = passageOf[top.ids[j]!]!;
+          if (groupOfPassage[p] === -1) {
+            groupOfPassage[p] = groupPids.length;
+            groupPids.push(pidNames[p]!);
           }
-          for (let j = 0; j < top.ids.length; j++) groupOfPassage[passageOf[top.ids[j]!]!] = -1;
-          const scored = hasAnsByGroup(top.scores, group, groupPids.length);
-          topGroups(scored.logHasAns, (g) => groupPids[g]!, k).forEach((g, j) => runRows.push({ qid, pid: groupPids[g]!, rank: j + 1, score: scored.logHasAns[g]! }));
-          for (let j = 0; j < Math.min(keepSentences, top.ids.length); j++) {
-            const id = top.ids[j]!;
-            sentenceRows.push({ qid, pid: pidNames[passageOf[id]!]!, slot: slotOf[id]!, rank: j + 1, score: top.scores[j]!, log_prob: scored.logP[j]! });
-          }
+          group[j] = groupOfPassage[p]!;
         }
-        await writeRunParquet(ctx.outputs.run, runRows);
-        writeFileSync(ctx.outputs.trec, runRows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(Math.fround(r.score))} ${tag}`).join("\n") + (runRows.length ? "\n" : ""));
-        await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema, sentenceRows);
-        ctx.log(`${nq} queries x ${shards} shard(s) of ${passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
-      },
+        for (let j = 0; j < top.ids.length; j++) groupOfPassage[passageOf[top.ids[j]!]!] = -1;
+        const scored = hasAnsByGroup(top.scores, group, groupPids.length);
+        topGroups(scored.logHasAns, (g) => groupPids[g]!, k).forEach((g, j) => runRows.push({ qid, pid: groupPids[g]!, rank: j + 1, score: scored.logHasAns[g]! }));
+        for (let j = 0; j < Math.min(keepSentences, top.ids.length); j++) {
+          const id = top.ids[j]!;
+          sentenceRows.push({ qid, pid: pidNames[passageOf[id]!]!, slot: slotOf[id]!, rank: j + 1, score: top.scores[j]!, log_prob: scored.logP[j]! });
+        }
+      }
+      await writeRunParquet(ctx.outputs.run, runRows);
+      writeFileSync(ctx.outputs.trec, runRows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(Math.fround(r.score))} ${tag}`).join("\n") + (runRows.length ? "\n" : ""));
+      await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema, sentenceRows);
+      ctx.log(`${nq} queries x ${shards.length} shard(s) of ${passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
     },
-  });
-}
+  },
+});

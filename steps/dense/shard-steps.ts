@@ -19,14 +19,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, dir, file, list } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
 import { topKToHits, type Hit } from "./merge.ts";
 import { foldShard, listsFromRows } from "./hit-merge.ts";
 import { readLines } from "./query-encoding.ts";
-import { denseBackendFromEnv, readEmbeddings, searchIndexDir, searchParams, shardInputNames, writeDenseRun } from "./steps.ts";
+import { denseBackendFromEnv, readEmbeddings, searchIndexDir, searchParams, writeDenseRun } from "./steps.ts";
 
 export const SHARD_HITS_FORMAT = "cspipe/dense-shard-hits@1";
 
@@ -100,36 +99,29 @@ function readShardHits(hitsDir: string, nq: number, k: number): Hit[][] {
   return listsFromRows(scores.data, readLines(join(hitsDir, "pids.txt")), nq, k, join(hitsDir, "pids.txt"));
 }
 
-type MergeInputs = InputKinds & { readonly queries: "embeddings:queries" };
-export type MergeDenseHitsDef = StepDef<typeof searchParams, MergeInputs, { run: ReturnType<typeof file<"parquet:run">>; trec: ReturnType<typeof file<"trec:run">> }>;
-
-/** The `merge-dense-hits` def over `shards` shard results (inputs shard0 .. shard<n-1>; the count is its identity). */
-export function mergeDenseHitsDef(shards: number): MergeDenseHitsDef {
-  if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const inputs: Record<string, string> = { queries: "embeddings:queries" };
-  for (const name of shardInputNames(shards)) inputs[name] = "hits:dense-shard";
-  return defineStepWith({ shards }, {
-    id: "merge-dense-hits",
-    version: 1,
-    source: import.meta.url,
-    description: "The shards' top-k lists folded into the global top k by (-score, pid); run as Parquet and TREC (search-dense's bytes).",
-    params: searchParams,
-    inputs: inputs as MergeInputs,
-    outputs: { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") },
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const { k, tag } = ctx.params;
-        const paths = ctx.inputs as Readonly<Record<string, string>>;
-        const qids = readLines(join(paths.queries!, "qids.txt"));
-        const running: Hit[][] = qids.map(() => []);
-        for (const [s, name] of shardInputNames(shards).entries()) {
-          foldShard(running, readShardHits(paths[name]!, qids.length, k), k, name);
-          ctx.progress(s + 1, shards);
-        }
-        const written = await writeDenseRun(ctx.outputs, paths.queries!, qids, running, tag);
-        ctx.log(`${qids.length} queries x ${shards} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
-      },
+/** `merge-dense-hits`: the shards' results (`shards`, in shard order) folded into the global top k. */
+export const mergeDenseHits = defineStep({
+  id: "merge-dense-hits",
+  version: 1,
+  source: import.meta.url,
+  description: "The shards' top-k lists folded into the global top k by (-score, pid); run as Parquet and TREC (search-dense's bytes).",
+  params: searchParams,
+  inputs: { queries: "embeddings:queries", shards: list("hits:dense-shard") },
+  outputs: { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { k, tag } = ctx.params;
+      const shards = ctx.inputs.shards;
+      if (shards.length === 0) throw new InputError("no shard results to merge", { field: "shards", fix: "wire the hits of every search-dense-shard step" });
+      const qids = readLines(join(ctx.inputs.queries, "qids.txt"));
+      const running: Hit[][] = qids.map(() => []);
+      for (const [s, path] of shards.entries()) {
+        foldShard(running, readShardHits(path, qids.length, k), k, `shard${s}`);
+        ctx.progress(s + 1, shards.length);
+      }
+      const written = await writeDenseRun(ctx.outputs, ctx.inputs.queries, qids, running, tag);
+      ctx.log(`${qids.length} queries x ${shards.length} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
     },
-  });
-}
+  },
+});

@@ -29,7 +29,7 @@ import { copyFileSync, createReadStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { defineStep, dir, file, type InputKinds, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, file, list, type InputKinds, type StepContext, type StepDef } from "../../pipeline/engine/step.ts";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
@@ -229,13 +229,63 @@ export const searchParams = z
   .strict();
 
 type SearchInputs = InputKinds & { readonly queries: "embeddings:queries" };
-export type SearchDenseDef = StepDef<typeof searchParams, SearchInputs, { run: ReturnType<typeof file<"parquet:run">>; trec: ReturnType<typeof file<"trec:run">> }>;
+export type SearchDenseDef = StepDef<typeof searchParams, SearchInputs, typeof searchOutputs>;
 
+const searchOutputs = { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") };
+const SEARCH_DESCRIPTION = "Exact inner-product top-k over every index shard, merged by (-score, pid); run as Parquet and TREC.";
 
-/** Input names of the index shards of a `search-dense` def: shard0 .. shard<n-1>. */
+/** What searching the shards needs of a step's context. */
+type SearchContext = Pick<StepContext<z.output<typeof searchParams>, SearchInputs, typeof searchOutputs>, "params" | "outputs" | "workDir" | "devices" | "log" | "progress">;
+
+/** The body of `search-dense`: each shard's top k for every query (shard by shard, in order), merged. */
+async function searchShards(ctx: SearchContext, queries: string, shards: readonly string[]): Promise<void> {
+  if (shards.length === 0) throw new InputError("no index shards to search", { field: "shards", fix: "wire at least one faiss:flat-ip index" });
+  const { k, tag } = ctx.params;
+  const choice = denseBackendFromEnv();
+  const q = readEmbeddings(queries, "qids.txt");
+  const nq = q.ids.length;
+  const parts: ShardResult[] = [];
+  for (const [s, path] of shards.entries()) {
+    const name = `shard${s}`;
+    const { found, pids } = searchIndexDir(path, { ...q, npy: join(queries, "embeddings.npy") }, k, {
+      choice,
+      ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
+      workDir: join(ctx.workDir, name),
+      onProgress: (d) => ctx.progress(s * nq + d, shards.length * nq, "queries x shards"),
+    });
+    if (s === 0) ctx.log(`backend ${found.backend} (${found.reason})`);
+    if (found.note !== undefined) ctx.log(`${name}: ${found.note}`);
+    parts.push({ topk: found.topk, ids: pids });
+  }
+  const written = await writeDenseRun(ctx.outputs, queries, q.ids, mergeShardTopK(parts, k), tag);
+  ctx.log(`${nq} queries x ${shards.length} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
+}
+
+/** `search-dense`: the queries against a list of index shards (`shards`, in shard order). */
+export const searchDense = defineStep({
+  id: "search-dense",
+  version: 1,
+  source: import.meta.url,
+  description: SEARCH_DESCRIPTION,
+  params: searchParams,
+  inputs: { queries: "embeddings:queries", shards: list("faiss:flat-ip") },
+  outputs: searchOutputs,
+  runtime: {
+    type: "in-process",
+    // A GPU slot when the run has one: the torch backend then computes the candidates (shard-search.ts).
+    gpu: { count: 1 },
+    run: (ctx) => searchShards(ctx, ctx.inputs.queries, ctx.inputs.shards),
+  },
+});
+
+/** Input names of the index shards of a `searchDenseDef` def: shard0 .. shard<n-1>. */
 export const shardInputNames = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
 
-/** The `search-dense` def over `shards` index shards (the shard count is its identity). */
+/**
+ * @deprecated `searchDense` with its list input replaces it: only pipeline/definitions/dense/base.ts
+ * (θ0 vs BM25, a file the lead edits now) still wires shards as inputs shard0 .. shard<n-1>. Delete
+ * this and `shardInputNames` once that file wires `searchDense`.
+ */
 export function searchDenseDef(shards: number): SearchDenseDef {
   if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
   const inputs: Record<string, string> = { queries: "embeddings:queries" };
@@ -244,34 +294,16 @@ export function searchDenseDef(shards: number): SearchDenseDef {
     id: "search-dense",
     version: 1,
     source: import.meta.url,
-    description: "Exact inner-product top-k over every index shard, merged by (-score, pid); run as Parquet and TREC.",
+    description: SEARCH_DESCRIPTION,
     params: searchParams,
     inputs: inputs as SearchInputs,
-    outputs: { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") },
+    outputs: searchOutputs,
     runtime: {
       type: "in-process",
-      // A GPU slot when the run has one: the torch backend then computes the candidates (shard-search.ts).
       gpu: { count: 1 },
-      async run(ctx) {
-        const { k, tag } = ctx.params;
-        const choice = denseBackendFromEnv();
+      run: (ctx) => {
         const paths = ctx.inputs as Readonly<Record<string, string>>;
-        const q = readEmbeddings(paths.queries!, "qids.txt");
-        const nq = q.ids.length;
-        const parts: ShardResult[] = [];
-        for (const [s, name] of shardInputNames(shards).entries()) {
-          const { found, pids } = searchIndexDir(paths[name]!, { ...q, npy: join(paths.queries!, "embeddings.npy") }, k, {
-            choice,
-            ...(ctx.devices !== undefined ? { devices: ctx.devices } : {}),
-            workDir: join(ctx.workDir, name),
-            onProgress: (d) => ctx.progress(s * nq + d, shards * nq, "queries x shards"),
-          });
-          if (s === 0) ctx.log(`backend ${found.backend} (${found.reason})`);
-          if (found.note !== undefined) ctx.log(`${name}: ${found.note}`);
-          parts.push({ topk: found.topk, ids: pids });
-        }
-        const written = await writeDenseRun(ctx.outputs, paths.queries!, q.ids, mergeShardTopK(parts, k), tag);
-        ctx.log(`${nq} queries x ${shards} shard(s), ${written.hits} hits; ${written.empty} empty queries without hits`);
+        return searchShards(ctx, paths.queries!, shardInputNames(shards).map((n) => paths[n]!));
       },
     },
   });

@@ -1,11 +1,11 @@
 /**
  * `check-findings`: the paper's claims (claims.ts) checked against evaluation results, as
  * findings.json (schema cspipe.findings/1, rendered at the top of the report) and findings.md.
- * Its inputs are the metrics files the claims read, by name; one def per input list.
+ * Its `metrics` input is a record of the metrics files the claims read, by the names they use.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { file, type StepDef } from "../../pipeline/engine/step.ts";
+import { defineStep, file, record, type InputKey, type StepContext, type StepDef } from "../../pipeline/engine/step.ts";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { MetricsFile } from "../eval/steps.ts";
@@ -20,39 +20,65 @@ const params = z
   })
   .strict();
 
-type Inputs = { readonly [name: string]: "json:metrics" };
 type Outputs = { findings: ReturnType<typeof file<"json:findings">>; markdown: ReturnType<typeof file<"text:findings-md">> };
+type Inputs = { readonly [name: string]: "json:metrics" };
 export type CheckFindingsDef = StepDef<typeof params, Inputs, Outputs>;
+type FindingsContext = Pick<StepContext<z.output<typeof params>, Inputs, Outputs>, "params" | "outputs" | "log">;
 
-/** The findings step over the named metrics inputs (the name set is its identity). */
+const outputs: Outputs = { findings: file("json:findings", "findings.json"), markdown: file("text:findings-md", "findings.md") };
+const DESCRIPTION = "The paper's claims checked against this run's evaluations: value, spread over seeds, verdict.";
+
+/** The body of `check-findings` over the metrics files `paths` (by input name) and their producers' keys. */
+async function checkFindings(ctx: FindingsContext, paths: Readonly<Record<string, string>>, keys: Readonly<Record<string, InputKey>>): Promise<void> {
+  const files = new Map<string, MetricsFile>();
+  for (const name of Object.keys(paths).sort()) files.set(name, JSON.parse(await readFile(paths[name]!, "utf8")) as MetricsFile);
+  const look = lookupIn(files);
+  const claims = ctx.params.claims.map((spec) => {
+    const used = inputsOf(spec.rule);
+    for (const u of used) {
+      if (!files.has(u)) throw new InputError(`claim '${spec.id}' reads input '${u}', which is not wired`, { field: `claims.${spec.id}`, fix: "wire every input a claim names" });
+    }
+    const evidence = used.map((u) => ({ label: ctx.params.labels[u] ?? u, stepKey: keys[u]!.key, stepId: keys[u]!.stepId }));
+    return checkClaim(spec, look, evidence);
+  });
+  const out: FindingsFile = { schema: "cspipe.findings/1", data: ctx.params.data, claims };
+  await writeFile(ctx.outputs.findings, `${JSON.stringify(out, null, 2)}\n`);
+  await writeFile(ctx.outputs.markdown, findingsMarkdown(out));
+  for (const c of claims) ctx.log(`${c.id}: ${c.verdict}${c.value === null ? "" : ` (${c.value.toFixed(3)}${c.sd === null ? "" : ` ± ${c.sd.toFixed(3)}`}, ${c.seeds} seed(s))`}`);
+}
+
+/** `check-findings` over the evaluations wired as `metrics`, by the names the claims use. */
+export const checkFindingsStep = defineStep({
+  id: "check-findings",
+  version: 1,
+  source: import.meta.url,
+  description: DESCRIPTION,
+  params,
+  inputs: { metrics: record("json:metrics") },
+  outputs,
+  runtime: { type: "in-process", run: (ctx) => checkFindings(ctx, ctx.inputs.metrics, ctx.inputKeys.metrics) },
+});
+
+/**
+ * @deprecated `checkFindingsStep` with its record input replaces it: only
+ * pipeline/definitions/findings.ts (a file the lead edits now) still wires metrics as inputs named
+ * by the claims. Delete this once that file wires `checkFindingsStep` (`inputs: { metrics: refs }`).
+ */
 export function checkFindingsDef(inputNames: readonly string[]): CheckFindingsDef {
   const names = [...new Set(inputNames)].sort();
   return defineStepWith({ inputNames: names }, {
     id: "check-findings",
     version: 1,
     source: import.meta.url,
-    description: "The paper's claims checked against this run's evaluations: value, spread over seeds, verdict.",
+    description: DESCRIPTION,
     params,
     inputs: Object.fromEntries(names.map((n) => [n, "json:metrics"])) as Inputs,
-    outputs: { findings: file("json:findings", "findings.json"), markdown: file("text:findings-md", "findings.md") },
+    outputs,
     runtime: {
       type: "in-process",
-      async run(ctx) {
-        const files = new Map<string, MetricsFile>();
-        for (const name of names) files.set(name, JSON.parse(await readFile(ctx.inputs[name]!, "utf8")) as MetricsFile);
-        const look = lookupIn(files);
-        const claims = ctx.params.claims.map((spec) => {
-          const used = inputsOf(spec.rule);
-          for (const u of used) {
-            if (!files.has(u)) throw new InputError(`claim '${spec.id}' reads input '${u}', which is not wired`, { field: `claims.${spec.id}`, fix: "wire every input a claim names" });
-          }
-          const evidence = used.map((u) => ({ label: ctx.params.labels[u] ?? u, stepKey: ctx.inputKeys[u]!.key, stepId: ctx.inputKeys[u]!.stepId }));
-          return checkClaim(spec, look, evidence);
-        });
-        const out: FindingsFile = { schema: "cspipe.findings/1", data: ctx.params.data, claims };
-        await writeFile(ctx.outputs.findings, `${JSON.stringify(out, null, 2)}\n`);
-        await writeFile(ctx.outputs.markdown, findingsMarkdown(out));
-        for (const c of claims) ctx.log(`${c.id}: ${c.verdict}${c.value === null ? "" : ` (${c.value.toFixed(3)}${c.sd === null ? "" : ` ± ${c.sd.toFixed(3)}`}, ${c.seeds} seed(s))`}`);
+      run: (ctx) => {
+        const keys = ctx.inputKeys as Readonly<Record<string, InputKey>>;
+        return checkFindings(ctx, Object.fromEntries(names.map((n) => [n, ctx.inputs[n] as string])), Object.fromEntries(names.map((n) => [n, keys[n]!])));
       },
     },
   });

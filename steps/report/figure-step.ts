@@ -8,8 +8,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { dir } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, dir, record } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { pickMetric } from "./metric-value.ts";
@@ -51,48 +50,41 @@ async function resolvePoint(
   return { category, ours: { value: c.value, sd: c.sd, seeds: picked.length, n: c.n, stepKeys: c.stepKeys, metric: p.metric, group: p.group ?? null }, paper, absent: null };
 }
 
-/**
- * A render step for a figure whose points read the named inputs (all `json:metrics`).
- * Its identity holds the input-name set, so a figure built by two targets in one run merges.
- */
-export function renderFigureDef(inputNames: readonly string[]) {
-  const inputs: Record<string, "json:metrics"> = {};
-  for (const n of inputNames) inputs[n] = "json:metrics";
-  return defineStepWith({ inputNames: [...inputNames].sort() }, {
-    id: "render-figure",
-    version: 2,
-    source: import.meta.url,
-    description: "SVG chart plus the JSON of the numbers plotted (mean ± sd over seeds, N, provenance keys) and the paper's numbers.",
-    params,
-    inputs,
-    outputs: { figure: dir("figure", "figure") },
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const { spec } = ctx.params;
-        const loaded = new Map<string, MetricsFile>();
-        const load = async (input: string) => {
-          const path = ctx.inputs[input];
-          const key = ctx.inputKeys[input];
-          if (path === undefined || key === undefined) throw new InputError(`figure point input '${input}' is not wired`, { field: "spec.series", fix: `wire an input named '${input}' or use one of: ${Object.keys(ctx.inputs).sort().join(", ")}` });
-          let m = loaded.get(input);
-          if (m === undefined) loaded.set(input, (m = JSON.parse(await readFile(path, "utf8")) as MetricsFile));
-          return { m, path, key: key.key };
-        };
-        const points: FigurePoint[][] = [];
-        for (const s of spec.series) {
-          const row: FigurePoint[] = [];
-          for (const [ci, p] of s.points.entries()) {
-            const category = spec.categories[ci] ?? String(ci);
-            row.push(p === null ? { category, ours: null, paper: null, absent: null } : await resolvePoint(p, category, load, ctx.log, `${s.name} / ${category}`));
-          }
-          points.push(row);
+/** `render-figure`: a figure whose points read the evaluations wired as `metrics`, by name. */
+export const renderFigureStep = defineStep({
+  id: "render-figure",
+  version: 2,
+  source: import.meta.url,
+  description: "SVG chart plus the JSON of the numbers plotted (mean ± sd over seeds, N, provenance keys) and the paper's numbers.",
+  params,
+  inputs: { metrics: record("json:metrics") },
+  outputs: { figure: dir("figure", "figure") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const { spec } = ctx.params;
+      const loaded = new Map<string, MetricsFile>();
+      const load = async (input: string) => {
+        const path = ctx.inputs.metrics[input];
+        const key = ctx.inputKeys.metrics[input];
+        if (path === undefined || key === undefined) throw new InputError(`figure point input '${input}' is not wired`, { field: "spec.series", fix: `wire metrics named '${input}' or use one of: ${Object.keys(ctx.inputs.metrics).sort().join(", ")}` });
+        let m = loaded.get(input);
+        if (m === undefined) loaded.set(input, (m = JSON.parse(await readFile(path, "utf8")) as MetricsFile));
+        return { m, path, key: key.key };
+      };
+      const points: FigurePoint[][] = [];
+      for (const s of spec.series) {
+        const row: FigurePoint[] = [];
+        for (const [ci, p] of s.points.entries()) {
+          const category = spec.categories[ci] ?? String(ci);
+          row.push(p === null ? { category, ours: null, paper: null, absent: null } : await resolvePoint(p, category, load, ctx.log, `${s.name} / ${category}`));
         }
-        const data = figureData(spec, points);
-        const svg = renderFigureSvg(data, { href: (p) => (p.ours === null ? undefined : `../${numberPage(p.ours.stepKeys)}`) });
-        await writeFile(join(ctx.outputs.figure, `${spec.id}.svg`), svg);
-        await writeFile(join(ctx.outputs.figure, `${spec.id}.json`), JSON.stringify(data, null, 2) + "\n");
-      },
+        points.push(row);
+      }
+      const data = figureData(spec, points);
+      const svg = renderFigureSvg(data, { href: (p) => (p.ours === null ? undefined : `../${numberPage(p.ours.stepKeys)}`) });
+      await writeFile(join(ctx.outputs.figure, `${spec.id}.svg`), svg);
+      await writeFile(join(ctx.outputs.figure, `${spec.id}.json`), JSON.stringify(data, null, 2) + "\n");
     },
-  });
-}
+  },
+});

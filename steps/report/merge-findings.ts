@@ -1,14 +1,13 @@
 /**
  * Several stages' findings as one (`merge-findings`): a report that shows the dense claims,
  * Table 5's and table-dcsr's renders one findings section. Pure core (`mergeFindings`) and a
- * step whose inputs are `f0`..`f{n-1}` in the given order; claims keep that order.
+ * step whose `findings` input is a list; claims keep its order.
  * Rules: every input's `data` must be the same source; a claim id may appear once in all of
  * them (an error names both files); each input is validated as findings.json is everywhere.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { file } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, file, list } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parseFindings, type Findings } from "./findings.ts";
 
@@ -31,31 +30,23 @@ export function mergeFindings(parts: readonly { readonly findings: Findings; rea
   return { schema: "cspipe.findings/1", data: first.findings.data, claims };
 }
 
-/** The merge step definition for n inputs (n is in its identity). */
-export function mergeFindingsDef(n: number) {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`merge-findings needs n >= 1, got ${n}`);
-  const inputs: Record<string, "json:findings"> = {};
-  for (let i = 0; i < n; i++) inputs[`f${i}`] = "json:findings";
-  return defineStepWith({ n }, {
-    id: "merge-findings",
-    version: 1,
-    source: import.meta.url,
-    description: "Several stages' findings.json as one, claims in input order.",
-    params: z.object({}).strict(),
-    inputs,
-    outputs: { findings: file("json:findings", "findings.json") },
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const parts = [];
-        for (let i = 0; i < n; i++) {
-          const path = ctx.inputs[`f${i}`]!;
-          parts.push({ findings: parseFindings(await readFile(path, "utf8"), path), file: path });
-        }
-        const merged = mergeFindings(parts);
-        await writeFile(ctx.outputs.findings, JSON.stringify(merged, null, 2) + "\n");
-        ctx.log(`${merged.claims.length} claims from ${n} findings`);
-      },
+/** `merge-findings`: the findings wired as `findings`, merged in that order. */
+export const mergeFindingsStep = defineStep({
+  id: "merge-findings",
+  version: 1,
+  source: import.meta.url,
+  description: "Several stages' findings.json as one, claims in input order.",
+  params: z.object({}).strict(),
+  inputs: { findings: list("json:findings") },
+  outputs: { findings: file("json:findings", "findings.json") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const parts = [];
+      for (const path of ctx.inputs.findings) parts.push({ findings: parseFindings(await readFile(path, "utf8"), path), file: path });
+      const merged = mergeFindings(parts);
+      await writeFile(ctx.outputs.findings, JSON.stringify(merged, null, 2) + "\n");
+      ctx.log(`${merged.claims.length} claims from ${parts.length} findings`);
     },
-  });
-}
+  },
+});

@@ -12,8 +12,7 @@ import { cp, copyFile, mkdir, readFile, readdir, writeFile } from "node:fs/promi
 import { existsSync } from "node:fs";
 import { extname, join } from "node:path";
 import { z } from "zod";
-import { dir } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, dir, optional, record } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { renderReportIndex, type ReportEntry, type ReportFileKind } from "./report-index.ts";
 import type { RenderedTableJson } from "./table.ts";
@@ -63,118 +62,105 @@ function numberKeySets(tables: readonly ReportEntry<RenderedTableJson>[], figure
   return out;
 }
 
-export interface ReportInputs {
-  /** Wire a `provenance` input (render-provenance's output): numbers link to its pages. */
-  readonly provenance?: boolean;
-  /** Wire a `findings` input (`json:findings`): rendered on top. */
-  readonly findings?: boolean;
-}
+const params = z
+  .object({
+    title: z.string().min(1),
+    data: z.enum(["mini", "real"]),
+    datasetDescription: z.string(),
+    notes: z.array(z.string()).readonly().default([]),
+    /** Every table and figure input, in the report's order. */
+    order: z.array(z.string()).readonly(),
+  })
+  .strict();
 
 /**
- * A report step over the given table inputs (kind `table`) and figure inputs (kind
- * `figure`), plus optional `provenance` and `findings` inputs. Entries keep that order; the
- * order is a param (defaulted), so it enters the key. The input lists are the def's identity.
+ * `write-report`: the report over the rendered tables (`tables`) and figures (`figures`), by
+ * name, in the order `order` names them, with the provenance pages and the findings when those
+ * optional inputs are wired.
  */
-export function writeReportDef(tableInputs: readonly string[], figureInputs: readonly string[], extra: ReportInputs = {}) {
-  const inputs: Record<string, string> = {};
-  const reserved = new Set(["provenance", "findings"]);
-  for (const n of [...tableInputs, ...figureInputs]) {
-    if (n in inputs) throw new Error(`report input '${n}' is listed twice`);
-    if (reserved.has(n)) throw new Error(`report input name '${n}' is reserved`);
-    inputs[n] = tableInputs.includes(n) ? "table" : "figure";
-  }
-  if (extra.provenance) inputs.provenance = "provenance";
-  if (extra.findings) inputs.findings = "json:findings";
-  const order = [...tableInputs, ...figureInputs];
-  const params = z
-    .object({
-      title: z.string().min(1),
-      data: z.enum(["mini", "real"]),
-      datasetDescription: z.string(),
-      notes: z.array(z.string()).readonly().default([]),
-      order: z.array(z.string()).readonly().default(order),
-    })
-    .strict();
-  return defineStepWith({ tableInputs: [...tableInputs], figureInputs: [...figureInputs], provenance: extra.provenance === true, findings: extra.findings === true }, {
-    id: "write-report",
-    version: 2,
-    source: import.meta.url,
-    description: "The report directory: every table and figure rendered in index.html and index.md, the findings, and the provenance pages behind every number.",
-    params,
-    inputs,
-    outputs: { report: dir("report", "report") },
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const p = ctx.params;
-        const out = ctx.outputs.report;
-        const missing = order.filter((n) => !p.order.includes(n));
-        if (missing.length > 0) throw new InputError(`order leaves out ${missing.join(", ")}`, { field: "order", fix: "list every input once" });
-        const tables: ReportEntry<RenderedTableJson>[] = [];
-        const figures: ReportEntry<FigureJson>[] = [];
-        const taken = new Set<string>();
-        for (const input of p.order) {
-          const kind = inputs[input];
-          const from = ctx.inputs[input];
-          if ((kind !== "table" && kind !== "figure") || from === undefined) throw new InputError(`order names '${input}', which is not a table or figure input`, { field: "order", fix: `use: ${order.join(", ")}` });
-          if (kind === "table") tables.push(await addEntry<RenderedTableJson>("table", input, from, out, taken));
-          else figures.push(await addEntry<FigureJson>("figure", input, from, out, taken));
-        }
-        const findingsPath = ctx.inputs.findings;
-        const findings = findingsPath === undefined ? undefined : parseFindings(await readFile(findingsPath, "utf8"), findingsPath);
-        if (findings !== undefined && findingsPath !== undefined && findings.data !== p.data) {
-          throw new InputError(`the findings were computed on '${findings.data}' data, the report is on '${p.data}'`, { file: findingsPath, field: "data", fix: "wire the findings of the same data source" });
-        }
+export const writeReportStep = defineStep({
+  id: "write-report",
+  version: 2,
+  source: import.meta.url,
+  description: "The report directory: every table and figure rendered in index.html and index.md, the findings, and the provenance pages behind every number.",
+  params,
+  inputs: { tables: record("table"), figures: record("figure"), provenance: optional("provenance"), findings: optional("json:findings") },
+  outputs: { report: dir("report", "report") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const p = ctx.params;
+      const out = ctx.outputs.report;
+      const { tables: tableDirs, figures: figureDirs } = ctx.inputs;
+      const named = [...Object.keys(tableDirs), ...Object.keys(figureDirs)];
+      const twice = Object.keys(tableDirs).filter((n) => n in figureDirs);
+      if (twice.length > 0) throw new InputError(`${twice.join(", ")} named both a table and a figure`, { field: "order", fix: "give every table and figure a unique id" });
+      const missing = named.filter((n) => !p.order.includes(n));
+      if (missing.length > 0) throw new InputError(`order leaves out ${missing.join(", ")}`, { field: "order", fix: "list every input once" });
+      const tables: ReportEntry<RenderedTableJson>[] = [];
+      const figures: ReportEntry<FigureJson>[] = [];
+      const taken = new Set<string>();
+      for (const input of p.order) {
+        const table = tableDirs[input];
+        const figure = figureDirs[input];
+        if (table !== undefined) tables.push(await addEntry<RenderedTableJson>("table", input, table, out, taken));
+        else if (figure !== undefined) figures.push(await addEntry<FigureJson>("figure", input, figure, out, taken));
+        else throw new InputError(`order names '${input}', which is not a table or figure input`, { field: "order", fix: `use: ${named.join(", ")}` });
+      }
+      const findingsPath = ctx.inputs.findings;
+      const findings = findingsPath === undefined ? undefined : parseFindings(await readFile(findingsPath, "utf8"), findingsPath);
+      if (findings !== undefined && findingsPath !== undefined && findings.data !== p.data) {
+        throw new InputError(`the findings were computed on '${findings.data}' data, the report is on '${p.data}'`, { file: findingsPath, field: "data", fix: "wire the findings of the same data source" });
+      }
 
-        let provenance: { stagesSvg: string; index: string } | undefined;
-        let numerics: string | undefined;
-        let href: (keys: readonly string[]) => string | undefined = () => undefined;
-        const provDir = ctx.inputs.provenance;
-        if (provDir !== undefined) {
-          await cp(provDir, join(out, PROVENANCE_DIR), { recursive: true });
-          const index = JSON.parse(await readFile(join(provDir, "index.json"), "utf8")) as ProvenanceIndex;
-          const known = new Map(index.entries.map((e) => [e.key, e]));
-          const nodes = new Map<string, PageNode>();
-          for (const e of index.entries) nodes.set(e.key, { name: e.names[0]!, names: e.names, stepId: e.stepId, key: e.key, summary: e.summary, inputs: {}, version: 0, description: "", params: {}, kind: "", view: undefined });
-          let stale = 0;
-          for (const keys of numberKeySets(tables, figures, findings)) {
-            for (const k of keys) {
-              if (known.has(k) || existsSync(join(out, keyPage(k)))) continue;
-              stale++;
-              await writeFile(
-                join(out, keyPage(k)),
-                htmlPage(
-                  `Entry ${k.slice(0, 12)}`,
-                  el("p", {}, el("a", { href: "../index.html" }, "← report")),
-                  el("h1", {}, `Entry ${k.slice(0, 12)}…`),
-                  el("p", {}, `This number was computed by the store entry ${k} in an earlier run. Since then its step was recomputed under another key and reproduced the same bytes, so the table or figure was not rendered again; its provenance pages describe the current keys. './cspipe show ${k}' prints this entry's chain while it is still in the store.`),
-                ),
-              );
-            }
-            if (keys.length > 1 && !existsSync(join(out, numberPage(keys)))) await writeFile(join(out, numberPage(keys)), seedsPage(`${keys.length} seeds`, [...keys].sort(), nodes));
+      let provenance: { stagesSvg: string; index: string } | undefined;
+      let numerics: string | undefined;
+      let href: (keys: readonly string[]) => string | undefined = () => undefined;
+      const provDir = ctx.inputs.provenance;
+      if (provDir !== undefined) {
+        await cp(provDir, join(out, PROVENANCE_DIR), { recursive: true });
+        const index = JSON.parse(await readFile(join(provDir, "index.json"), "utf8")) as ProvenanceIndex;
+        const known = new Map(index.entries.map((e) => [e.key, e]));
+        const nodes = new Map<string, PageNode>();
+        for (const e of index.entries) nodes.set(e.key, { name: e.names[0]!, names: e.names, stepId: e.stepId, key: e.key, summary: e.summary, inputs: {}, version: 0, description: "", params: {}, kind: "", view: undefined });
+        let stale = 0;
+        for (const keys of numberKeySets(tables, figures, findings)) {
+          for (const k of keys) {
+            if (known.has(k) || existsSync(join(out, keyPage(k)))) continue;
+            stale++;
+            await writeFile(
+              join(out, keyPage(k)),
+              htmlPage(
+                `Entry ${k.slice(0, 12)}`,
+                el("p", {}, el("a", { href: "../index.html" }, "← report")),
+                el("h1", {}, `Entry ${k.slice(0, 12)}…`),
+                el("p", {}, `This number was computed by the store entry ${k} in an earlier run. Since then its step was recomputed under another key and reproduced the same bytes, so the table or figure was not rendered again; its provenance pages describe the current keys. './cspipe show ${k}' prints this entry's chain while it is still in the store.`),
+              ),
+            );
           }
-          if (stale > 0) ctx.log(`${stale} numbers come from entries of an earlier run (pages written for them)`);
-          href = (keys) => (keys.length === 0 ? undefined : numberPage(keys));
-          provenance = { stagesSvg: await readFile(join(provDir, "stages.svg"), "utf8"), index: `${PROVENANCE_DIR}/index.html` };
-          const record = join(provDir, "numerics.json");
-          if (existsSync(record)) numerics = numericsSentence(JSON.parse(await readFile(record, "utf8")) as NumericsRecord) || undefined;
+          if (keys.length > 1 && !existsSync(join(out, numberPage(keys)))) await writeFile(join(out, numberPage(keys)), seedsPage(`${keys.length} seeds`, [...keys].sort(), nodes));
         }
-        const rendered = renderReportIndex({
-          title: p.title,
-          dataset: p.data,
-          datasetDescription: p.datasetDescription,
-          notes: p.notes,
-          tables,
-          figures,
-          ...(findings !== undefined ? { findings } : {}),
-          ...(provenance !== undefined ? { provenance } : {}),
-          ...(numerics !== undefined ? { numerics } : {}),
-          href,
-        });
-        await writeFile(join(out, "index.md"), rendered.markdown);
-        await writeFile(join(out, "index.html"), rendered.html);
-        ctx.log(`report: ${tables.length} tables, ${figures.length} figures${findings ? `, ${findings.claims.length} findings` : ""} (${p.data} data)`);
-      },
+        if (stale > 0) ctx.log(`${stale} numbers come from entries of an earlier run (pages written for them)`);
+        href = (keys) => (keys.length === 0 ? undefined : numberPage(keys));
+        provenance = { stagesSvg: await readFile(join(provDir, "stages.svg"), "utf8"), index: `${PROVENANCE_DIR}/index.html` };
+        const record = join(provDir, "numerics.json");
+        if (existsSync(record)) numerics = numericsSentence(JSON.parse(await readFile(record, "utf8")) as NumericsRecord) || undefined;
+      }
+      const rendered = renderReportIndex({
+        title: p.title,
+        dataset: p.data,
+        datasetDescription: p.datasetDescription,
+        notes: p.notes,
+        tables,
+        figures,
+        ...(findings !== undefined ? { findings } : {}),
+        ...(provenance !== undefined ? { provenance } : {}),
+        ...(numerics !== undefined ? { numerics } : {}),
+        href,
+      });
+      await writeFile(join(out, "index.md"), rendered.markdown);
+      await writeFile(join(out, "index.html"), rendered.html);
+      ctx.log(`report: ${tables.length} tables, ${figures.length} figures${findings ? `, ${findings.claims.length} findings` : ""} (${p.data} data)`);
     },
-  });
-}
+  },
+});

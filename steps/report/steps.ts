@@ -16,8 +16,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { dir } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, dir, record } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { renderTable, type CellInput, type TableSpec } from "./table.ts";
 import { paperTable } from "./paper-numbers.ts";
@@ -25,9 +24,9 @@ import type { MetricsFile } from "../eval/steps.ts";
 import { groupRefSchema, pickMetric } from "./metric-value.ts";
 import { formatSchema } from "./format.ts";
 
-export { renderFigureDef, type FigureJson } from "./figure-step.ts";
-export { writeReportDef } from "./report-step.ts";
-export { renderProvenanceDef } from "./provenance-step.ts";
+export { renderFigureStep, type FigureJson } from "./figure-step.ts";
+export { writeReportStep } from "./report-step.ts";
+export { renderProvenanceStep } from "./provenance-step.ts";
 
 const cellMapping = z
   .object({
@@ -85,60 +84,53 @@ export type RenderTableParams = z.input<typeof params>;
 
 type Source = CellInput[] | { noInput: string } | { noTurns: string };
 
-/**
- * A render step for a table whose cells come from the named inputs (all `json:metrics`).
- * Its identity holds the input-name set, so a table built by two targets in one run merges.
- */
-export function renderTableDef(inputNames: readonly string[]) {
-  const inputs: Record<string, "json:metrics"> = {};
-  for (const n of inputNames) inputs[n] = "json:metrics";
-  return defineStepWith({ inputNames: [...inputNames].sort() }, {
-    id: "render-table",
-    version: 2,
-    source: import.meta.url,
-    description: "Markdown/CSV/JSON table with the paper's numbers, mean ± sd over seeds and provenance keys.",
-    params,
-    inputs,
-    outputs: { table: dir("table", "table") },
-    runtime: {
-      type: "in-process",
-      async run(ctx) {
-        const spec: TableSpec = ctx.params.spec;
-        const cells: Record<string, Record<string, Source>> = {};
-        for (const [input, maps] of Object.entries(ctx.params.cells).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-          const path = ctx.inputs[input];
-          const key = ctx.inputKeys[input];
-          if (path === undefined || key === undefined) throw new InputError(`cell input '${input}' is not wired`, { field: `cells.${input}`, fix: `wire an input named '${input}'` });
-          const m = JSON.parse(await readFile(path, "utf8")) as MetricsFile;
-          for (const map of Array.isArray(maps) ? maps : [maps]) {
-            const row = (cells[map.row] ??= {});
-            for (const colId of map.columns) {
-              const col = spec.columns.find((c) => c.id === colId);
-              if (!col) throw new InputError(`unknown column '${colId}'`, { field: `cells.${input}.columns`, fix: `use one of: ${spec.columns.map((c) => c.id).join(", ")}` });
-              const group = map.group ?? col.group;
-              const where = `cells.${input} (${map.row}/${colId})`;
-              const prev = row[colId];
-              let next: Source;
-              if (map.noInput !== undefined && group !== undefined && map.noInput.groups.includes(group.value)) next = { noInput: map.noInput.reason };
-              else {
-                const picked = pickMetric(m, col.metric, group, path);
-                if (picked === undefined) {
-                  ctx.log(`${input}: no turns of ${group!.by}=${group!.value}; cell ${map.row}/${colId} left empty`);
-                  next = { noTurns: `no turns of type '${group!.value}' in this split` };
-                } else next = [{ value: picked.value, n: picked.n, stepKey: key.key }];
-              }
-              if (prev === undefined) row[colId] = next;
-              else if (Array.isArray(prev) && Array.isArray(next)) prev.push(...next);
-              else if (("noTurns" in next && "noTurns" in prev) || ("noInput" in next && "noInput" in prev && next.noInput === prev.noInput)) continue;
-              else throw new InputError(`cell ${map.row}/${colId} mixes numbers with a declared absence of input`, { field: where, fix: "map every seed of a cell the same way" });
+/** `render-table`: a table whose cells come from the evaluations wired as `metrics`, by name (`cells` maps each name to its cells). */
+export const renderTableStep = defineStep({
+  id: "render-table",
+  version: 2,
+  source: import.meta.url,
+  description: "Markdown/CSV/JSON table with the paper's numbers, mean ± sd over seeds and provenance keys.",
+  params,
+  inputs: { metrics: record("json:metrics") },
+  outputs: { table: dir("table", "table") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const spec: TableSpec = ctx.params.spec;
+      const cells: Record<string, Record<string, Source>> = {};
+      for (const [input, maps] of Object.entries(ctx.params.cells).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        const path = ctx.inputs.metrics[input];
+        const key = ctx.inputKeys.metrics[input];
+        if (path === undefined || key === undefined) throw new InputError(`cell input '${input}' is not wired`, { field: `cells.${input}`, fix: `wire metrics named '${input}'` });
+        const m = JSON.parse(await readFile(path, "utf8")) as MetricsFile;
+        for (const map of Array.isArray(maps) ? maps : [maps]) {
+          const row = (cells[map.row] ??= {});
+          for (const colId of map.columns) {
+            const col = spec.columns.find((c) => c.id === colId);
+            if (!col) throw new InputError(`unknown column '${colId}'`, { field: `cells.${input}.columns`, fix: `use one of: ${spec.columns.map((c) => c.id).join(", ")}` });
+            const group = map.group ?? col.group;
+            const where = `cells.${input} (${map.row}/${colId})`;
+            const prev = row[colId];
+            let next: Source;
+            if (map.noInput !== undefined && group !== undefined && map.noInput.groups.includes(group.value)) next = { noInput: map.noInput.reason };
+            else {
+              const picked = pickMetric(m, col.metric, group, path);
+              if (picked === undefined) {
+                ctx.log(`${input}: no turns of ${group!.by}=${group!.value}; cell ${map.row}/${colId} left empty`);
+                next = { noTurns: `no turns of type '${group!.value}' in this split` };
+              } else next = [{ value: picked.value, n: picked.n, stepKey: key.key }];
             }
+            if (prev === undefined) row[colId] = next;
+            else if (Array.isArray(prev) && Array.isArray(next)) prev.push(...next);
+            else if (("noTurns" in next && "noTurns" in prev) || ("noInput" in next && "noInput" in prev && next.noInput === prev.noInput)) continue;
+            else throw new InputError(`cell ${map.row}/${colId} mixes numbers with a declared absence of input`, { field: where, fix: "map every seed of a cell the same way" });
           }
         }
-        const rendered = renderTable(spec, cells, ctx.params.paperTable ? paperTable(ctx.params.paperTable) : undefined);
-        await writeFile(join(ctx.outputs.table, `${spec.id}.md`), rendered.markdown);
-        await writeFile(join(ctx.outputs.table, `${spec.id}.csv`), rendered.csv);
-        await writeFile(join(ctx.outputs.table, `${spec.id}.json`), rendered.json);
-      },
+      }
+      const rendered = renderTable(spec, cells, ctx.params.paperTable ? paperTable(ctx.params.paperTable) : undefined);
+      await writeFile(join(ctx.outputs.table, `${spec.id}.md`), rendered.markdown);
+      await writeFile(join(ctx.outputs.table, `${spec.id}.csv`), rendered.csv);
+      await writeFile(join(ctx.outputs.table, `${spec.id}.json`), rendered.json);
     },
-  });
-}
+  },
+});

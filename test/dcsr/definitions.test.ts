@@ -8,7 +8,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { graphOf, producer } from "../definitions/graph-helpers.ts";
+import { graphOf, inputsIn, producer } from "../definitions/graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { dcsrModelOf } from "../../pipeline/definitions/dcsr/graph.ts";
 import { dcsrIhn } from "../../pipeline/definitions/dcsr/variants.ts";
@@ -39,7 +39,7 @@ test("DCSR x IHN: every iteration trains from its seed's θ0; iteration i > 1 le
       const queries = producer(search, "queries");
       assert.equal(producer(queries, "model"), iters[i - 1], `iteration ${i + 1} mines with iteration ${i}`);
       assert.equal((producer(queries, "tokens").params as { split: string }).split, "train");
-      for (const shard of ["shard0", "shard1"]) assert.equal(producer(producer(search, shard), "model"), iters[i - 1]);
+      for (const shard of ["shards[0]", "shards[1]"]) assert.equal(producer(producer(search, shard), "model"), iters[i - 1]);
     }
     // DPR's batch halved (each example brings a negative passage), as DPR's with hard negatives.
     assert.deepEqual(iters.map((s) => (s.params as { batch_size: number }).batch_size), [16, 16, 16]);
@@ -81,10 +81,10 @@ test("table-dcsr: four rows per dataset; the DPR rows are the report's own evalu
   const p = render.params as { spec: { rows: { id: string; paperRow?: string }[] }; cells: Record<string, { row: string; columns: string[]; group?: { value: string } }[]> };
   assert.deepEqual(p.spec.rows.map((r) => r.id), ["qrecc", "topiocqa", "orquac"].flatMap((d) => ["dpr-ibn", "dpr-ihn", "dcsr", "dcsr-ihn"].map((m) => `${d}/${m}`)));
   assert.deepEqual(p.spec.rows.filter((r) => r.paperRow !== undefined).map((r) => [r.id, r.paperRow]), [["qrecc/dpr-ibn", "dpr"], ["qrecc/dpr-ihn", "dpr-model-negs"]]);
-  assert.deepEqual(Object.keys(render.inputs).filter((n) => n.startsWith("orquac_")).sort(), ["dcsr_ihn", "dcsr", "dpr_ibn", "dpr_ihn"].flatMap((m) => [1, 2, 3].map((s) => `orquac_${m}_s${s}`)).sort());
-  assert.equal(producer(render, "qrecc_dpr_ibn_s1").name, "evaluate.dense.mini-qrecc.ibn.s1.history");
-  assert.equal(producer(render, "topiocqa_dpr_ihn_s1").name, "evaluate.dense.mini-topiocqa.ihn-3.s1.history");
-  assert.equal(producer(render, "qrecc_dcsr_ihn_s1").name, "evaluate.dcsr.mini-qrecc.dcsr-ihn-2.s1.history");
+  assert.deepEqual(inputsIn(render, "metrics").filter((n) => n.startsWith("orquac_")).sort(), ["dcsr_ihn", "dcsr", "dpr_ibn", "dpr_ihn"].flatMap((m) => [1, 2, 3].map((s) => `orquac_${m}_s${s}`)).sort());
+  assert.equal(producer(render, "metrics[qrecc_dpr_ibn_s1]").name, "evaluate.dense.mini-qrecc.ibn.s1.history");
+  assert.equal(producer(render, "metrics[topiocqa_dpr_ihn_s1]").name, "evaluate.dense.mini-topiocqa.ihn-3.s1.history");
+  assert.equal(producer(render, "metrics[qrecc_dcsr_ihn_s1]").name, "evaluate.dcsr.mini-qrecc.dcsr-ihn-2.s1.history");
   assert.deepEqual(p.cells.topiocqa_dcsr_s1!.map((m) => [m.columns[0], m.group?.value ?? "all"]), [["all-mrr", "all"], ["first-mrr", "first"], ["switch-mrr", "topic-switch"], ["no-switch-mrr", "topic-continues"]]);
   assert.deepEqual(p.cells.qrecc_dpr_ibn_s1!.map((m) => m.group?.value ?? "all"), ["all", "first", "switch", "no-switch"]);
 });

@@ -10,8 +10,9 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { checkClaim, lookupIn } from "../../steps/findings/claims.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
 import type { ClaimSpec } from "../../steps/findings/claims.ts";
+import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
-const inputsOf = (s: AnyStep) => new Set(Object.values(s.inputs as Record<string, { step: AnyStep }>).map((r) => r.step));
+const inputsOf = (s: AnyStep) => new Set(wiredInputs(s).map((w) => w.ref.step));
 
 for (const [target, table, findings, ids] of [
   ["table-dcsr", "render-table-dcsr", "check-findings-table-dcsr", ["qrecc", "topiocqa", "orquac"].flatMap((d) => [`dcsr-beats-dpr-ibn-${d}`, `dcsr-ihn-beats-dcsr-${d}`, ...(d === "orquac" ? [] : [`dcsr-gain-larger-on-switch-${d}`])])],

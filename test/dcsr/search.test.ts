@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { writeFlatIPFile } from "../../steps/dense/faiss-index.ts";
 import { writeNpy } from "../../steps/lib/npy.ts";
 import { readParquetRows } from "../../steps/lib/parquet.ts";
-import { exactTopSentences, searchDcsrDef } from "../../steps/dcsr/search.ts";
+import { exactTopSentences, searchDcsr } from "../../steps/dcsr/search.ts";
 import { SENTENCE_INDEX_FILE } from "../../steps/dcsr/encode.ts";
 import { hasAnsRanking } from "../../steps/dcsr/hasans.ts";
 import type { TopK } from "../../steps/dense/topk.ts";
@@ -40,13 +40,13 @@ test("search-dcsr ranks passages by HasAns over the top-M sentences of all shard
     writeFileSync(join(dir, "q", "qids.txt"), "q1\nq2\n");
     writeFileSync(join(dir, "q", "empty_qids.txt"), "q2\n");
     const out = (f: string) => join(dir, f);
-    const runtime = searchDcsrDef(2).runtime;
+    const runtime = searchDcsr.runtime;
     if (runtime.type !== "in-process") throw new Error("search-dcsr runs in process");
     await runtime.run({
       params: { k: 3, m: 4, keepSentences: 2, tag: "t" },
-      inputs: { queries: join(dir, "q"), shard0: join(dir, "s0"), shard1: join(dir, "s1") },
+      inputs: { queries: join(dir, "q"), shards: [join(dir, "s0"), join(dir, "s1")] },
       outputs: { run: out("run.parquet"), trec: out("run.trec"), sentences: out("sentences.parquet") },
-      log: () => {}, progress: () => {}, signal: new AbortController().signal, settings: {}, workDir: dir, scratchDir: dir, datasets: {}, inputKeys: { queries: { key: "k", stepId: "encode-dcsr-queries" } },
+      log: () => {}, progress: () => {}, signal: new AbortController().signal, settings: {}, workDir: dir, scratchDir: dir, datasets: {}, inputKeys: { queries: { key: "k", stepId: "encode-dcsr-queries", kind: "embeddings:queries" }, shards: [] },
     });
     // q1's scores: A#0 2, A#1 0, B#0 1, C#0 0, D#0 -1; top 4 = A#0, B#0, A#1, C#0 (A#1 before C#0: collection order).
     const expected = hasAnsRanking([{ pid: "A", slot: 0, score: 2 }, { pid: "B", slot: 0, score: 1 }, { pid: "A", slot: 1, score: 0 }, { pid: "C", slot: 0, score: 0 }], 3);

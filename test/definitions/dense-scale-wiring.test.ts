@@ -13,6 +13,7 @@ import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { DENSE_SETUPS } from "../../pipeline/definitions/dense/setup.ts";
+import { wiredInput } from "../../pipeline/engine/wiring.ts";
 
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 const targets = buildTargets();
@@ -23,7 +24,7 @@ function order(target: string, data: "mini" | "real"): readonly AnyStep[] {
   return a.graph.order;
 }
 const count = (steps: readonly AnyStep[], id: string) => steps.filter((s) => s.def.id === id).length;
-const inputStep = (s: AnyStep, input: string): AnyStep => (s.inputs as Record<string, { step: AnyStep }>)[input]!.step;
+const inputStep = (s: AnyStep, input: string): AnyStep => wiredInput(s, input)!.ref.step;
 
 test("table2 --data real: GPU encode per shard behind a parity check, a search step per shard, a merge", () => {
   const steps = order("table2", "real");
@@ -38,7 +39,7 @@ test("table2 --data real: GPU encode per shard behind a parity check, a search s
     assert.equal(queries.def.id, "encode-queries-gpu");
     const model = inputStep(queries, "model");
     for (let s = 0; s < shards; s++) {
-      const search = inputStep(m, `shard${s}`);
+      const search = inputStep(m, `shards[${s}]`);
       assert.equal(search.def.id, "search-dense-shard");
       assert.equal(inputStep(search, "queries"), queries);
       const encode = inputStep(inputStep(search, "index"), "embeddings");

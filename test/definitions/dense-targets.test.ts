@@ -14,6 +14,7 @@ import { THETA0_SEED } from "../../pipeline/definitions/dense/base.ts";
 import { ihn, mined } from "../../pipeline/definitions/dense/variants.ts";
 import { DENSE_SETUPS, type SeedHungryClaim } from "../../pipeline/definitions/dense/setup.ts";
 import type { ClaimSpec } from "../../steps/findings/claims.ts";
+import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 const mini = { data: "mini" } as const;
 
@@ -62,7 +63,7 @@ test("CQR negatives of seed s are mined by the θ0 that seed trains from", () =>
   for (const seed of [1, 2]) {
     const train = modelOf(MINI, mined("qrecc", "cqr", seed)).step;
     const search = producer(producer(producer(train, "examples"), "negatives"), "run");
-    const encoders = Object.keys(search.inputs).map((i) => producer(search, i)).filter((s) => s.def.id === "encode-queries");
+    const encoders = wiredInputs(search).map((w) => w.ref.step).filter((s) => s.def.id === "encode-queries");
     assert.equal(encoders.length, 1);
     assert.equal(producer(encoders[0]!, "model"), producer(train, "init"));
     assert.equal(producer(train, "init"), modelOf(MINI, theta0Id(MINI, seed)).step);

@@ -8,6 +8,7 @@ import { analyze, type Graph } from "../../pipeline/engine/graph.ts";
 import { readLockFile } from "../../pipeline/engine/datasets-lock.ts";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { wiredInput, wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 export const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
 
@@ -18,9 +19,16 @@ export function graphOf(steps: readonly AnyStep[]): Graph {
   return a.graph;
 }
 
-/** The step whose output `s` reads as `input`; fails the test when `s` has no such input. */
+/** The step whose output `s` reads as `input` (an element of a list or record input: `shards[0]`, `metrics[dpr]`); fails the test when `s` has no such input. */
 export function producer(s: AnyStep, input: string): AnyStep {
-  const ref = (s.inputs as Record<string, { step: AnyStep } | undefined>)[input];
-  assert.ok(ref, `${s.name} has no input ${input}`);
-  return ref.step;
+  const w = wiredInput(s, input);
+  assert.ok(w, `${s.name} has no input ${input}`);
+  return w.ref.step;
+}
+
+/** The element names of `s`'s inputs within slot `slot` (`metrics[dpr]` -> `dpr`; a plain slot: its own name). */
+export function inputsIn(s: AnyStep, slot: string): string[] {
+  return wiredInputs(s)
+    .filter((w) => w.slot === slot)
+    .map((w) => (w.name === slot ? slot : w.name.slice(slot.length + 1, -1)));
 }

@@ -16,6 +16,7 @@ import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/mod
 import { denseContext } from "../../pipeline/definitions/dense/base.ts";
 import { ibn } from "../../pipeline/definitions/dense/variants.ts";
 import { project } from "../engine/helpers.ts";
+import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 const targets = buildTargets();
 
@@ -25,7 +26,7 @@ function identities(g: Graph): Map<string, string> {
   for (const s of g.order) {
     const inputs: Record<string, string> = {};
     // by name: a builder that is not memoised makes equal step objects the graph merged into one (graph.byName)
-    for (const [name, ref] of Object.entries(s.inputs)) if (ref) inputs[name] = `${ids.get(g.byName.get(ref.step.name)!)}:${ref.output}`;
+    for (const { name, ref } of wiredInputs(s)) inputs[name] = `${ids.get(g.byName.get(ref.step.name)!)}:${ref.output}`;
     ids.set(s, canonicalHash({ id: s.def.id, v: s.def.version, params: g.params.get(s) ?? null, inputs }));
   }
   return new Map(g.order.map((s) => [s.name, ids.get(s)!]));
@@ -40,7 +41,7 @@ function graphOf(target: string, sets: string[] = []): Graph {
 /** Steps that are `seed` steps or downstream of one. */
 function downstreamOf(g: Graph, seed: (s: AnyStep) => boolean): Set<string> {
   const out = new Set<string>();
-  for (const s of g.order) if (seed(s) || Object.values(s.inputs).some((r) => r && out.has(r.step.name))) out.add(s.name);
+  for (const s of g.order) if (seed(s) || wiredInputs(s).some((w) => out.has(w.ref.step.name))) out.add(s.name);
   return out;
 }
 

@@ -19,6 +19,7 @@ import type { AnyStep } from "../../pipeline/engine/step.ts";
 import type { DataSource } from "../../pipeline/engine/targets.ts";
 import { tempDir } from "../tmp.ts";
 import { PYTHON, ROOT } from "../training/python.ts";
+import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 /** Python's own view: the repository modules modulefinder finds from each module (searching only the root). */
 const MODULEFINDER = String.raw`
@@ -51,7 +52,7 @@ function programSteps(targets: readonly [string, DataSource][]): { def: AnyStep[
       if (seen.has(s)) return;
       seen.add(s);
       defs.add(s.def);
-      for (const ref of Object.values(s.inputs)) walk(ref.step);
+      for (const { ref } of wiredInputs(s)) walk(ref.step);
     };
     for (const s of registry.get(name)!.steps({ data })) walk(s);
   }

@@ -17,6 +17,7 @@ import { qaClaims } from "../../pipeline/definitions/qa/findings.ts";
 import { qaEvaluation } from "../../pipeline/definitions/qa/readers.ts";
 import { checkClaim, findingsMarkdown, lookupIn, type FindingsFile } from "../../steps/findings/claims.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
+import { wiredInput, wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));
@@ -27,19 +28,18 @@ test("the table5 target checks its findings over the evaluations its cells read:
   assert.ok(a.ok);
   const findings = steps.find((s) => s.name === "check-findings-qa")!;
   const table = steps.find((s) => s.name === "render-table5")!;
-  const inputsOf = (s: AnyStep) => new Set(Object.values(s.inputs as Record<string, { step: AnyStep }>).map((r) => r.step));
+  const inputsOf = (s: AnyStep) => new Set(wiredInputs(s).map((w) => w.ref.step));
   const cells = inputsOf(table);
   for (const e of inputsOf(findings)) assert.ok(cells.has(e), `${e.name} is a Table 5 cell`);
   const { claims } = findings.params as { claims: { id: string; rule: { better: { inputs: string[] }; worse: { inputs: string[] } } }[] };
   assert.deepEqual(claims.map((c) => c.id), ["qrecc", "topiocqa"].flatMap((d) => ["dpr-reader", "fid"].flatMap((r) => ["em", "f1"].map((m) => `qa-ihn-beats-ibn-${d}-${r}-${m}`))));
-  const refs = findings.inputs as Record<string, { step: AnyStep }>;
   for (const c of claims) {
     const [, dataset, reader] = c.id.match(/^qa-ihn-beats-ibn-(qrecc|topiocqa)-(dpr-reader|fid)-(em|f1)$/)! as unknown as [string, "qrecc" | "topiocqa", "dpr-reader" | "fid"];
     // The mini setup's three seeds, in order: seed s of IHN against seed s of IBN.
     assert.equal(c.rule.better.inputs.length, 3);
     [1, 2, 3].forEach((seed, i) => {
-      assert.equal(refs[c.rule.better.inputs[i]!]!.step, qaEvaluation(MINI, dataset, "dpr-ihn", reader, seed).step, c.id);
-      assert.equal(refs[c.rule.worse.inputs[i]!]!.step, qaEvaluation(MINI, dataset, "dpr-ibn", reader, seed).step, c.id);
+      assert.equal(wiredInput(findings, `metrics[${c.rule.better.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, "dpr-ihn", reader, seed).step, c.id);
+      assert.equal(wiredInput(findings, `metrics[${c.rule.worse.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, "dpr-ibn", reader, seed).step, c.id);
     });
   }
 });

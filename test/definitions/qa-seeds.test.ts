@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
-import { graphOf, producer } from "./graph-helpers.ts";
+import { graphOf, inputsIn, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
@@ -63,10 +63,9 @@ test("seed s's readers train with s on DPR of seed s; BM25's passages are shared
 test("Table 5's cells are mean ± sd over the seeds: one render input per seed", () => {
   const steps = buildTargets().get("table5")!.steps({ data: "mini" });
   const table = graphOf(steps).order.find((s) => s.name === "render-table5")!;
-  const inputs = table.inputs as Record<string, { step: AnyStep }>;
-  assert.equal(Object.keys(inputs).length, 2 * 6 * 3);
-  assert.equal(inputs["qrecc_dpr_ihn_fid_s2"]!.step, qaEvaluation(MINI, "qrecc", "dpr-ihn", "fid", 2).step);
-  assert.equal(inputs["topiocqa_bm25_dpr_reader_s3"]!.step, qaEvaluation(MINI, "topiocqa", "bm25", "dpr-reader", 3).step);
+  assert.equal(inputsIn(table, "metrics").length, 2 * 6 * 3);
+  assert.equal(producer(table, "metrics[qrecc_dpr_ihn_fid_s2]"), qaEvaluation(MINI, "qrecc", "dpr-ihn", "fid", 2).step);
+  assert.equal(producer(table, "metrics[topiocqa_bm25_dpr_reader_s3]"), qaEvaluation(MINI, "topiocqa", "bm25", "dpr-reader", 3).step);
 });
 
 test("a mini fine-tuning keeps its start unless an epoch beats it; pre-trainings and real data's untrained heads do not", () => {

@@ -11,18 +11,17 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { defineStep, dir, file, use, type OutputRef } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
 import { writeParquetFile, readParquetRows } from "../../steps/lib/parquet.ts";
 import { passagesSchema, turnsSchema, type PassageRow, type TurnRow } from "../../steps/data/schemas.ts";
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { writeVocabFile } from "../../steps/encoding/tokenize/vocab.ts";
 import { tokenizePassages, tokenizeQueries } from "../../steps/encoding/steps.ts";
-import { buildFlatIpIndex, denseBackendFromEnv, encodePassages, encodeQueries, formatFloat32, rescoreDepth, searchDenseDef } from "../../steps/dense/steps.ts";
+import { buildFlatIpIndex, denseBackendFromEnv, encodePassages, encodeQueries, formatFloat32, rescoreDepth, searchDense } from "../../steps/dense/steps.ts";
 import { faissAvailability } from "../../steps/dense/backend.ts";
-import { mergeDenseHitsDef, searchDenseShard } from "../../steps/dense/shard-steps.ts";
+import { mergeDenseHits, searchDenseShard } from "../../steps/dense/shard-steps.ts";
 import type { RunRow } from "../../steps/eval/run-table.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
-import { sameDef } from "../../pipeline/engine/def-identity.ts";
 
 const PY = "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("../encoding/onnx/tiny_encoder.py", import.meta.url));
@@ -116,17 +115,12 @@ function graph() {
       const enc = use(encodePassages, { name: `enc-p${shards}-${s}`, params: { shard: s, shards, ...ENC }, inputs: { model: model.out.out, tokens: tokP.out.tokens } });
       return use(buildFlatIpIndex, { name: `index${shards}-${s}`, inputs: { embeddings: enc.out.embeddings } });
     });
-  const search = (name: string, shards: number, k: number) => {
-    const idx = shardSteps(shards);
-    const inputs: Record<string, unknown> = { queries: encQ.out.embeddings };
-    idx.forEach((x, s) => (inputs[`shard${s}`] = x.out.index));
-    return use(searchDenseDef(shards), { name, params: { k }, inputs: inputs as never });
-  };
+  const search = (name: string, shards: number, k: number) =>
+    use(searchDense, { name, params: { k }, inputs: { queries: encQ.out.embeddings, shards: shardSteps(shards).map((x) => x.out.index) } });
   // The scale path: one search step per shard, then the merge (k 20 > a shard's 5-6 rows: padding).
   const shardMerge = (name: string, k: number) => {
-    const hits: Record<string, OutputRef<"hits:dense-shard">> = {};
-    shardSteps(2).forEach((x, s) => (hits[`shard${s}`] = use(searchDenseShard, { name: `${name}-shard${s}`, params: { k }, inputs: { queries: encQ.out.embeddings, index: x.out.index } }).out.hits));
-    return use(mergeDenseHitsDef(2), { name, params: { k }, inputs: { queries: encQ.out.embeddings, ...hits } });
+    const hits = shardSteps(2).map((x, s) => use(searchDenseShard, { name: `${name}-shard${s}`, params: { k }, inputs: { queries: encQ.out.embeddings, index: x.out.index } }).out.hits);
+    return use(mergeDenseHits, { name, params: { k }, inputs: { queries: encQ.out.embeddings, shards: hits } });
   };
   return [search("search-1", 1, 5), search("search-2", 2, 5), search("search-all", 2, 20), shardMerge("merge-2", 5), shardMerge("merge-all", 20)];
 }
@@ -263,11 +257,9 @@ test("the index file is a faiss IndexFlatIP that Python faiss reads", { skip: sk
   assert.equal(out.trim(), "True 11 16");
 });
 
-test("search-dense defs are one def per shard count (by identity); encode-passages rejects shard >= shards", async () => {
-  assert.ok(sameDef(searchDenseDef(3), searchDenseDef(3)));
-  assert.ok(!sameDef(searchDenseDef(3), searchDenseDef(2)));
-  assert.deepEqual(Object.keys(searchDenseDef(3).inputs), ["queries", "shard0", "shard1", "shard2"]);
-  assert.equal(searchDenseDef(3).id, "search-dense");
+test("search-dense takes its shards as one list input; encode-passages rejects shard >= shards", async () => {
+  assert.deepEqual(searchDense.inputs, { queries: "embeddings:queries", shards: { list: "faiss:flat-ip" } });
+  assert.equal(searchDense.id, "search-dense");
   assert.equal(encodePassages.params.safeParse({ shard: 2, shards: 2 }).success, false);
   assert.deepEqual(encodePassages.params.parse({ shard: 1, shards: 2 }), { shard: 1, shards: 2, batchSize: 64, provider: "auto", threads: 1, parity: "required" });
   assert.equal(rescoreDepth(100), 116);

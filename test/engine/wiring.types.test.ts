@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { defineStep, dir, file, use } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, file, list, optional, record, use } from "../../pipeline/engine/step.ts";
 import { analyze } from "../../pipeline/engine/graph.ts";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 
@@ -121,4 +121,54 @@ export function wrongFactoryDefsDoNotCompile(): void {
   // Nor can undefined (a factory writes its arguments after defaults: `{ gpuRequired }`, never a missing one).
   // @ts-expect-error args must be Json
   defineStepWith(undefined, { id: "x", version: 1, source: import.meta.url, params: z.object({}), inputs: {}, outputs: {}, runtime: noop });
+}
+
+/** List, record and optional slots: wired with an array, a record, or nothing; each element's kind is checked. */
+const merge = defineStep({
+  id: "merge-runs",
+  version: 1,
+  source: import.meta.url,
+  params: z.object({}),
+  inputs: { runs: list("parquet:run"), turns: record("parquet:turns"), index: optional("bm25-index") },
+  outputs: { run: file("parquet:run", "run.parquet") },
+  runtime: {
+    type: "in-process",
+    async run(ctx) {
+      const first: string | undefined = ctx.inputs.runs[0];
+      const byName: string | undefined = ctx.inputs.turns.qrecc;
+      const key: string | undefined = ctx.inputKeys.runs[0]?.key;
+      void [first, byName, key];
+      // @ts-expect-error a list input is an array of paths, not one path
+      ctx.inputs.runs.endsWith(".parquet");
+      // @ts-expect-error an optional input may be absent
+      ctx.inputs.index.endsWith("index");
+    },
+  },
+});
+
+test("list, record and optional slots wire and analyse; the optional one may be left out", () => {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  const index = use(buildIndex, { params: {}, inputs: { passages: prep.out.passages } });
+  const s = use(search, { params: { k: 1 }, inputs: { index: index.out.index, turns: prep.out.turns } });
+  const with_ = use(merge, { name: "with", inputs: { runs: [s.out.run, s.out.run], turns: { qrecc: prep.out.turns }, index: index.out.index } });
+  const without = use(merge, { name: "without", inputs: { runs: [], turns: {} } });
+  const r = analyze([with_, without], { version: 1, entries: {} });
+  assert.ok(r.ok);
+  assert.deepEqual(r.graph.order.map((x) => x.name), ["preprocess", "build-bm25-index", "search-bm25", "with", "without"]);
+});
+
+export function wrongSlotWiringDoesNotCompile(): void {
+  const prep = use(preprocess, { params: { dataset: "mini-qrecc" }, inputs: {} });
+  const index = use(buildIndex, { params: {}, inputs: { passages: prep.out.passages } });
+  const s = use(search, { params: { k: 1 }, inputs: { index: index.out.index, turns: prep.out.turns } });
+  // @ts-expect-error a parquet:turns output inside a list of parquet:run
+  use(merge, { inputs: { runs: [s.out.run, prep.out.turns], turns: {} } });
+  // @ts-expect-error a parquet:passages output inside a record of parquet:turns
+  use(merge, { inputs: { runs: [], turns: { qrecc: prep.out.passages } } });
+  // @ts-expect-error one output where a list is expected
+  use(merge, { inputs: { runs: s.out.run, turns: {} } });
+  // @ts-expect-error a list input must be wired (an empty one is `[]`)
+  use(merge, { inputs: { turns: {} } });
+  // @ts-expect-error an optional input still checks its kind
+  use(merge, { inputs: { runs: [], turns: {}, index: prep.out.turns } });
 }

@@ -15,7 +15,7 @@
  */
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
-import { checkFindingsDef } from "../../../steps/findings/steps.ts";
+import { checkFindingsStep } from "../../../steps/findings/steps.ts";
 import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { evalSplit } from "../dense/models.ts";
 import { dcsrEvaluation } from "./graph.ts";
@@ -49,7 +49,7 @@ class Inputs {
 }
 
 const step = (name: string, ctx: DcsrContext, claims: ClaimSpec[], inputs: Inputs): OutputRef<"json:findings"> =>
-  use(checkFindingsDef(Object.keys(inputs.refs)), { name, params: { data: ctx.data, claims, labels: inputs.labels }, inputs: inputs.refs }).out.findings;
+  use(checkFindingsStep, { name, params: { data: ctx.data, claims, labels: inputs.labels }, inputs: { metrics: inputs.refs } }).out.findings;
 
 const suffix = (ctx: DcsrContext): string => (ctx.profile === "paper" ? "" : `-${ctx.profile}`);
 

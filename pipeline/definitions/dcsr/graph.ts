@@ -10,7 +10,7 @@ import type { QueryFormName } from "../../../steps/encoding/format/query-forms.t
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import { assembleDcsrExamples, assembleDcsrExamplesDev, assembleDcsrExamplesMined, assembleDcsrExamplesMinedDev } from "../../../steps/dcsr/examples-step.ts";
 import { encodeDcsrQueries, encodeDcsrSentences } from "../../../steps/dcsr/encode.ts";
-import { searchDcsrDef, sentenceShardInputs } from "../../../steps/dcsr/search.ts";
+import { searchDcsr } from "../../../steps/dcsr/search.ts";
 import { mineDcsrNegatives } from "../../../steps/dcsr/mining.ts";
 import { pretrainDcsrDef, trainDcsrDef } from "../../../steps/dcsr/train-steps.ts";
 import { memo } from "../memo.ts";
@@ -97,19 +97,19 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
   });
 }
 
-/** Sentence-index shards of a model over its dataset's collection. */
-function sentenceIndex(ctx: DcsrContext, v: DcsrVariant): Record<string, OutputRef<"faiss:sentence-flat-ip">> {
+/** Sentence-index shards of a model over its dataset's collection, in shard order. */
+function sentenceIndex(ctx: DcsrContext, v: DcsrVariant): readonly OutputRef<"faiss:sentence-flat-ip">[] {
   return memo(["dcsr-index", ctx, v], () => {
     const shards = setupOf(ctx).shards;
-    const refs: Record<string, OutputRef<"faiss:sentence-flat-ip">> = {};
-    sentenceShardInputs(shards).forEach((input, shard) => {
-      refs[input] = use(encodeDcsrSentences, {
-        name: `encode-dcsr-sentences.${datasetTag(ctx, v.dataset)}.${modelLabel(v)}.${shard}`,
-        params: { shard, shards },
-        inputs: { model: dcsrModelOf(ctx, v), tokens: markerTokensOf(ctx, v.dataset) },
-      }).out.index;
-    });
-    return refs;
+    return Array.from(
+      { length: shards },
+      (_, shard) =>
+        use(encodeDcsrSentences, {
+          name: `encode-dcsr-sentences.${datasetTag(ctx, v.dataset)}.${modelLabel(v)}.${shard}`,
+          params: { shard, shards },
+          inputs: { model: dcsrModelOf(ctx, v), tokens: markerTokensOf(ctx, v.dataset) },
+        }).out.index,
+    );
   });
 }
 
@@ -120,10 +120,10 @@ export function dcsrSearch(ctx: DcsrContext, v: DcsrVariant, form: QueryFormName
     const name = `${datasetTag(ctx, v.dataset)}.${modelLabel(v)}.${form}.${split}`;
     // Training turns are searched for mining only, so only those with gold; evaluation searches every turn.
     const queries = use(encodeDcsrQueries, { name: `encode-dcsr-queries.${name}`, params: {}, inputs: { model: dcsrModelOf(ctx, v), tokens: queryTokensOf(ctx, v.dataset, form, split, split === "train") } });
-    return use(searchDcsrDef(setupOf(ctx).shards), {
+    return use(searchDcsr, {
       name: `search-dcsr.${name}`,
       params: { k: depthOf(ctx, v.dataset), m: d.topM, keepSentences: split === "train" ? d.keepSentences : 0, tag: `cspipe-${modelLabel(v)}` },
-      inputs: { queries: queries.out.embeddings, ...sentenceIndex(ctx, v) },
+      inputs: { queries: queries.out.embeddings, shards: sentenceIndex(ctx, v) },
     }).out;
   });
 }

@@ -11,14 +11,15 @@
  * The step names of the `onnx` path are the ones the mini store was built with: keep them.
  */
 import { use, type OutputRef } from "../../engine/step.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
-import { mergeDenseHitsDef, searchDenseShard } from "../../../steps/dense/shard-steps.ts";
+import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../../steps/dense/steps.ts";
+import { mergeDenseHits, searchDenseShard } from "../../../steps/dense/shard-steps.ts";
 import { encodePassagesGpuDef, encodeQueriesGpuDef, verifyOnnxParityStep } from "../../../steps/encoding/gpu-encode.ts";
 import { memo } from "../memo.ts";
 import { REAL_RESOURCES } from "../resources.ts";
 
 type Model = OutputRef<"dpr:model">;
-type IndexShards = Record<string, OutputRef<"faiss:flat-ip">>;
+/** A model's index shards, in shard order. */
+type IndexShards = readonly OutputRef<"faiss:flat-ip">[];
 
 export interface IndexRequest {
   /** Step-name suffix: `<dataset tag>.<model label>`. */
@@ -40,7 +41,7 @@ export interface SearchRequest {
 }
 
 export interface RetrievalPath {
-  /** Index shards shard0 .. shard<n-1> of the model's passage embeddings. */
+  /** The index shards (0 .. n-1) of the model's passage embeddings. */
   index(r: IndexRequest): IndexShards;
   /** The top-k run of the model's query embeddings over those shards. */
   search(r: SearchRequest): OutputRef<"parquet:run">;
@@ -48,16 +49,14 @@ export interface RetrievalPath {
 
 const onnx: RetrievalPath = {
   index({ name, model, passages, shards }) {
-    const refs: IndexShards = {};
-    shardInputNames(shards).forEach((input, shard) => {
+    return Array.from({ length: shards }, (_, shard) => {
       const emb = use(encodePassages, { name: `encode-passages.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages } });
-      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
+      return use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
     });
-    return refs;
   },
-  search({ name, model, queries, index, shards, k, tag }) {
+  search({ name, model, queries, index, k, tag }) {
     const q = use(encodeQueries, { name: `encode-queries.${name}`, params: {}, inputs: { model, tokens: queries } });
-    return use(searchDenseDef(shards), { name: `search-dense.${name}`, params: { k, tag }, inputs: { queries: q.out.embeddings, ...index } }).out.run;
+    return use(searchDense, { name: `search-dense.${name}`, params: { k, tag }, inputs: { queries: q.out.embeddings, shards: index } }).out.run;
   },
 };
 
@@ -72,20 +71,15 @@ const GPU_REQUIRED = true;
 const gpuSharded: RetrievalPath = {
   index({ name, model, passages, shards }) {
     const parity = parityOf(model);
-    const refs: IndexShards = {};
-    shardInputNames(shards).forEach((input, shard) => {
+    return Array.from({ length: shards }, (_, shard) => {
       const emb = use(encodePassagesGpuDef(GPU_REQUIRED), { name: `encode-passages-gpu.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages, parity }, resources: REAL_RESOURCES["encode-passages-gpu"] });
-      refs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
+      return use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
     });
-    return refs;
   },
-  search({ name, model, queries, index, shards, k, tag }) {
+  search({ name, model, queries, index, k, tag }) {
     const q = use(encodeQueriesGpuDef(GPU_REQUIRED), { name: `encode-queries-gpu.${name}`, params: {}, inputs: { model, tokens: queries, parity: parityOf(model) }, resources: REAL_RESOURCES["encode-queries-gpu"] }).out.embeddings;
-    const hits: Record<string, OutputRef<"hits:dense-shard">> = {};
-    for (const input of shardInputNames(shards)) {
-      hits[input] = use(searchDenseShard, { name: `search-dense-shard.${name}.${input}`, params: { k }, inputs: { queries: q, index: index[input]! }, resources: REAL_RESOURCES["search-dense-shard"] }).out.hits;
-    }
-    return use(mergeDenseHitsDef(shards), { name: `merge-dense-hits.${name}`, params: { k, tag }, inputs: { queries: q, ...hits }, resources: REAL_RESOURCES["merge-dense-hits"] }).out.run;
+    const hits = index.map((shard, s) => use(searchDenseShard, { name: `search-dense-shard.${name}.shard${s}`, params: { k }, inputs: { queries: q, index: shard }, resources: REAL_RESOURCES["search-dense-shard"] }).out.hits);
+    return use(mergeDenseHits, { name: `merge-dense-hits.${name}`, params: { k, tag }, inputs: { queries: q, shards: hits }, resources: REAL_RESOURCES["merge-dense-hits"] }).out.run;
   },
 };
 

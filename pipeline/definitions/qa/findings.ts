@@ -8,7 +8,7 @@
  * numbers in each claim's text come from paper-numbers.json (final Table 5).
  */
 import { use, type OutputRef } from "../../engine/step.ts";
-import { checkFindingsDef } from "../../../steps/findings/steps.ts";
+import { checkFindingsStep } from "../../../steps/findings/steps.ts";
 import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { paperValue } from "../../../steps/report/paper-numbers.ts";
 import { evalSplit } from "../dense/models.ts";
@@ -73,5 +73,5 @@ export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, 
 /** The findings of Table 5 (findings.json, findings.md), a step of the `table5` target. */
 export function qaFindingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
   const { claims, refs, labels } = qaClaims(ctx);
-  return use(checkFindingsDef(Object.keys(refs)), { name: `check-findings-qa${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels }, inputs: refs }).out.findings;
+  return use(checkFindingsStep, { name: `check-findings-qa${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels }, inputs: { metrics: refs } }).out.findings;
 }
