@@ -8,7 +8,7 @@
 import { use, type OutputRef } from "../engine/step.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/query-forms.ts";
-import { checkFindingsDef } from "../../steps/findings/steps.ts";
+import { checkFindingsStep } from "../../steps/findings/steps.ts";
 import type { ClaimSpec, Operand } from "../../steps/findings/claims.ts";
 import { bm25Metrics } from "./lexical.ts";
 import { evaluation, setupOf, type DenseContext, type ModelId } from "./dense/models.ts";
@@ -138,6 +138,5 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
   }
   const unknown = SEED_HUNGRY_CLAIMS.filter((id) => !claims.some((c) => c.id === id));
   if (unknown.length > 0) throw new Error(`claimSeeds names no claim: ${unknown.join(", ")} (dense/setup.ts SEED_HUNGRY_CLAIMS)`);
-  const def = checkFindingsDef(Object.keys(inputs.refs));
-  return use(def, { name: `check-findings${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels: inputs.labels }, inputs: inputs.refs }).out.findings;
+  return use(checkFindingsStep, { name: `check-findings${ctx.profile === "paper" ? "" : `-${ctx.profile}`}`, params: { data: ctx.data, claims, labels: inputs.labels }, inputs: { metrics: inputs.refs } }).out.findings;
 }

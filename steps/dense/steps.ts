@@ -29,8 +29,7 @@ import { copyFileSync, createReadStream, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { defineStep, dir, file, list, type InputKinds, type StepContext, type StepDef } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, dir, file, list, type ListSlot, type StepContext } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy, writeNpy } from "../lib/npy.ts";
 import { readNpyRowRange } from "../lib/npy-rows.ts";
@@ -228,14 +227,12 @@ export const searchParams = z
   })
   .strict();
 
-type SearchInputs = InputKinds & { readonly queries: "embeddings:queries" };
-export type SearchDenseDef = StepDef<typeof searchParams, SearchInputs, typeof searchOutputs>;
 
 const searchOutputs = { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec") };
 const SEARCH_DESCRIPTION = "Exact inner-product top-k over every index shard, merged by (-score, pid); run as Parquet and TREC.";
 
 /** What searching the shards needs of a step's context. */
-type SearchContext = Pick<StepContext<z.output<typeof searchParams>, SearchInputs, typeof searchOutputs>, "params" | "outputs" | "workDir" | "devices" | "log" | "progress">;
+type SearchContext = Pick<StepContext<z.output<typeof searchParams>, { readonly queries: "embeddings:queries"; readonly shards: ListSlot<"faiss:flat-ip"> }, typeof searchOutputs>, "params" | "outputs" | "workDir" | "devices" | "log" | "progress">;
 
 /** The body of `search-dense`: each shard's top k for every query (shard by shard, in order), merged. */
 async function searchShards(ctx: SearchContext, queries: string, shards: readonly string[]): Promise<void> {
@@ -277,34 +274,3 @@ export const searchDense = defineStep({
     run: (ctx) => searchShards(ctx, ctx.inputs.queries, ctx.inputs.shards),
   },
 });
-
-/** Input names of the index shards of a `searchDenseDef` def: shard0 .. shard<n-1>. */
-export const shardInputNames = (shards: number): string[] => Array.from({ length: shards }, (_, s) => `shard${s}`);
-
-/**
- * @deprecated `searchDense` with its list input replaces it: only pipeline/definitions/dense/base.ts
- * (θ0 vs BM25, a file the lead edits now) still wires shards as inputs shard0 .. shard<n-1>. Delete
- * this and `shardInputNames` once that file wires `searchDense`.
- */
-export function searchDenseDef(shards: number): SearchDenseDef {
-  if (!Number.isInteger(shards) || shards < 1) throw new InputError(`shard count must be a positive integer, got ${shards}`, { field: "shards" });
-  const inputs: Record<string, string> = { queries: "embeddings:queries" };
-  for (const name of shardInputNames(shards)) inputs[name] = "faiss:flat-ip";
-  return defineStepWith({ shards }, {
-    id: "search-dense",
-    version: 1,
-    source: import.meta.url,
-    description: SEARCH_DESCRIPTION,
-    params: searchParams,
-    inputs: inputs as SearchInputs,
-    outputs: searchOutputs,
-    runtime: {
-      type: "in-process",
-      gpu: { count: 1 },
-      run: (ctx) => {
-        const paths = ctx.inputs as Readonly<Record<string, string>>;
-        return searchShards(ctx, paths.queries!, shardInputNames(shards).map((n) => paths[n]!));
-      },
-    },
-  });
-}

@@ -5,8 +5,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineStep, file, record, type InputKey, type StepContext, type StepDef } from "../../pipeline/engine/step.ts";
-import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
+import { defineStep, file, record, type InputKey, type StepContext } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { checkClaim, claimSpecSchema, findingsMarkdown, inputsOf, lookupIn, type FindingsFile } from "./claims.ts";
@@ -21,9 +20,7 @@ const params = z
   .strict();
 
 type Outputs = { findings: ReturnType<typeof file<"json:findings">>; markdown: ReturnType<typeof file<"text:findings-md">> };
-type Inputs = { readonly [name: string]: "json:metrics" };
-export type CheckFindingsDef = StepDef<typeof params, Inputs, Outputs>;
-type FindingsContext = Pick<StepContext<z.output<typeof params>, Inputs, Outputs>, "params" | "outputs" | "log">;
+type FindingsContext = Pick<StepContext<z.output<typeof params>, Record<string, never>, Outputs>, "params" | "outputs" | "log">;
 
 const outputs: Outputs = { findings: file("json:findings", "findings.json"), markdown: file("text:findings-md", "findings.md") };
 const DESCRIPTION = "The paper's claims checked against this run's evaluations: value, spread over seeds, verdict.";
@@ -58,28 +55,3 @@ export const checkFindingsStep = defineStep({
   outputs,
   runtime: { type: "in-process", run: (ctx) => checkFindings(ctx, ctx.inputs.metrics, ctx.inputKeys.metrics) },
 });
-
-/**
- * @deprecated `checkFindingsStep` with its record input replaces it: only
- * pipeline/definitions/findings.ts (a file the lead edits now) still wires metrics as inputs named
- * by the claims. Delete this once that file wires `checkFindingsStep` (`inputs: { metrics: refs }`).
- */
-export function checkFindingsDef(inputNames: readonly string[]): CheckFindingsDef {
-  const names = [...new Set(inputNames)].sort();
-  return defineStepWith({ inputNames: names }, {
-    id: "check-findings",
-    version: 1,
-    source: import.meta.url,
-    description: DESCRIPTION,
-    params,
-    inputs: Object.fromEntries(names.map((n) => [n, "json:metrics"])) as Inputs,
-    outputs,
-    runtime: {
-      type: "in-process",
-      run: (ctx) => {
-        const keys = ctx.inputKeys as Readonly<Record<string, InputKey>>;
-        return checkFindings(ctx, Object.fromEntries(names.map((n) => [n, ctx.inputs[n] as string])), Object.fromEntries(names.map((n) => [n, keys[n]!])));
-      },
-    },
-  });
-}

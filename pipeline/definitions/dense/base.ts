@@ -12,7 +12,7 @@ import { generateMini } from "../../../steps/data/steps.ts";
 import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { buildDevCollectionStep, listPassageIds } from "../../../steps/data/dev-collection.ts";
 import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDenseDef, shardInputNames } from "../../../steps/dense/steps.ts";
+import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../../steps/dense/steps.ts";
 import { assembleExamples, assembleExamplesReleasedDev, pretrainDprDef } from "../../../steps/training/steps.ts";
 import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
 import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
@@ -181,13 +181,12 @@ export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metric
     const nq = miniNqOf(ctx);
     const theta0 = baseOf(ctx).theta0;
     const shards = setup.shards;
-    const indexInputs: Record<string, OutputRef<"faiss:flat-ip">> = {};
-    shardInputNames(shards).forEach((input, shard) => {
+    const index = Array.from({ length: shards }, (_, shard) => {
       const emb = use(encodePassages, { name: `encode-passages.${tag}-nq.theta0.${shard}`, params: { shard, shards }, inputs: { model: theta0, tokens: nq.passages } });
-      indexInputs[input] = use(buildFlatIpIndex, { name: `build-flat-ip-index.${tag}-nq.theta0.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
+      return use(buildFlatIpIndex, { name: `build-flat-ip-index.${tag}-nq.theta0.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
     });
     const queries = use(encodeQueries, { name: `encode-queries.${tag}-nq.theta0.q_t.dev`, params: {}, inputs: { model: theta0, tokens: nq.queries("dev") } });
-    const dense = use(searchDenseDef(shards), { name: `search-dense.${tag}-nq.theta0.q_t.dev`, params: { k: 100, tag: "cspipe-theta0" }, inputs: { queries: queries.out.embeddings, ...indexInputs } }).out.run;
+    const dense = use(searchDense, { name: `search-dense.${tag}-nq.theta0.q_t.dev`, params: { k: 100, tag: "cspipe-theta0" }, inputs: { queries: queries.out.embeddings, shards: index } }).out.run;
     const bm25 = nqBm25Run(ctx, "dev");
     const evaluate = (name: string, run: OutputRef<"parquet:run">) =>
       use(evaluateRunStep, { name, params: { split: "dev", metrics: DENSE_METRICS }, inputs: { run, turns: nq.tables.turns } }).out.metrics;
