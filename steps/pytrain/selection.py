@@ -6,7 +6,12 @@ rule is another class with the same method, and no loop changes.
 keeps the earlier. Scores are numbers or tuples compared in order (the readers' (EM, F1): F1
 breaks EM ties). `higher` says which way is better (dev Recall@k, EM/F1: higher; dev loss: lower).
 With `patience` > 0 the training stops once `patience` epochs in a row brought no gain of at least
-`min_delta` in the score's first component over the best so far."""
+`min_delta` in the score's first component over the best so far.
+
+`LastEpoch` keeps the last epoch the loop ran: the end of a schedule decayed to zero, with the
+dev score logged but never deciding. Where a dev curve is flat and noisy near its end, the best
+epoch is whichever the noise favoured, and a training perturbed by the last bit of a sum keeps
+another epoch; the last epoch moves only as much as the weights do."""
 from typing import NamedTuple
 
 
@@ -43,3 +48,18 @@ class BestEpoch:
     def stop_message(self, epoch, epochs):
         return (f"plateau: no {self.name} gain of {self.min_delta} or more since epoch {self.last_gain}; "
                 f"stopping after epoch {epoch} of {epochs}")
+
+
+class LastEpoch:
+    """Keeps every epoch as it comes, so the last one run is the one kept; never stops early."""
+
+    def __init__(self, name="the dev score"):
+        self.name = name
+        self.best_epoch, self.best_score = None, None
+
+    def observe(self, epoch, score):
+        self.best_epoch, self.best_score = epoch, score
+        return Verdict(True, False)
+
+    def stop_message(self, epoch, epochs):
+        raise AssertionError("LastEpoch never stops a training")

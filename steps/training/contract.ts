@@ -33,7 +33,14 @@ export function trainingConfig(overrides: Partial<TrainerSettings> & { init: Tra
     const issue = parsed.error.issues[0]!;
     throw new InputError(issue.message, { field: issue.path.join("."), fix: "see steps/training/config-schema.ts for each key's range" });
   }
-  return { ...(parsed.data as TrainerSettings), init };
+  const config = parsed.data as TrainerSettings;
+  if (config.select === "last" && config.patience > 0) {
+    throw new InputError(`select "last" keeps the last epoch, but patience ${config.patience} would stop the training early on dev Recall@k`, {
+      field: "patience",
+      fix: 'set patience to 0 with select "last", or select "best"',
+    });
+  }
+  return { ...config, init };
 }
 
 /** Input directory files: name -> [expected content, required]. Token ids: pad 0, attention mask = ids != 0. */

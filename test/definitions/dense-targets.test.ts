@@ -38,6 +38,15 @@ test("claimSeeds: the models of the two claims that may need more seeds train wi
   for (const s of ["train-dpr.mini-qrecc.ibn.s4", "train-dpr.mini-topiocqa.shortcut.s4", "train-dpr.mini-qrecc.shortcut.s6"]) assert.ok(!names.has(s), s);
 });
 
+test("model selection: the mini trainings keep their last epoch, real data DPR's best dev Recall@5", () => {
+  const selects = (data: "mini" | "real") => {
+    const g = graphOf(buildTargets().get("report")!.steps({ data, overrides: {} }));
+    return new Set(g.order.filter((s) => /^(pre)?train-d(pr|csr)$/.test(s.def.id) && (s.params as { epochs: number }).epochs > 0).map((s) => (s.params as { select: string }).select));
+  };
+  assert.deepEqual([...selects("mini")], ["last"]);
+  assert.deepEqual([...selects("real")], ["best"]);
+});
+
 test("the default target is the report of the whole reproduction and analyzes cleanly (paper and smoke)", () => {
   const targets = buildTargets();
   assert.equal(targets.default, "report");

@@ -114,6 +114,10 @@ test("cross-field rules name every argument involved; rules broken by the code's
   assert.deepEqual(messages(["devPassages.qrecc.bm25=3000"]), [
     "--set 'devPassages.qrecc.bm25=3000': a dev collection cannot hold more BM25 negatives per query than passages in all (devPassages.qrecc.bm25=3000, devPassages.qrecc.size=2000). Fix: choose values that satisfy the rule.",
   ]);
+  assert.deepEqual(messages(["theta0.patience=3"]), [
+    "--set 'theta0.patience=3': keepLast keeps the last epoch, so patience cannot stop the training early: set patience=0 or keepLast=false (theta0.keepLast=true, theta0.patience=3). Fix: choose values that satisfy the rule.",
+  ]);
+  assert.ok(parse(["schedule.qrecc.patience=3", "schedule.qrecc.keepLast=false"]).ok);
 });
 
 test("real data: θ0's architecture, pre-training and vocabulary cannot be set; its dev collections are samples", () => {
@@ -163,7 +167,7 @@ test("the description covers the setup: every listed path exists with a value of
   const shared = 4 * Object.keys(BM25_FIELDS).length + 3 * Object.keys(DATA_FIELDS).length;
   const groups = Object.keys(TOP_FIELDS).length + Object.keys(CLAIM_SEEDS_FIELDS).length + 3 * Object.keys(SCHEDULE_FIELDS).length + 4 * 2 + Object.keys(MODEL_FIELDS).length + Object.keys(THETA0_FIELDS).length + shared;
   assert.equal(mini.length, groups);
-  assert.equal(mini.length, 66);
+  assert.equal(mini.length, 70);
   assert.deepEqual(mini.slice(-11).map((p) => `${p.path}=${String(p.value)}`), [
     "bm25.qrecc.k1=0.82", "bm25.qrecc.b=0.68", "bm25.topiocqa.k1=0.9", "bm25.topiocqa.b=0.4", "bm25.orquac.k1=0.9", "bm25.orquac.b=0.4", "bm25.nq.k1=0.9", "bm25.nq.b=0.4",
     "data.qrecc.allowMissingGold=false", "data.topiocqa.allowMissingGold=false", "data.orquac.allowMissingGold=false",
@@ -172,7 +176,7 @@ test("the description covers the setup: every listed path exists with a value of
   assert.deepEqual(Object.keys(DEV_FIELDS).sort(), ["bm25", "sample", "size"]);
   // Real: no θ0 or vocabulary rows, sampled dev collections (OR-QuAC's is released: nothing to set).
   const real = denseParameters("smoke").describe({ data: "real" }).map((p) => p.path);
-  assert.equal(real.length, 37 + 3 * 2 + 3, "no BM25 on mini-nq: real data has no mini-nq");
+  assert.equal(real.length, 40 + 3 * 2 + 3, "no BM25 on mini-nq: real data has no mini-nq");
   assert.ok(real.includes("devPassages.qrecc.sample") && !real.some((p) => p.startsWith("model.") || p.startsWith("theta0.") || p.startsWith("devPassages.orquac")));
   assert.equal(denseParameters("smoke").describe({ data: "mini" }).find((p) => p.path === "seeds")?.value.toString(), "1,2");
 });

@@ -51,3 +51,30 @@ test("patience stops a training whose dev recall stopped rising, and the result 
   assert.equal(env["deterministic_algorithms"], true);
   assert.match(r.stderr, /plateau: no dev R@5 gain of 0\.01 or more since epoch 1; stopping after epoch 3 of 10/);
 });
+
+test("select: best keeps the best dev score's epoch, last keeps the last; last with patience is refused in TypeScript and Python", () => {
+  const py = [
+    "import json",
+    "from pytrain.selection import BestEpoch, LastEpoch",
+    "from pytrain.errors import InputError",
+    "from training.dpr.trainer import recall_selector",
+    "out = {}",
+    "for name, sel in (('best', BestEpoch()), ('last', LastEpoch())):",
+    "    verdicts = [sel.observe(e, s) for e, s in enumerate([0.5, 0.7, 0.6], 1)]",
+    "    out[name] = [sel.best_epoch, sel.best_score, [list(v) for v in verdicts]]",
+    "try:",
+    "    recall_selector({'select': 'last', 'patience': 2, 'min_delta': 0, 'recall_k': 5})",
+    "except InputError as e:",
+    "    out['error'] = [e.field, str(e)]",
+    "print(json.dumps(out))",
+  ].join("\n");
+  const r = spawnSync(PYTHON, ["-c", py], { cwd: STEPS, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as Record<string, unknown>;
+  assert.deepEqual(out["best"], [2, 0.7, [[true, false], [true, false], [false, false]]]);
+  assert.deepEqual(out["last"], [3, 0.6, [[true, false], [true, false], [true, false]]]);
+  assert.equal((out["error"] as string[])[0], "patience");
+  assert.match((out["error"] as string[])[1]!, /select 'last' keeps the last epoch, but patience 2/);
+  assert.throws(() => trainingConfig({ select: "last", patience: 2, init: { kind: "random" } }), (e: unknown) => e instanceof InputError && e.field === "patience");
+  assert.equal(trainingConfig({ select: "last", init: { kind: "random" } }).select, "last");
+});

@@ -17,7 +17,7 @@ import { memo } from "../memo.ts";
 import { baseOf, theta0For } from "../dense/base.ts";
 import { dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { evalSplit, setupOf } from "../dense/models.ts";
-import { DENSE_METRICS } from "../dense/setup.ts";
+import { DENSE_METRICS, selectionOf } from "../dense/setup.ts";
 import { answerSentencesOf, bm25NegativesOf, datasetTag, devCollectionOf, markerTokensOf, queryTokensOf, tablesOf } from "./inputs.ts";
 import { iterationOf, variantLabel, type DcsrDataset, type DcsrVariant } from "./variants.ts";
 import { profiled } from "../resources.ts";
@@ -81,7 +81,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
       return use(pretrainDcsrDef(false), {
         name: `pretrain-dcsr.${name}`,
         // θ0's recipe; the batch halved as for every training with mined negatives.
-        params: { ...own, epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: Math.max(1, Math.floor(t.batch / 2)), lr: t.lr, init: { kind: "random", bert_config: s.model } },
+        params: { ...own, epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, select: selectionOf(t), batch_size: Math.max(1, Math.floor(t.batch / 2)), lr: t.lr, init: { kind: "random", bert_config: s.model } },
         inputs: { ...inputs, vocab: baseOf(denseOf(ctx)).vocab },
       }).out.model;
     }
@@ -91,7 +91,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
       name: `train-dcsr.${name}`,
       ...profiled(ctx.data, "train-dcsr"),
       // DPR's schedule for the dataset; the batch halved as DPR's with hard negatives (every DCSR example brings a negative passage).
-      params: { ...own, epochs: last ? sched.lastEpochs : sched.epochs, patience: sched.patience, min_delta: sched.minDelta, batch_size: Math.max(1, Math.floor(sched.batch / 2)), lr: sched.lr },
+      params: { ...own, epochs: last ? sched.lastEpochs : sched.epochs, patience: sched.patience, min_delta: sched.minDelta, select: selectionOf(sched), batch_size: Math.max(1, Math.floor(sched.batch / 2)), lr: sched.lr },
       inputs: { ...inputs, init: theta0For(denseOf(ctx), v.seed) },
     }).out.model;
   });

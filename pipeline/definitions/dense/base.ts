@@ -21,7 +21,7 @@ import { bm25Of } from "../shared-parameters.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
 import { lockedFiles } from "../datasets.ts";
 import { memo } from "../memo.ts";
-import { DENSE_METRICS, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
+import { DENSE_METRICS, selectionOf, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
 import { denseSetup } from "./parameters.ts";
 
 export interface DenseContext {
@@ -108,7 +108,7 @@ function miniTheta0(ctx: DenseContext, seed: number): Model {
   return use(pretrainDprDef(false), {
     name: `pretrain-dpr.${tag}.theta0${seed === 1 ? "" : `.s${seed}`}`,
     params: {
-      epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
+      epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, select: selectionOf(t), batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
       seed: THETA0_SEED + seed - 1, eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: setup.model },
     },
     inputs: { examples: theta0Examples(ctx, setup, nq), passages: nq.passages, vocab: nq.vocab },

@@ -19,7 +19,7 @@ import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
 import { baseOf, hasOwnTheta0, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
-import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "./setup.ts";
+import { DENSE_METRICS, HAS_TITLES, INPUT_FORM, selectionOf } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
 import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
@@ -211,6 +211,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
       params: {
         epochs: last || (v.asReleased && sched.iterations === 2) ? sched.lastEpochs : sched.epochs,
         patience: sched.patience,
+        select: selectionOf(sched),
         min_delta: sched.minDelta,
         // The paper halves the batch when hard negatives double the passages per step.
         batch_size: hard ? Math.max(1, Math.floor(sched.batch / 2)) : sched.batch,

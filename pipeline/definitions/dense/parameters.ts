@@ -18,6 +18,7 @@ export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
   lastEpochs: { kind: "int", min: 1, doc: "most epochs of the last IHN iteration I" },
   patience: { kind: "int", min: 0, doc: "stop after this many epochs without a dev Recall@5 gain of minDelta (0 = train every epoch)" },
   minDelta: { kind: "number", min: 0, max: 1, doc: "smallest dev Recall@5 gain (a fraction) that counts as progress for patience" },
+  keepLast: { kind: "bool", doc: "model selection: keep the last epoch (true; needs patience 0) or the epoch with the best dev Recall@5 (false, DPR's rule)" },
   batch: { kind: "int", min: 2, doc: "queries per step in iteration 1 (in-batch negatives); halved with hard negatives" },
   lr: { kind: "number", min: 0, minExclusive: true, max: 1, doc: "AdamW learning rate of every training on the dataset" },
   n: { kind: "int", min: 1, doc: "hard negatives sampled per example per step (variants with mined negatives)" },
@@ -56,6 +57,7 @@ export const THETA0_FIELDS: Described<DenseSetup["theta0"]> = {
   epochs: { kind: "int", min: 1, doc: "most epochs of θ0's pre-training on mini-nq" },
   patience: { kind: "int", min: 0, doc: "θ0: stop after this many epochs without a dev Recall@5 gain of minDelta (0 = every epoch)" },
   minDelta: { kind: "number", min: 0, max: 1, doc: "θ0: smallest dev Recall@5 gain that counts as progress" },
+  keepLast: { kind: "bool", doc: "θ0: keep the last epoch (true; needs patience 0) or the one with the best dev Recall@5 (false)" },
   batch: { kind: "int", min: 2, doc: "θ0: queries per step (in-batch negatives)" },
   lr: { kind: "number", min: 0, minExclusive: true, max: 1, doc: "θ0: AdamW learning rate" },
 };
@@ -105,6 +107,12 @@ export function denseChecks(value: (path: string) => OverrideValue | undefined):
     const bm25 = value(`devPassages.${ds}.bm25`);
     const size = value(`devPassages.${ds}.size`);
     if (typeof bm25 === "number" && typeof size === "number" && bm25 > size) out.push({ message: "a dev collection cannot hold more BM25 negatives per query than passages in all", paths: [`devPassages.${ds}.bm25`, `devPassages.${ds}.size`] });
+  }
+  for (const group of ["schedule.qrecc", "schedule.topiocqa", "schedule.orquac", "theta0"]) {
+    const patience = value(`${group}.patience`);
+    if (value(`${group}.keepLast`) === true && typeof patience === "number" && patience > 0) {
+      out.push({ message: "keepLast keeps the last epoch, so patience cannot stop the training early: set patience=0 or keepLast=false", paths: [`${group}.keepLast`, `${group}.patience`] });
+    }
   }
   return out;
 }

@@ -133,7 +133,13 @@ SCHEMA = {
             "kind": "int",
             "default": 5,
             "min": 1,
-            "doc": "model selection: the epoch with the best dev Recall@k is kept",
+            "doc": "the dev Recall@k logged per epoch (and, with select best, the score that selects)",
+        },
+        "select": {
+            "kind": "enum",
+            "values": ["best", "last"],
+            "default": "best",
+            "doc": "model selection: best = the epoch with the best dev Recall@k is kept (DPR's rule; a tie keeps the earlier); last = the last epoch is kept (patience must be 0)",
         },
         "mask_false_negatives": {
             "kind": "bool",

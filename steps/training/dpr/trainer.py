@@ -22,7 +22,7 @@ from pytrain.loop import Fit, epoch_slices
 from pytrain.metrics import MetricsWriter, common_result, write_result
 from pytrain.onnx_export import check_with_onnxruntime, export_encoder
 from pytrain.provenance import plateau_summary
-from pytrain.selection import BestEpoch
+from pytrain.selection import BestEpoch, LastEpoch
 from pytrain.training import Training
 from training.dpr.batches import Batcher, gather_pairs
 from training.dpr.encoders import build_encoders
@@ -102,9 +102,10 @@ def train_biencoder(run, task_class, inputs, vocab, write):
     loop with dev Recall@k selection, then `write(query, passage, best_epoch)` -> the outputs and
     result.json with the task's counters."""
     cfg = run.cfg
+    selector = recall_selector(cfg)
     (q_model, p_model), load_reports = encoders_for_training(run, vocab)
     task = task_class((q_model, p_model), inputs, cfg, run.device, run.amp, run.group)
-    fit = run.fit(task, recall_selector(cfg), "logged" if cfg["eval_before_training"] else None)
+    fit = run.fit(task, selector, "logged" if cfg["eval_before_training"] else None)
     return run.finish(fit, lambda: write(q_model.cpu().eval(), p_model.cpu().eval(), fit.best_epoch), **recall_fields(cfg, fit, run.writer, len(inputs.pos)),
                       **task.counters(), load_reports=load_reports)
 
@@ -122,8 +123,14 @@ def encoders_for_training(run, vocab):
 
 
 def recall_selector(cfg):
-    """The bi-encoders' model selection: the best dev Recall@k, with patience."""
-    return BestEpoch(patience=cfg["patience"], min_delta=cfg["min_delta"], name=f"dev R@{cfg['recall_k']}")
+    """The bi-encoders' model selection (config `select`): the best dev Recall@k, with patience, or the last epoch."""
+    name = f"dev R@{cfg['recall_k']}"
+    if cfg["select"] == "last":
+        if cfg["patience"] > 0:
+            raise InputError(f"select 'last' keeps the last epoch, but patience {cfg['patience']} would stop the training early on dev R@k",
+                             field="patience", fix="set patience to 0 with select 'last', or select 'best'")
+        return LastEpoch(name=name)
+    return BestEpoch(patience=cfg["patience"], min_delta=cfg["min_delta"], name=name)
 
 
 def recall_fields(cfg, fit, writer, n_train):
