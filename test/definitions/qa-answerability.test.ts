@@ -11,7 +11,7 @@ import type { AnyStep } from "../../pipeline/engine/step.ts";
 import { graphOf, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import type { DenseContext } from "../../pipeline/definitions/dense/models.ts";
-import { retrieverRun } from "../../pipeline/definitions/qa/readers.ts";
+import { paperRetrievers, retrieverRun } from "../../pipeline/definitions/qa/retrievers.ts";
 import { answerabilityOf, qaCeilingsSection } from "../../pipeline/definitions/qa/answerability.ts";
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
@@ -25,12 +25,12 @@ test("the ceilings target measures each dataset's dev split under the runs the r
   assert.equal(measured.length, 2 * (1 + 2 * 3) + 1);
   assert.ok(measured.includes("measure-answerability.mini-nq.bm25.dev"));
   assert.ok(!g.order.some((s) => /reader|fid/.test(s.def.id) && s.def.id !== "measure-answerability"), "no reader step");
-  const m = answerabilityOf(MINI, "topiocqa", "dpr-ihn", 2).step;
+  const m = answerabilityOf(MINI, "topiocqa", paperRetrievers(MINI, "topiocqa", 2).ihn).step;
   assert.equal(m.name, "measure-answerability.mini-topiocqa.dpr-ihn.s2.dev");
   assert.deepEqual(params(m), { split: "dev", scoring: "topiocqa", ks: [3, 10], maxAnswerTokens: 10 });
-  assert.equal(producer(m, "run"), retrieverRun(MINI, "topiocqa", "dpr-ihn", "dev", 2).step);
-  const q = answerabilityOf(MINI, "qrecc", "bm25", 3).step;
-  assert.equal(q, answerabilityOf(MINI, "qrecc", "bm25", 1).step, "BM25 has no seed");
+  assert.equal(producer(m, "run"), retrieverRun(MINI, "topiocqa", paperRetrievers(MINI, "topiocqa", 2).ihn, "dev").step);
+  const q = answerabilityOf(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 3).bm25).step;
+  assert.equal(q, answerabilityOf(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 1).bm25).step, "BM25 has no seed");
   assert.deepEqual(params(q), { split: "dev", scoring: "qrecc", ks: [3, 10], maxAnswerTokens: 30 });
   assert.deepEqual(params(producer(q, "references")), { file: "scai-qrecc21-training-turns.json" });
   // The table rides along with Table 5; report-full lists its section.

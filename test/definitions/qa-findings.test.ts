@@ -15,6 +15,7 @@ import { buildTargets } from "../../pipeline/definitions/index.ts";
 import type { DenseContext } from "../../pipeline/definitions/dense/base.ts";
 import { qaClaims } from "../../pipeline/definitions/qa/findings.ts";
 import { qaEvaluation } from "../../pipeline/definitions/qa/readers.ts";
+import { paperRetrievers } from "../../pipeline/definitions/qa/retrievers.ts";
 import { checkClaim, findingsMarkdown, lookupIn, type FindingsFile } from "../../steps/findings/claims.ts";
 import type { MetricsFile } from "../../steps/eval/steps.ts";
 import { wiredInput, wiredInputs } from "../../pipeline/engine/wiring.ts";
@@ -38,8 +39,9 @@ test("the table5 target checks its findings over the evaluations its cells read:
     // The mini setup's three seeds, in order: seed s of IHN against seed s of IBN.
     assert.equal(c.rule.better.inputs.length, 3);
     [1, 2, 3].forEach((seed, i) => {
-      assert.equal(wiredInput(findings, `metrics[${c.rule.better.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, "dpr-ihn", reader, seed).step, c.id);
-      assert.equal(wiredInput(findings, `metrics[${c.rule.worse.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, "dpr-ibn", reader, seed).step, c.id);
+      const paper = paperRetrievers(MINI, dataset, seed);
+      assert.equal(wiredInput(findings, `metrics[${c.rule.better.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, paper.ihn, reader, seed).step, c.id);
+      assert.equal(wiredInput(findings, `metrics[${c.rule.worse.inputs[i]!}]`)?.ref.step, qaEvaluation(MINI, dataset, paper.ibn, reader, seed).step, c.id);
     });
   }
 });
@@ -53,7 +55,7 @@ function text(files: Map<string, MetricsFile>, claims: ReturnType<typeof qaClaim
 }
 
 test("one seed: the gain in points and whether IHN beats IBN; a tie does not", () => {
-  const { claims } = qaClaims(MINI, (d, r, reader) => [{ seed: 1, metrics: qaEvaluation(MINI, d, r, reader, 1) }]);
+  const { claims } = qaClaims(MINI, (d, r, reader) => [{ seed: 1, metrics: qaEvaluation(MINI, d, r(1), reader, 1) }]);
   const files = new Map<string, MetricsFile>();
   for (const d of ["qrecc", "topiocqa"]) {
     for (const r of ["dpr_reader", "fid"]) {
@@ -74,7 +76,7 @@ test("one seed: the gain in points and whether IHN beats IBN; a tie does not", (
 });
 
 test("several seeds: mean ± sd of the per-seed gains, and the verdict by the spread", () => {
-  const { claims, refs, labels } = qaClaims(MINI, (d, r, reader) => [1, 2, 3].map((seed) => ({ seed, metrics: qaEvaluation(MINI, d, r, reader, seed) })));
+  const { claims, refs, labels } = qaClaims(MINI, (d, r, reader) => [1, 2, 3].map((seed) => ({ seed, metrics: qaEvaluation(MINI, d, r(seed), reader, seed) })));
   assert.equal(Object.keys(refs).length, 2 * 3 * 2 * 2);
   assert.equal(labels["qrecc_dpr_ihn_fid_s2"], "QReCC FiD on DPR (IHN) passages, seed 2");
   const files = new Map<string, MetricsFile>();

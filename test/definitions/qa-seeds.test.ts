@@ -11,15 +11,19 @@ import { graphOf, inputsIn, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
-import { qaEvaluation, retrieverSeed } from "../../pipeline/definitions/qa/readers.ts";
+import { qaEvaluation } from "../../pipeline/definitions/qa/readers.ts";
+import { paperRetrievers, retrieverSeed } from "../../pipeline/definitions/qa/retrievers.ts";
 import { QA_SETUPS } from "../../pipeline/definitions/qa/setup.ts";
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
 const params = <T>(s: AnyStep) => s.params as T;
 
 /** The model step a seed's evaluation reads, and the reader-data steps it trained and answered on. */
-function chain(dataset: "qrecc" | "topiocqa", retriever: "bm25" | "dpr-ibn" | "dpr-ihn", reader: "dpr-reader" | "fid", seed: number) {
-  const predict = producer(qaEvaluation(MINI, dataset, retriever, reader, seed).step, "predictions");
+type Paper = "bm25" | "ibn" | "ihn";
+const evaluationOf = (dataset: "qrecc" | "topiocqa", retriever: Paper, reader: "dpr-reader" | "fid", seed: number) => qaEvaluation(MINI, dataset, paperRetrievers(MINI, dataset, seed)[retriever], reader, seed);
+
+function chain(dataset: "qrecc" | "topiocqa", retriever: Paper, reader: "dpr-reader" | "fid", seed: number) {
+  const predict = producer(evaluationOf(dataset, retriever, reader, seed).step, "predictions");
   const model = producer(predict, "model");
   const inputs = producer(model, "inputs");
   const evalData = reader === "fid" ? producer(producer(predict, "inputs"), "data") : producer(predict, "data");
@@ -33,10 +37,10 @@ test("seed s's readers train with s on DPR of seed s; BM25's passages are shared
       const starts = new Set<AnyStep>();
       const bm25Data = new Set<AnyStep>();
       for (const seed of [1, 2, 3]) {
-        for (const retriever of ["bm25", "dpr-ibn", "dpr-ihn"] as const) {
+        for (const retriever of ["bm25", "ibn", "ihn"] as const) {
           const c = chain(dataset, retriever, reader, seed);
           assert.equal(params<{ seed: number }>(c.model).seed, seed, c.model.name);
-          assert.ok(c.model.name.endsWith(`.${retriever}.s${seed}`), c.model.name);
+          assert.ok(c.model.name.endsWith(`.${retriever === "bm25" ? "bm25" : `dpr-${retriever}`}.s${seed}`), c.model.name);
           starts.add(producer(c.model, "init"));
           for (const data of [c.train, c.dev, c.evalData]) {
             const search = producer(data, "run");
@@ -46,7 +50,7 @@ test("seed s's readers train with s on DPR of seed s; BM25's passages are shared
               continue;
             }
             const iterations = dataset === "qrecc" ? 2 : 3;
-            const want = retriever === "dpr-ibn" ? ibn(dataset, seed) : ihn(dataset, iterations, seed);
+            const want = retriever === "ibn" ? ibn(dataset, seed) : ihn(dataset, iterations, seed);
             assert.equal(producer(producer(search, "queries"), "model"), modelOf(MINI, want).step, `${data.name} reads DPR seed ${seed}`);
           }
         }
@@ -64,8 +68,8 @@ test("Table 5's cells are mean ± sd over the seeds: one render input per seed",
   const steps = buildTargets().get("table5")!.steps({ data: "mini" });
   const table = graphOf(steps).order.find((s) => s.name === "render-table5")!;
   assert.equal(inputsIn(table, "metrics").length, 2 * 6 * 3);
-  assert.equal(producer(table, "metrics[qrecc_dpr_ihn_fid_s2]"), qaEvaluation(MINI, "qrecc", "dpr-ihn", "fid", 2).step);
-  assert.equal(producer(table, "metrics[topiocqa_bm25_dpr_reader_s3]"), qaEvaluation(MINI, "topiocqa", "bm25", "dpr-reader", 3).step);
+  assert.equal(producer(table, "metrics[qrecc_dpr_ihn_fid_s2]"), evaluationOf("qrecc", "ihn", "fid", 2).step);
+  assert.equal(producer(table, "metrics[topiocqa_bm25_dpr_reader_s3]"), evaluationOf("topiocqa", "bm25", "dpr-reader", 3).step);
 });
 
 test("a mini fine-tuning keeps its start unless an epoch beats it; pre-trainings and real data's untrained heads do not", () => {
@@ -80,9 +84,10 @@ test("a mini fine-tuning keeps its start unless an epoch beats it; pre-trainings
   for (const s of fineTunings) assert.equal(flag(s), false, s.name);
 });
 
-test("a QA seed the retrievers do not train is refused, naming their seeds; BM25 needs none", () => {
-  assert.equal(retrieverSeed(MINI, "bm25", 7), null);
-  assert.equal(retrieverSeed(MINI, "dpr-ihn", 2), 2);
-  assert.throws(() => retrieverSeed(MINI, "dpr-ibn", 7), /QA seed 7: the mini paper retrievers train seeds 1, 2, 3 only/);
-  assert.throws(() => qaEvaluation({ data: "mini", profile: "smoke" }, "qrecc", "dpr-ihn", "fid", 3), /seeds 1, 2 only/);
+test("a QA seed the retrievers do not train is refused, naming their seeds; BM25 needs none; a retriever reads its own dataset only", () => {
+  assert.equal(retrieverSeed(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 7).bm25), null);
+  assert.equal(retrieverSeed(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 2).ihn), 2);
+  assert.throws(() => retrieverSeed(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 7).ibn), /QA seed 7: the mini paper retrievers train seeds 1, 2, 3 only/);
+  assert.throws(() => qaEvaluation({ data: "mini", profile: "smoke" }, "qrecc", paperRetrievers(MINI, "qrecc", 3).ihn, "fid", 3), /seeds 1, 2 only/);
+  assert.throws(() => retrieverSeed(MINI, "topiocqa", paperRetrievers(MINI, "qrecc", 1).ibn), /a dpr-ibn retriever trained on qrecc cannot retrieve for topiocqa's readers/);
 });

@@ -12,7 +12,8 @@ import { graphOf, producer } from "./graph-helpers.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ibn, ihn } from "../../pipeline/definitions/dense/variants.ts";
-import { qaEvaluation, retrieverRun, type QaRetriever } from "../../pipeline/definitions/qa/readers.ts";
+import { qaEvaluation } from "../../pipeline/definitions/qa/readers.ts";
+import { paperRetrievers, retrieverId, retrieverRun } from "../../pipeline/definitions/qa/retrievers.ts";
 import { qaSection } from "../../pipeline/definitions/qa/table5.ts";
 
 const MINI: DenseContext = { data: "mini", profile: "paper" };
@@ -54,20 +55,21 @@ test("on real data the readers start from the locked bert-base-uncased and t5-ba
 
 test("each reader trains, is selected and answers on its own retriever's passages (seed 1)", () => {
   for (const dataset of ["qrecc", "topiocqa"] as const) {
-    for (const retriever of ["bm25", "dpr-ibn", "dpr-ihn"] as const satisfies readonly QaRetriever[]) {
+    const paper = paperRetrievers(MINI, dataset, 1);
+    for (const retriever of [paper.bm25, paper.ibn, paper.ihn]) {
       for (const reader of ["dpr-reader", "fid"] as const) {
         const evaluate = qaEvaluation(MINI, dataset, retriever, reader, 1).step;
         assert.deepEqual(params(evaluate), { split: dataset === "qrecc" ? "test" : "dev", scoring: dataset });
         assert.equal(producer(evaluate, "references").def.id, "extract-qa-references");
         const predict = producer(evaluate, "predictions");
-        assert.ok(predict.name.endsWith(`${dataset}.${retriever}.s1`), predict.name);
+        assert.ok(predict.name.endsWith(`${dataset}.${retrieverId(MINI, dataset, retriever)}.s1`), predict.name);
         const evalData = reader === "fid" ? producer(producer(predict, "inputs"), "data") : producer(predict, "data");
         const model = producer(predict, "model");
         assert.equal(model.def.id, reader === "fid" ? "train-fid" : "train-dpr-reader");
         assert.equal(producer(model, "init").def.id, reader === "fid" ? "pretrain-fid" : "pretrain-dpr-reader");
         const inputs = producer(model, "inputs");
         const [train, dev] = [producer(inputs, "train"), producer(inputs, "dev")];
-        const runOf = (split: string) => retrieverRun(MINI, dataset, retriever, split, 1).step;
+        const runOf = (split: string) => retrieverRun(MINI, dataset, retriever, split).step;
         const cases: [AnyStep, string, boolean][] = [[train, "train", true], [dev, "dev", false], [evalData, dataset === "qrecc" ? "test" : "dev", false]];
         for (const [data, split, gold] of cases) {
           assert.equal(data.def.id, "build-reader-data");
@@ -77,9 +79,10 @@ test("each reader trains, is selected and answers on its own retriever's passage
       }
     }
     // DPR (IBN) is the first seed's in-batch model; DPR (IHN) the first seed's last iteration.
-    const searchModel = (r: QaRetriever) => producer(producer(retrieverRun(MINI, dataset, r, "train", 1).step, "queries"), "model");
-    assert.equal(searchModel("dpr-ibn"), modelOf(MINI, ibn(dataset, 1)).step);
-    assert.equal(searchModel("dpr-ihn"), modelOf(MINI, ihn(dataset, dataset === "qrecc" ? 2 : 3, 1)).step);
-    assert.equal(retrieverRun(MINI, dataset, "bm25", "train", 1).step.def.id, "search-bm25");
+    const searchModel = (r: typeof paper.ibn | typeof paper.ihn) => producer(producer(retrieverRun(MINI, dataset, r, "train").step, "queries"), "model");
+    assert.equal(searchModel(paper.ibn), modelOf(MINI, ibn(dataset, 1)).step);
+    assert.equal(searchModel(paper.ihn), modelOf(MINI, ihn(dataset, dataset === "qrecc" ? 2 : 3, 1)).step);
+    assert.deepEqual([retrieverId(MINI, dataset, paper.ibn), retrieverId(MINI, dataset, paper.ihn), retrieverId(MINI, dataset, paper.bm25)], ["dpr-ibn", "dpr-ihn", "bm25"]);
+    assert.equal(retrieverRun(MINI, dataset, paper.bm25, "train").step.def.id, "search-bm25");
   }
 });

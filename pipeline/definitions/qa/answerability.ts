@@ -19,7 +19,8 @@ import { tagOf, type DenseContext } from "../dense/base.ts";
 import type { DenseTargetContext } from "../dense/tables.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
-import { miniNq, qaSetupOf, references, retrieverRun, retrieverSeed, QA_RETRIEVERS, RETRIEVER_LABEL, type QaRetriever } from "./readers.ts";
+import { miniNq, qaSetupOf, references, type RetrieverOf } from "./readers.ts";
+import { paperRetrievers, retrieverId, retrieverLabel, retrieverRun, retrieverSeed, type QaRetriever } from "./retrievers.ts";
 import { QA_DATASETS, QA_REFERENCES, type QaDataset } from "./setup.ts";
 
 type Metrics = OutputRef<"json:metrics">;
@@ -36,24 +37,30 @@ export function readerDepths(ctx: DenseContext): { readonly dprReader: number; r
 
 const ksOf = (ctx: DenseContext): number[] => [...new Set(Object.values(readerDepths(ctx)))].sort((a, b) => a - b);
 
-/** The answerability of a dataset's dev split under the run the readers of `seed` read. */
-export function answerabilityOf(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): Metrics {
-  const rs = retrieverSeed(ctx, retriever, seed);
-  return memo(["answerability", ctx, dataset, retriever, rs], () => {
+/** The answerability of a dataset's dev split under a retriever's run. */
+export function answerabilityOf(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): Metrics {
+  const rs = retrieverSeed(ctx, dataset, retriever);
+  return memo(["answerability", ctx, dataset, retriever], () => {
     const t = tablesIn(ctx, dataset);
     const split = ANSWERABILITY_SPLIT;
     return use(measureAnswerabilityDef("references"), {
-      name: `measure-answerability.${tagOf(ctx)}-${dataset}.${retriever}${rs === null ? "" : `.s${rs}`}.${split}`,
+      name: `measure-answerability.${tagOf(ctx)}-${dataset}.${retrieverId(ctx, dataset, retriever)}${rs === null ? "" : `.s${rs}`}.${split}`,
       params: { split, scoring: QA_REFERENCES[dataset].scoring, ks: ksOf(ctx), maxAnswerTokens: qaSetupOf(ctx).reader.maxAnswerLength[dataset] },
-      inputs: { run: retrieverRun(ctx, dataset, retriever, split, seed), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, file: DEV_REFERENCES[dataset] }) },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, file: DEV_REFERENCES[dataset] }) },
     }).out.metrics;
   });
 }
 
-/** A ceilings cell's evaluations: one per QA seed for DPR, one for BM25 (it has no seed). */
-function answerabilities(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): Metrics | Metrics[] {
-  const seeds = qaSetupOf(ctx).seeds;
-  return retriever === "bm25" ? answerabilityOf(ctx, dataset, retriever, seeds[0]!) : seeds.map((s) => answerabilityOf(ctx, dataset, retriever, s));
+/** A ceilings cell's evaluations: one per QA seed for a trained retriever, one for one without a seed (BM25). */
+function answerabilities(ctx: DenseContext, dataset: QaDataset, retriever: RetrieverOf): Metrics | Metrics[] {
+  const runs = qaSetupOf(ctx).seeds.map(retriever);
+  return retrieverSeed(ctx, dataset, runs[0]!) === null ? answerabilityOf(ctx, dataset, runs[0]!) : runs.map((r) => answerabilityOf(ctx, dataset, r));
+}
+
+/** The ceilings' retrievers, Table 5's: BM25(X_t), DPR (IBN), DPR (IHN), each with its id and label. */
+function ceilingRows(ctx: DenseContext, dataset: QaDataset) {
+  const first = paperRetrievers(ctx, dataset, qaSetupOf(ctx).seeds[0]!);
+  return (["bm25", "ibn", "ihn"] as const).map((k) => ({ id: retrieverId(ctx, dataset, first[k]), label: retrieverLabel(ctx, dataset, first[k]), retriever: (s: number) => paperRetrievers(ctx, dataset, s)[k] }));
 }
 
 /** Mini: the answerability of mini-nq dev (the readers' pre-training set) over its BM25 run; answers from its turns table. */
@@ -92,7 +99,7 @@ export function ceilingsSpec(ctx: DenseTargetContext): TableSpec {
       ...band(dataset, "DPR reader", d.dprReader),
       ...band(dataset, "FiD", d.fid),
     ]),
-    rows: QA_RETRIEVERS.map((r) => ({ id: r, label: RETRIEVER_LABEL[r] })),
+    rows: ceilingRows(ctx, QA_DATASETS[0]!).map((r) => ({ id: r.id, label: r.label })),
     counted: "the dev turns the dataset's rule scores (QReCC: non-empty truth answers; TopiOCQA: every turn)",
   };
 }
@@ -101,7 +108,7 @@ export function ceilingsSpec(ctx: DenseTargetContext): TableSpec {
 export function table5Ceilings(ctx: DenseTargetContext): OutputRef<"table"> {
   const spec = ceilingsSpec(ctx);
   const sources: CellSource[] = QA_DATASETS.flatMap((dataset) =>
-    QA_RETRIEVERS.map((r) => ({ input: `${dataset}_${r}`.replace(/-/g, "_"), metrics: answerabilities(ctx, dataset, r), map: { row: r, columns: spec.columns.filter((c) => c.id.startsWith(`${dataset}-`)).map((c) => c.id) } })),
+    ceilingRows(ctx, dataset).map((r) => ({ input: `${dataset}_${r.id}`.replace(/[^A-Za-z0-9]/g, "_"), metrics: answerabilities(ctx, dataset, r.retriever), map: { row: r.id, columns: spec.columns.filter((c) => c.id.startsWith(`${dataset}-`)).map((c) => c.id) } })),
   );
   return renderTableStep(`render-${spec.id}`, spec, null, sources);
 }

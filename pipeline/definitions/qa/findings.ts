@@ -13,7 +13,8 @@ import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { paperValue } from "../../../steps/report/paper-numbers.ts";
 import { evalSplit } from "../dense/models.ts";
 import type { DenseContext } from "../dense/base.ts";
-import { qaEvaluations, READER_LABEL, READERS, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
+import { qaEvaluations, qaSetupOf, READER_LABEL, READERS, type ReaderName, type RetrieverOf } from "./readers.ts";
+import { paperRetrievers, retrieverId, retrieverLabel } from "./retrievers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
 
 const DATASET_LABEL: Readonly<Record<QaDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA" };
@@ -22,10 +23,11 @@ const METRICS = [
   { id: "f1", label: "F1" },
 ] as const;
 
-/** The paper's pair of numbers for a claim's text: "4.7 vs 3.5 (+1.2)". */
-function paperText(dataset: QaDataset, reader: ReaderName, metric: string): string {
-  const v = (r: QaRetriever) => paperValue("final-table5", `${r}/${reader}`, `${dataset}-${metric}`);
-  const [ihn, ibn] = [v("dpr-ihn"), v("dpr-ibn")];
+/** The paper's pair of numbers for a claim's text: "4.7 vs 3.5 (+1.2)" (its rows are ours: "<retriever id>/<reader>"). */
+function paperText(ctx: DenseContext, dataset: QaDataset, reader: ReaderName, metric: string): string {
+  const r = paperRetrievers(ctx, dataset, qaSetupOf(ctx).seeds[0]!);
+  const v = (retriever: typeof r.ihn | typeof r.ibn) => paperValue("final-table5", `${retrieverId(ctx, dataset, retriever)}/${reader}`, `${dataset}-${metric}`);
+  const [ihn, ibn] = [v(r.ihn), v(r.ibn)];
   if (ihn === null || ibn === null) return "not reported";
   const d = ihn - ibn;
   return `${ihn.toFixed(1)} vs ${ibn.toFixed(1)} (${d >= 0 ? "+" : ""}${d.toFixed(1)})`;
@@ -34,19 +36,20 @@ function paperText(dataset: QaDataset, reader: ReaderName, metric: string): stri
 type Metrics = OutputRef<"json:metrics">;
 
 /** The evaluations behind one Table 5 cell, one per seed. */
-export type QaEvaluations = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName) => readonly { readonly seed: number; readonly metrics: Metrics }[];
+export type QaEvaluations = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName) => readonly { readonly seed: number; readonly metrics: Metrics }[];
 
 /** The claims and their inputs: one gain claim per dataset, reader and metric, paired by seed. */
 export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, reader) => qaEvaluations(ctx, d, r, reader)): { claims: ClaimSpec[]; refs: Record<string, Metrics>; labels: Record<string, string> } {
   const refs: Record<string, Metrics> = {};
   const labels: Record<string, string> = {};
-  const operand = (dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, metric: string): Operand => {
+  const operand = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => {
     const evals = evaluations(dataset, retriever, reader);
-    const base = `${dataset}_${retriever}_${reader}`.replace(/-/g, "_");
     const names = evals.map((e) => {
+      const r = retriever(e.seed);
+      const base = `${dataset}_${retrieverId(ctx, dataset, r)}_${reader}`.replace(/[^A-Za-z0-9]/g, "_");
       const name = evals.length === 1 ? base : `${base}_s${e.seed}`;
       refs[name] = e.metrics;
-      labels[name] = `${DATASET_LABEL[dataset]} ${READER_LABEL[reader]} on ${RETRIEVER_LABEL[retriever]} passages, seed ${e.seed}`;
+      labels[name] = `${DATASET_LABEL[dataset]} ${READER_LABEL[reader]} on ${retrieverLabel(ctx, dataset, r)} passages, seed ${e.seed}`;
       return name;
     });
     return { inputs: names, metric };
@@ -57,9 +60,9 @@ export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, 
         (m): ClaimSpec => ({
           id: `qa-ihn-beats-ibn-${dataset}-${reader}-${m.id}`,
           title: `The ${READER_LABEL[reader]} does better on DPR (IHN) passages than on DPR (IBN) passages (${DATASET_LABEL[dataset]} ${m.label})`,
-          paper: `${DATASET_LABEL[dataset]} ${m.label}, ${READER_LABEL[reader]}: DPR (IHN) vs DPR (IBN) ${paperText(dataset, reader, m.id)} (final Table 5)`,
+          paper: `${DATASET_LABEL[dataset]} ${m.label}, ${READER_LABEL[reader]}: DPR (IHN) vs DPR (IBN) ${paperText(ctx, dataset, reader, m.id)} (final Table 5)`,
           measure: `${m.label} of the ${READER_LABEL[reader]} fine-tuned on and reading DPR (IHN, last iteration) passages minus on DPR (IBN) passages, ${DATASET_LABEL[dataset]} ${evalSplit(dataset)}, paired by seed`,
-          rule: { kind: "gain", better: operand(dataset, "dpr-ihn", reader, m.id), worse: operand(dataset, "dpr-ibn", reader, m.id) },
+          rule: { kind: "gain", better: operand(dataset, (s) => paperRetrievers(ctx, dataset, s).ihn, reader, m.id), worse: operand(dataset, (s) => paperRetrievers(ctx, dataset, s).ibn, reader, m.id) },
           threshold: 0,
           direction: "above",
           unit: "points",

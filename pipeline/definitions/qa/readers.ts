@@ -2,7 +2,9 @@
  * End-to-end QA as a graph: a retriever's runs over a dataset's train, dev and evaluation
  * splits become reader examples (steps/qa/steps.ts); each reader (the DPR extractive reader,
  * FiD) is fine-tuned on its own retriever's train and dev passages and answers the evaluation
- * split from that retriever's passages; EM / F1 by the dataset's own rule.
+ * split from that retriever's passages; EM / F1 by the dataset's own rule. A retriever is a
+ * record (BM25 over a form, a DPR or a DCSR variant: retrievers.ts) carrying its own seed; the
+ * reader's seed is the reader's (Table 5 gives the readers of seed s the retrievers of seed s).
  *
  * Starting points: on mini, a tiny reader BERT and a tiny T5 (with a SentencePiece Unigram
  * vocabulary trained on mini-nq) pre-trained on mini-nq's standalone questions over BM25's
@@ -17,6 +19,7 @@ import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { fileSplitsFor } from "../../../steps/data/layout.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { bm25Of } from "../shared-parameters.ts";
+import { retrieverId, retrieverRun, retrieverSeed, type QaRetriever } from "./retrievers.ts";
 import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../steps/qa/steps.ts";
 import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, pretrainDprReaderFromTheta0, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
 import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, pretrainFidFromT5, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
@@ -25,24 +28,16 @@ import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts
 import { lockedFiles, realRaw, tablesIn } from "../datasets.ts";
 import { memo } from "../memo.ts";
 import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
-import { denseRun, evalSplit, setupOf } from "../dense/models.ts";
-import { ibn, ihn } from "../dense/variants.ts";
-import { INPUT_FORM } from "../dense/setup.ts";
+import { evalSplit } from "../dense/models.ts";
 import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining, type SpanPretraining, type T5Shape } from "./setup.ts";
 import { REAL_RESOURCES } from "../resources.ts";
 
-type Run = OutputRef<"parquet:run">;
 type ReaderData = OutputRef<"qa:reader-data">;
 type Predictions = OutputRef<"qa:predictions">;
-
-/** The retrievers whose passages the readers read: BM25(X_t), DPR (IBN), DPR (IHN, last iteration). */
-export type QaRetriever = "bm25" | "dpr-ibn" | "dpr-ihn";
-export const QA_RETRIEVERS: readonly QaRetriever[] = ["bm25", "dpr-ibn", "dpr-ihn"];
 
 export type ReaderName = "dpr-reader" | "fid";
 export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
 
-export const RETRIEVER_LABEL: Readonly<Record<QaRetriever, string>> = { bm25: "BM25(X_t)", "dpr-ibn": "DPR (IBN)", "dpr-ihn": "DPR (IHN)" };
 export const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
 
 export const qaSetupOf = (ctx: DenseContext): QaSetup => QA_SETUPS[ctx.data][ctx.profile];
@@ -52,59 +47,24 @@ type Role = "train" | "read";
 
 const tag = (ctx: DenseContext, set: QaDataset | "nq"): string => `${tagOf(ctx)}-${set}`;
 
-/** BM25 over the dataset's conversational input (the dense graph's own BM25 step, merged with it). */
-function bm25Run(ctx: DenseContext, dataset: QaDataset, split: string): Run {
-  return memo(["qa-bm25", ctx, dataset, split], () => {
-    const t = tablesIn(ctx, dataset);
-    const form = INPUT_FORM[dataset];
-    const index = use(buildBm25Index, { name: `build-bm25-index.${tag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });
-    return use(searchBm25, {
-      name: `search-bm25.${tag(ctx, dataset)}.${form}.${split}`,
-      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...bm25Of(ctx.overrides, dataset) },
-      inputs: { index: index.out.index, turns: t.turns },
-    }).out.run;
-  });
-}
-
 /**
- * The retriever seed a reader of `seed` reads: its own (seed s reads DPR trained with seed s, so a
- * reader's spread over seeds includes its retriever's); BM25 has none (null).
+ * How step names call the passages of a retriever: "<dataset tag>.<retriever id>", with ".s<seed>"
+ * for a trained one (BM25's run has no seed, so its readers of every seed share its data steps).
  */
-export function retrieverSeed(ctx: DenseContext, retriever: QaRetriever, seed: number): number | null {
-  if (retriever === "bm25") return null;
-  const seeds = setupOf(ctx).seeds;
-  if (!seeds.includes(seed)) throw new Error(`QA seed ${seed}: the ${ctx.data} ${ctx.profile} retrievers train seeds ${seeds.join(", ")} only (QA_SETUPS' seeds must be among them)`);
-  return seed;
+function passagesName(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever): string {
+  const rs = retrieverSeed(ctx, dataset, retriever);
+  return `${tag(ctx, dataset)}.${retrieverId(ctx, dataset, retriever)}${rs === null ? "" : `.s${rs}`}`;
 }
 
-/**
- * How step names call the passages a reader of `seed` reads: "<dataset tag>.<retriever>", with
- * ".s<seed>" for DPR (BM25's run has no seed, so its readers of every seed share its data steps).
- */
-function passagesName(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): string {
-  const rs = retrieverSeed(ctx, retriever, seed);
-  return `${tag(ctx, dataset)}.${retriever}${rs === null ? "" : `.s${rs}`}`;
-}
-
-/** A retriever's run over one split: BM25, or DPR (IBN) / DPR (IHN, last iteration) trained with `seed`. */
-export function retrieverRun(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, seed: number): Run {
-  const rs = retrieverSeed(ctx, retriever, seed);
-  if (rs === null) return bm25Run(ctx, dataset, split);
-  const s = setupOf(ctx);
-  const variant = retriever === "dpr-ibn" ? ibn(dataset, rs) : ihn(dataset, s.schedule[dataset].iterations, rs);
-  return denseRun(ctx, dataset, variant, INPUT_FORM[dataset], split);
-}
-
-/** Reader examples of one split of a dataset from a retriever's run (the run of seed `seed`; one for BM25). */
-export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, role: Role, seed: number): ReaderData {
-  const rs = retrieverSeed(ctx, retriever, seed);
-  return memo(["reader-data", ctx, dataset, retriever, split, role, rs], () => {
+/** Reader examples of one split of a dataset from a retriever's run. */
+export function readerData(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, split: string, role: Role): ReaderData {
+  return memo(["reader-data", ctx, dataset, retriever, split, role], () => {
     const q = qaSetupOf(ctx);
     const t = tablesIn(ctx, dataset);
     return use(buildReaderData, {
-      name: `build-reader-data.${passagesName(ctx, dataset, retriever, seed)}.${split}`,
+      name: `build-reader-data.${passagesName(ctx, dataset, retriever)}.${split}`,
       params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
-      inputs: { run: retrieverRun(ctx, dataset, retriever, split, seed), turns: t.turns, passages: t.passages },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages },
     }).out.data;
   });
 }
@@ -134,9 +94,9 @@ function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData 
   });
 }
 
-const trainDevData = (ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number) => ({
-  train: readerData(ctx, dataset, retriever, "train", "train", seed),
-  dev: readerData(ctx, dataset, retriever, "dev", "read", seed),
+const trainDevData = (ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever) => ({
+  train: readerData(ctx, dataset, retriever, "train", "train"),
+  dev: readerData(ctx, dataset, retriever, "dev", "read"),
 });
 
 /** The one seed the shared starting points (the pre-trained readers, the span-corrupted T5) train with. */
@@ -191,15 +151,15 @@ export function pretrainedReader(ctx: DenseContext, pretraining?: ReaderPretrain
 }
 
 /**
- * The DPR reader fine-tuned with `seed` on a retriever's passages of a dataset (DPR's of the same
- * seed). On mini it starts from the reader pre-trained on mini-nq, which already answers, so that
+ * The DPR reader fine-tuned with `seed` on a retriever's passages of a dataset (Table 5's: DPR's
+ * of the same seed). On mini it starts from the reader pre-trained on mini-nq, which already answers, so that
  * start is scored on dev as epoch 0 and kept unless an epoch beats it; bert-base-uncased's span
  * head is untrained, so on real data it is not a candidate.
  */
 export function dprReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:dpr-reader"> {
   return memo(["dpr-reader", ctx, dataset, retriever, seed], () => {
-    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
-    const name = `train-dpr-reader.${tag(ctx, dataset)}.${retriever}.s${seed}`;
+    const inputs = readerInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), passagesName(ctx, dataset, retriever));
+    const name = `train-dpr-reader.${tag(ctx, dataset)}.${retrieverId(ctx, dataset, retriever)}.s${seed}`;
     const params = readerParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainDprReaderDef("bert", true), { name, params, inputs: { inputs, init: lockedBert() }, resources: REAL_RESOURCES["train-dpr-reader"] }).out.model;
     return use(trainDprReaderDef("reader", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedReader(ctx) } }).out.model;
@@ -278,8 +238,8 @@ export function spanPretrainedT5(ctx: DenseContext, t5: T5Shape, span: SpanPretr
 /** FiD fine-tuned with `seed` on a retriever's passages of a dataset; on mini its start (FiD pre-trained on mini-nq) is a candidate, as the DPR reader's. */
 export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, seed: number): OutputRef<"qa:fid"> {
   return memo(["fid", ctx, dataset, retriever, seed], () => {
-    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever, seed), passagesName(ctx, dataset, retriever, seed));
-    const name = `train-fid.${tag(ctx, dataset)}.${retriever}.s${seed}`;
+    const inputs = fidInputs(ctx, dataset, trainDevData(ctx, dataset, retriever), passagesName(ctx, dataset, retriever));
+    const name = `train-fid.${tag(ctx, dataset)}.${retrieverId(ctx, dataset, retriever)}.s${seed}`;
     const params = fidParams(qaSetupOf(ctx), dataset, seed);
     if (ctx.data === "real") return use(trainFidDef("hf-t5", true), { name, params, inputs: { inputs, init: lockedT5() }, resources: REAL_RESOURCES["train-fid"] }).out.model;
     return use(trainFidDef("fid", false), { name, params: { ...params, start_is_candidate: true }, inputs: { inputs, init: pretrainedFid(ctx) } }).out.model;
@@ -292,13 +252,13 @@ export function fidReader(ctx: DenseContext, dataset: QaDataset, retriever: QaRe
 export function predictions(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, seed: number): Predictions {
   return memo(["qa-predictions", ctx, dataset, retriever, reader, seed], () => {
     const split = evalSplit(dataset);
-    const data = readerData(ctx, dataset, retriever, split, "read", seed);
-    const name = `${tag(ctx, dataset)}.${retriever}.s${seed}`;
+    const data = readerData(ctx, dataset, retriever, split, "read");
+    const name = `${tag(ctx, dataset)}.${retrieverId(ctx, dataset, retriever)}.s${seed}`;
     if (reader === "dpr-reader") {
       return use(predictDprReader, { name: `predict-dpr-reader.${name}`, params: {}, inputs: { model: dprReader(ctx, dataset, retriever, seed), data, vocab: baseOf(ctx).vocab } }).out.predictions;
     }
-    const inputs = memo(["fid-eval-inputs", ctx, dataset, retriever, retrieverSeed(ctx, retriever, seed)], () =>
-      use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${passagesName(ctx, dataset, retriever, seed)}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs,
+    const inputs = memo(["fid-eval-inputs", ctx, dataset, retriever], () =>
+      use(prepareFidEvalInputs, { name: `prepare-fid-eval-inputs.${passagesName(ctx, dataset, retriever)}`, params: fidShape(qaSetupOf(ctx)), inputs: { data, spm: sentencePiece(ctx) } }).out.inputs,
     );
     return use(predictFid, { name: `predict-fid.${name}`, params: {}, inputs: { model: fidReader(ctx, dataset, retriever, seed), inputs } }).out.predictions;
   });
@@ -327,14 +287,17 @@ export function references(data: DataSource, dataset: QaDataset, of?: { readonly
 export function qaEvaluation(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName, seed: number): OutputRef<"json:metrics"> {
   return memo(["qa-eval", ctx, dataset, retriever, reader, seed], () =>
     use(evaluateQaStep, {
-      name: `evaluate-qa.${tag(ctx, dataset)}.${retriever}.${reader}.s${seed}`,
+      name: `evaluate-qa.${tag(ctx, dataset)}.${retrieverId(ctx, dataset, retriever)}.${reader}.s${seed}`,
       params: { split: evalSplit(dataset), scoring: QA_REFERENCES[dataset].scoring },
       inputs: { predictions: predictions(ctx, dataset, retriever, reader, seed), references: references(ctx.data, dataset), turns: tablesIn(ctx, dataset).turns },
     }).out.metrics,
   );
 }
 
-/** A Table 5 cell's evaluations: one per QA seed (QaSetup.seeds), in order. */
-export function qaEvaluations(ctx: DenseContext, dataset: QaDataset, retriever: QaRetriever, reader: ReaderName): readonly { readonly seed: number; readonly metrics: OutputRef<"json:metrics"> }[] {
-  return qaSetupOf(ctx).seeds.map((seed) => ({ seed, metrics: qaEvaluation(ctx, dataset, retriever, reader, seed) }));
+/** A retriever over the QA seeds: the record the readers of `seed` read (DPR and DCSR ones trained with that seed). */
+export type RetrieverOf = (seed: number) => QaRetriever;
+
+/** A Table 5 cell's evaluations: one per QA seed (QaSetup.seeds), in order, each reader reading its seed's retriever. */
+export function qaEvaluations(ctx: DenseContext, dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName): readonly { readonly seed: number; readonly metrics: OutputRef<"json:metrics"> }[] {
+  return qaSetupOf(ctx).seeds.map((seed) => ({ seed, metrics: qaEvaluation(ctx, dataset, retriever(seed), reader, seed) }));
 }

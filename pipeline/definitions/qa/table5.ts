@@ -14,26 +14,75 @@ import type { DenseTargetContext } from "../dense/tables.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { InputError } from "../../engine/errors.ts";
-import { pretrainedFid, pretrainedReader, qaEvaluations, READER_LABEL, RETRIEVER_LABEL, type QaRetriever, type ReaderName } from "./readers.ts";
-import { QA_DATASETS } from "./setup.ts";
+import { pretrainedFid, pretrainedReader, qaEvaluations, qaSetupOf, READER_LABEL, type ReaderName, type RetrieverOf } from "./readers.ts";
+import { paperRetrievers, retrieverId, retrieverLabel, type QaRetriever } from "./retrievers.ts";
+import { QA_DATASETS, type QaDataset } from "./setup.ts";
+import type { DenseContext } from "../dense/base.ts";
+import { paperTable } from "../../../steps/report/paper-numbers.ts";
 import { qaFindingsStep } from "./findings.ts";
 import { resultTarget, stepOutputs } from "../results.ts";
 import { nqAnswerability, table5Ceilings } from "./answerability.ts";
 
-/** Our rows in the paper's order (retriever / reader); BM25 is not in the paper. */
-export const TABLE5_ROWS: readonly { readonly retriever: QaRetriever; readonly reader: ReaderName }[] = [
-  { retriever: "dpr-ibn", reader: "dpr-reader" },
-  { retriever: "dpr-ihn", reader: "dpr-reader" },
-  { retriever: "dpr-ibn", reader: "fid" },
-  { retriever: "dpr-ihn", reader: "fid" },
-  { retriever: "bm25", reader: "dpr-reader" },
-  { retriever: "bm25", reader: "fid" },
-];
+/** A row of Table 5: a retriever and the reader fine-tuned on and reading its passages. */
+export interface QaRow {
+  readonly retriever: QaRetriever;
+  readonly reader: ReaderName;
+}
 
-const rowId = (r: { retriever: QaRetriever; reader: ReaderName }): string => `${r.retriever}/${r.reader}`;
+/**
+ * The rows of the readers of `seed` on a dataset, the DPR and DCSR retrievers trained with that
+ * seed. A row is the same (retriever id and reader) for every seed; rows with the same id on two
+ * datasets are one table row, each dataset's cells in its own columns.
+ */
+export type QaRows = (ctx: DenseContext, dataset: QaDataset, seed: number) => readonly QaRow[];
 
-export function table5Spec(ctx: DenseTargetContext): TableSpec {
+/**
+ * Our rows in the paper's order (retriever / reader); BM25 is not in the paper. Another row is one
+ * more record: `{ retriever: { kind: "dcsr", variant: dcsr(dataset, seed) }, reader: "fid" }`.
+ */
+export const table5Rows: QaRows = (ctx, dataset, seed) => {
+  const r = paperRetrievers(ctx, dataset, seed);
+  return [
+    { retriever: r.ibn, reader: "dpr-reader" },
+    { retriever: r.ihn, reader: "dpr-reader" },
+    { retriever: r.ibn, reader: "fid" },
+    { retriever: r.ihn, reader: "fid" },
+    { retriever: r.bm25, reader: "dpr-reader" },
+    { retriever: r.bm25, reader: "fid" },
+  ];
+};
+
+/** A row on one dataset: its id ("<retriever id>/<reader>"), label, reader and its retriever over the QA seeds. */
+interface DatasetRow {
+  readonly id: string;
+  readonly label: string;
+  readonly reader: ReaderName;
+  readonly retriever: RetrieverOf;
+}
+
+function datasetRows(ctx: DenseContext, dataset: QaDataset, rows: QaRows): DatasetRow[] {
+  const idOf = (r: QaRow) => `${retrieverId(ctx, dataset, r.retriever)}/${r.reader}`;
+  return rows(ctx, dataset, qaSetupOf(ctx).seeds[0]!).map((first, i) => {
+    const id = idOf(first);
+    const retriever = (seed: number): QaRetriever => {
+      const r = rows(ctx, dataset, seed)[i];
+      if (r === undefined || idOf(r) !== id) throw new Error(`Table 5 row ${i + 1} on ${dataset} is ${id} for the first seed but ${r === undefined ? "missing" : idOf(r)} for seed ${seed}`);
+      return r.retriever;
+    };
+    return { id, label: `${retrieverLabel(ctx, dataset, first.retriever)} / ${READER_LABEL[first.reader]}`, reader: first.reader, retriever };
+  });
+}
+
+/** The table's rows over its datasets, each id once, in order of first appearance. */
+function tableRows(ctx: DenseContext, rows: QaRows): DatasetRow[] {
+  const byId = new Map<string, DatasetRow>();
+  for (const d of QA_DATASETS) for (const r of datasetRows(ctx, d, rows)) if (!byId.has(r.id)) byId.set(r.id, r);
+  return [...byId.values()];
+}
+
+export function table5Spec(ctx: DenseTargetContext, rows: QaRows = table5Rows): TableSpec {
   const pct = { kind: "percent", digits: 1 } as const;
+  const paper = new Set(paperTable("final-table5").rows.map((r) => r.id));
   const tail = `${DATA_LABEL[ctx.data]}${ctx.profile === "paper" ? "" : `, ${ctx.profile} profile (1 epoch: wiring check, numbers meaningless)`}`;
   return {
     id: ctx.profile === "paper" ? "table5" : `table5-${ctx.profile}`,
@@ -47,16 +96,16 @@ export function table5Spec(ctx: DenseTargetContext): TableSpec {
         { id: `${d}-f1`, band, header: "F1", metric: "f1", format: pct, paperColumn: `${d}-f1` },
       ];
     }),
-    rows: TABLE5_ROWS.map((r) => ({ id: rowId(r), label: `${RETRIEVER_LABEL[r.retriever]} / ${READER_LABEL[r.reader]}`, ...(r.retriever === "bm25" ? {} : { paperRow: rowId(r) }) })),
+    rows: tableRows(ctx, rows).map((r) => ({ id: r.id, label: r.label, ...(paper.has(r.id) ? { paperRow: r.id } : {}) })),
     counted: "the evaluated split's questions that the dataset's rule scores: QReCC every turn with a non-empty truth answer, TopiOCQA every dev turn; whether or not a gold passage was retrieved",
   };
 }
 
-/** The cells: the QA evaluations of each (dataset, retriever, reader), one per seed (mean ± sd when several). The one place a renderer change touches. */
-export function table5(ctx: DenseTargetContext): OutputRef<"table"> {
-  const spec = table5Spec(ctx);
+/** The cells: the QA evaluations of each (dataset, row), one per seed (mean ± sd when several). The one place a renderer change touches. */
+export function table5(ctx: DenseTargetContext, rows: QaRows = table5Rows): OutputRef<"table"> {
+  const spec = table5Spec(ctx, rows);
   const sources: CellSource[] = QA_DATASETS.flatMap((d) =>
-    TABLE5_ROWS.map((r) => ({ input: `${d}_${r.retriever}_${r.reader}`.replace(/-/g, "_"), metrics: qaEvaluations(ctx, d, r.retriever, r.reader).map((e) => e.metrics), map: { row: rowId(r), columns: [`${d}-em`, `${d}-f1`] } })),
+    datasetRows(ctx, d, rows).map((r) => ({ input: `${d}_${r.id}`.replace(/[^A-Za-z0-9]/g, "_"), metrics: qaEvaluations(ctx, d, r.retriever, r.reader).map((e) => e.metrics), map: { row: r.id, columns: [`${d}-em`, `${d}-f1`] } })),
   );
   return renderTableStep(`render-${spec.id}`, spec, "final-table5", sources);
 }
