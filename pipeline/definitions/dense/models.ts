@@ -108,7 +108,8 @@ export function denseRun(ctx: DenseContext, dataset: DatasetName, id: ModelId, f
 }
 
 /** BM25 over one query form and split (the mined-negatives source of Tables 1 and 6). */
-function bm25Run(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, split: string): Run {
+/** BM25 over one form of a dataset's split (its index and search steps, shared by every graph that asks). */
+export function bm25Run(ctx: DenseContext, dataset: DatasetName, form: QueryFormName, split: string): Run {
   return memo(["bm25", ctx, dataset, form, split], () => {
     const t = tables(ctx, dataset);
     const idx = use(buildBm25Index, { name: `build-bm25-index.${datasetTag(ctx, dataset)}`, params: {}, inputs: { passages: t.passages } });

@@ -10,15 +10,11 @@
  * and findings, and which seeds the study trains it with. Another retriever is another record; a
  * new kind of retriever is a new entry here, nothing else changes in the QA stage.
  */
-import { use, type OutputRef } from "../../engine/step.ts";
+import type { OutputRef } from "../../engine/step.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
 import { QUERY_FORMS } from "../../../steps/encoding/format/query-forms.ts";
-import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
-import { bm25Of } from "../shared-parameters.ts";
-import { tablesIn } from "../datasets.ts";
-import { memo } from "../memo.ts";
-import { tagOf, type DenseContext } from "../dense/base.ts";
-import { denseRun, setupOf } from "../dense/models.ts";
+import type { DenseContext } from "../dense/base.ts";
+import { bm25Run, denseRun, setupOf } from "../dense/models.ts";
 import { ibn, ihn, variantLabel as dprLabel, type DprVariant } from "../dense/variants.ts";
 import { INPUT_FORM } from "../dense/setup.ts";
 import { dcsrSearch } from "../dcsr/graph.ts";
@@ -45,20 +41,6 @@ interface RetrieverKind<R extends QaRetriever> {
   seed(ctx: DenseContext, r: R): { readonly seed: number; readonly trained: readonly number[] } | null;
   /** The dataset it was trained on (null: any, BM25 indexes the dataset it searches). */
   dataset(r: R): string | null;
-}
-
-/** BM25 over the dataset's collection (the dense graph's own BM25 steps, merged with them by name and params). */
-function bm25Run(ctx: DenseContext, dataset: QaDataset, form: QueryFormName, split: string): Run {
-  return memo(["qa-bm25", ctx, dataset, form, split], () => {
-    const t = tablesIn(ctx, dataset);
-    const tag = `${tagOf(ctx)}-${dataset}`;
-    const index = use(buildBm25Index, { name: `build-bm25-index.${tag}`, params: {}, inputs: { passages: t.passages } });
-    return use(searchBm25, {
-      name: `search-bm25.${tag}.${form}.${split}`,
-      params: { form, split, k: setupOf(ctx).schedule[dataset].k, ...bm25Of(ctx.overrides, dataset) },
-      inputs: { index: index.out.index, turns: t.turns },
-    }).out.run;
-  });
 }
 
 /** A DPR variant's name: its variant label, the last IHN iteration of the dataset's schedule being "ihn" (DPR (IHN) of the paper). */
