@@ -46,7 +46,9 @@ export const passagesSchema = new arrow.Schema([utf8("id"), utf8("title", true),
 
 export const qrelsSchema = new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]);
 
-export type DatasetName = "qrecc" | "topiocqa" | "orquac";
+/** A registered conversational dataset (steps/data/datasets/registry.ts). */
+export type { DatasetName } from "./datasets/registry.ts";
+import type { DatasetName } from "./datasets/registry.ts";
 export type QreccQuestionType = "first" | "switch" | "no-switch";
 export type TopiocqaQuestionType = "first" | "topic-continues" | "topic-switch";
 export type QuestionType = QreccQuestionType | TopiocqaQuestionType;
