@@ -12,7 +12,6 @@ import { assembleRaw, rawEntries, rawParts, type RawScope } from "./assemble.ts"
 import { FETCHED_KIND } from "./fetch/steps.ts";
 import type { DatasetName } from "./schemas.ts";
 
-
 function scopeId(scope: RawScope): string {
   return scope.part === "collection" ? "collection" : `turns-${[...scope.fileSplits].sort().join("-")}`;
 }
