@@ -1,10 +1,11 @@
 /**
  * What cspipe knows about one conversational dataset, as one record: its native files and where
  * they come from, its parsers, splits, evaluation, the dense models' input and BM25's defaults.
- * Every per-dataset table of the pipeline (layout.ts's LAYOUTS, assemble.ts's RAW_ASSEMBLY, the
- * preprocessors, the step records of steps.ts, the definitions' evaluation setups and input
- * forms) is derived from the registry of these records (registry.ts), so adding a dataset is a
- * module beside qrecc.ts plus one line in the registry.
+ * The per-dataset tables are derived from the registry of these records (registry.ts): the
+ * layouts, raw assembly, collection formats, preprocessors and step records of steps/data, the
+ * BM25 presets, and the definitions' preprocess params, evaluation setups, titles, input forms
+ * and the DCSR table's names and groups. Adding a dataset is a module beside qrecc.ts plus one
+ * line in the registry (the QA stage's and the findings' own tables still name datasets by hand).
  */
 import type { Bm25Params } from "../../sparse/similarity.ts";
 import type { CollectionFormat } from "../preprocess/collection.ts";
