@@ -14,7 +14,7 @@
  */
 import { buildIndexSync } from "../steps/sparse/index.ts";
 import { Searcher } from "../steps/sparse/search.ts";
-import { BM25_PRESETS } from "../steps/sparse/similarity.ts";
+import { BM25_PRESETS } from "../steps/sparse/presets.ts";
 import { queryText, type QueryFormName } from "../steps/encoding/format/query-forms.ts";
 import type { TurnRow } from "../steps/encoding/format/rows.ts";
 import { evaluateRun } from "../steps/eval/evaluate.ts";

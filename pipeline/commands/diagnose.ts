@@ -156,7 +156,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   } else {
     const dataset = flags.dataset!;
     const { EVAL_SETUP } = await import("../definitions/lexical.ts");
-    const { BM25_PRESETS } = await import("../../steps/sparse/similarity.ts");
+    const { BM25_PRESETS } = await import("../../steps/sparse/presets.ts");
     const split = flags.split ?? EVAL_SETUP[dataset].split;
     params = checked({
       title: flags.title ?? `Shortcut exposure: ${dataset} ${split} (${flags.data === "mini" ? "mini benchmark" : "real data"})`,

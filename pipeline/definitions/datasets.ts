@@ -14,6 +14,7 @@ import { assembleRawStep } from "../../steps/data/assemble-steps.ts";
 import { rawEntries, type RawScope } from "../../steps/data/assemble.ts";
 import { datasetSplits, fileSplitsFor } from "../../steps/data/layout.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
+import { descriptorOf } from "../../steps/data/datasets/registry.ts";
 
 /** Mini-benchmark sizes; the defaults of the generator unless overridden here. */
 export interface MiniSizes {
@@ -21,20 +22,6 @@ export interface MiniSizes {
   readonly entities?: number;
   readonly scale?: number;
 }
-
-/**
- * Preprocessing params per dataset, the same for mini and real data. QReCC's dev cut is
- * the authors' 2,000 conversations; dev-split.ts clamps it to 20% of the train
- * conversations, which scales it down on the mini train set (60 of ~300) and leaves it at
- * exactly 2,000 on the real one (~10.8k conversations). Where a dataset ships question-type
- * labels (QReCC test; the mini generator writes the same file) they are the breakdown
- * (labelsMode "override", the step's default) and the computed types are reported beside them.
- */
-const PREPROCESS: Readonly<Record<DatasetName, Record<string, unknown>>> = {
-  qrecc: { devConversations: 2000 },
-  topiocqa: {},
-  orquac: {},
-};
 
 const NO_OPTIONS: PreprocessOptions = { allowMissingGold: false };
 
@@ -68,7 +55,7 @@ function tablesFrom(dataset: DatasetName, prefix: string, collectionRaw: OutputR
   const tag = splitsTag(dataset, sorted);
   const prep = use(preprocess[dataset] as (typeof preprocess)["qrecc"], {
     name: `preprocess-${prefix}-${dataset}${tag}`,
-    params: { ...PREPROCESS[dataset], ...(tag === "" || sorted === undefined ? {} : { splits: sorted }), ...(options.allowMissingGold ? { allowMissingGold: true } : {}) },
+    params: { ...descriptorOf(dataset).preprocessParams, ...(tag === "" || sorted === undefined ? {} : { splits: sorted }), ...(options.allowMissingGold ? { allowMissingGold: true } : {}) },
     inputs: { raw: turnsRaw as Raw, passages: coll.out.passages },
   });
   return { passages: coll.out.passages, ...prep.out };

@@ -19,14 +19,11 @@ import { tablesIn } from "./datasets.ts";
 import { bm25Of, sharedParameters } from "./shared-parameters.ts";
 import { resultTarget } from "./results.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
+import { perDataset } from "../../steps/data/datasets/registry.ts";
 import { profiled } from "./resources.ts";
 
 /** Evaluation split and metrics per dataset, as the paper reports them. */
-export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: string[] }>> = {
-  qrecc: { split: "test", metrics: ["mrr", "recall@10", "recall@100"] },
-  topiocqa: { split: "dev", metrics: ["mrr", "recall@5", "recall@20", "recall@100"] },
-  orquac: { split: "test", metrics: ["mrr", "recall@5"] },
-};
+export const EVAL_SETUP: Readonly<Record<DatasetName, { split: string; metrics: string[] }>> = perDataset((d) => ({ split: d.evaluation.split, metrics: [...d.evaluation.metrics] }));
 
 
 /** Where a lexical builder reads its data source and `--set` overrides (bm25.*, data.*; a target's context). */

@@ -2,7 +2,7 @@
  * `--set` parameters every target that reads a dataset shares, whatever else it reads:
  *  - `bm25.<dataset>.k1`, `bm25.<dataset>.b`: BM25's parameters for every BM25 search on the
  *    dataset (the tables' BM25 rows, and in the dense graph the searches that mine negatives and
- *    build dev collections); the code's values are the paper's (steps/sparse/similarity.ts);
+ *    build dev collections); the code's values are the paper's (steps/sparse/presets.ts);
  *  - `data.<dataset>.allowMissingGold`: let preprocessing accept gold passages missing from the
  *    collection (counted in its report, scored as unreachable) instead of stopping, for a real
  *    release that lacks some.
@@ -10,7 +10,8 @@
  * until it is documented here); the lexical, dense and DCSR spaces list them beside their own.
  */
 import type { OverrideValue, Overrides, ParameterSpace } from "../engine/targets.ts";
-import { BM25_PRESETS, type Bm25Params } from "../../steps/sparse/similarity.ts";
+import type { Bm25Params } from "../../steps/sparse/similarity.ts";
+import { BM25_PRESETS } from "../../steps/sparse/presets.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 import { getPath, parseSets, typeText, type Described, type ParamDef } from "./overrides.ts";
 

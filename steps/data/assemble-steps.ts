@@ -12,8 +12,6 @@ import { assembleRaw, rawEntries, rawParts, type RawScope } from "./assemble.ts"
 import { FETCHED_KIND } from "./fetch/steps.ts";
 import type { DatasetName } from "./schemas.ts";
 
-const RAW_KINDS = { qrecc: "raw:qrecc", topiocqa: "raw:topiocqa", orquac: "raw:orquac" } as const satisfies Record<DatasetName, string>;
-
 function scopeId(scope: RawScope): string {
   return scope.part === "collection" ? "collection" : `turns-${[...scope.fileSplits].sort().join("-")}`;
 }
@@ -28,7 +26,7 @@ function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
     description: `Lay out the fetched ${dataset} release files (${scope.part === "collection" ? "collection" : `turns of ${scope.fileSplits.join(", ")}`}) as the preprocessing steps read them.`,
     params: z.object({}).strict(),
     inputs,
-    outputs: { raw: dir(RAW_KINDS[dataset] as (typeof RAW_KINDS)[D], "raw") },
+    outputs: { raw: dir(`raw:${dataset}` as const, "raw") },
     runtime: {
       type: "in-process",
       async run(ctx) {

@@ -5,8 +5,8 @@
  * goes. A dataset has two kinds of raw directory, so that a target fetches exactly the files
  * its steps read: the collection's, and the turns' of a set of splits (a test-split table
  * needs no training file). The target paths follow the releases'
- * own layouts (the same ones the mini generator writes), under the names `layout.ts`
- * looks for — lock entries are stored under prefixed names (e.g. `orquac-train.txt`) so
+ * own layouts (the same ones the mini generator writes), under the names the descriptor's
+ * `layout` gives — lock entries are stored under prefixed names (e.g. `orquac-train.txt`) so
  * that they never collide in `--data-dir` or a fetch directory.
  *
  * Placement: every file is hard-linked from the fetch entry when both sit on one
@@ -22,50 +22,13 @@ import { copyFile, link, mkdir, readdir, rename, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { DatasetName } from "./schemas.ts";
+import type { RawPart } from "./datasets/descriptor.ts";
+import { perDataset } from "./datasets/registry.ts";
 
-/** One placement: `from` inside the fetched entry's `files` directory -> `to` inside the raw directory. */
-export interface RawPart {
-  /** datasets.lock entry name (also the assemble step's input name). */
-  readonly entry: string;
-  /** File or directory inside the fetch output (the lock's `file`, or an unpacked path from `provides`). */
-  readonly from: string;
-  /** Path inside the raw directory (a name `LAYOUTS` in layout.ts finds). */
-  readonly to: string;
-  /** Which raw directory it belongs to: the collection's, or the turns' (qrels and labels included). */
-  readonly part: "collection" | "turns";
-  /** Turns parts: the file splits (layout.ts) that read it; absent = every split. */
-  readonly splits?: readonly string[];
-}
+export type { RawPart } from "./datasets/descriptor.ts";
 
-/**
- * Which lock entries make up each dataset's raw directory. Only what preprocessing reads:
- * readers, dev collections and the original-format QReCC are separate entries that the
- * stages needing them fetch themselves.
- */
-export const RAW_ASSEMBLY: Readonly<Record<DatasetName, readonly RawPart[]>> = {
-  qrecc: [
-    { entry: "qrecc-scai-turns-train", from: "scai-qrecc21-training-turns.json", to: "scai-qrecc21-training-turns.json", part: "turns", splits: ["train"] },
-    { entry: "qrecc-scai-turns-test", from: "scai-qrecc21-test-turns.json", to: "scai-qrecc21-test-turns.json", part: "turns", splits: ["test"] },
-    // passages.zip unpacks to collection-paragraph/{commoncrawl,wayback,wayback-backfill}/*.jsonl
-    { entry: "qrecc-collection", from: "collection-paragraph", to: "collection-paragraph", part: "collection" },
-    // the authors' test qrels and question-type labels (naver-ai/cs-shortcut assets/qrecc)
-    { entry: "qrecc-qrels", from: "cs-shortcut-qrecc-qrels.txt", to: "qrels.txt", part: "turns", splits: ["test"] },
-    { entry: "qrecc-question-types", from: "cs-shortcut-qrecc-test-question-types.json", to: "test_question_types.json", part: "turns", splits: ["test"] },
-  ],
-  topiocqa: [
-    // the DPR-style AllHistory files carry the gold passages (download_data.py's data/retriever/...)
-    { entry: "topiocqa-all-history-train", from: "topiocqa_all_history_retriever_train.json", to: "data/retriever/all_history/train.json", part: "turns", splits: ["train"] },
-    { entry: "topiocqa-all-history-dev", from: "topiocqa_all_history_retriever_dev.json", to: "data/retriever/all_history/dev.json", part: "turns", splits: ["dev"] },
-    { entry: "topiocqa-wiki-segments", from: "full_wiki_segments.tsv", to: "data/wikipedia_split/full_wiki_segments.tsv", part: "collection" },
-  ],
-  orquac: [
-    { entry: "orquac-train", from: "orquac-train.txt", to: "preprocessed/train.txt", part: "turns", splits: ["train"] },
-    { entry: "orquac-dev", from: "orquac-dev.txt", to: "preprocessed/dev.txt", part: "turns", splits: ["dev"] },
-    { entry: "orquac-test", from: "orquac-test.txt", to: "preprocessed/test.txt", part: "turns", splits: ["test"] },
-    { entry: "orquac-all-blocks", from: "all_blocks.txt", to: "all_blocks.txt", part: "collection" },
-    { entry: "orquac-qrels", from: "qrels.txt", to: "qrels.txt", part: "turns" },
-  ],
-};
+/** Which lock entries make up each dataset's raw directory: each descriptor's `rawParts`. */
+export const RAW_ASSEMBLY: Readonly<Record<DatasetName, readonly RawPart[]>> = perDataset((d) => d.rawParts);
 
 /** What one raw directory holds: the collection, or the turns of these file splits. */
 export type RawScope = { readonly part: "collection" } | { readonly part: "turns"; readonly fileSplits: readonly string[] };
@@ -150,13 +113,13 @@ export async function assembleRaw(parts: readonly RawPart[], inputs: Readonly<Re
       throw new InputError(`fetched entry '${part.entry}' has no '${part.from}' (it holds: ${have})`, {
         file: "datasets.lock",
         field: `entries.${part.entry}`,
-        fix: "check the entry's 'file', 'unpack' and 'provides' in datasets.lock against the release, and RAW_ASSEMBLY in steps/data/assemble.ts",
+        fix: "check the entry's 'file', 'unpack' and 'provides' in datasets.lock against the release, and the dataset's `rawParts` in steps/data/datasets/",
       });
     }
     const rels = isDir ? (await listFiles(src)).map((r) => ({ from: join(src, r), to: `${part.to}/${r}` })) : [{ from: src, to: part.to }];
     for (const r of rels) {
       const prev = seen.get(r.to);
-      if (prev !== undefined) throw new InputError(`'${r.to}' would come from both '${prev}' and '${part.entry}'`, { field: part.entry, fix: "give each part its own target path in RAW_ASSEMBLY" });
+      if (prev !== undefined) throw new InputError(`'${r.to}' would come from both '${prev}' and '${part.entry}'`, { field: part.entry, fix: "give each part its own target path in the dataset's `rawParts`" });
       seen.set(r.to, part.entry);
       plan.push({ src: r.from, dst: join(outDir, r.to), entry: part.entry });
     }

@@ -1,12 +1,14 @@
 /**
- * Where each dataset's native files sit inside a raw dataset directory (as the real
- * releases unpack and as the mini generator writes them). Files are found by name
- * anywhere below the root, so an extra top-level folder from an archive does not matter.
+ * Finding a dataset's native files inside a raw dataset directory, where its descriptor's
+ * `layout` says they sit (as the real releases unpack and as the mini generator writes them).
+ * Files are found by name anywhere below the root, so an extra top-level folder from an
+ * archive does not matter.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { DatasetName } from "./schemas.ts";
+import { descriptorOf } from "./datasets/registry.ts";
 import type { PreprocessInputs } from "./preprocess/common.ts";
 
 function walk(root: string, dir = root, out: string[] = []): string[] {
@@ -18,48 +20,15 @@ function walk(root: string, dir = root, out: string[] = []): string[] {
   return out;
 }
 
-interface Layout {
-  /** Turn file per file split. */
-  readonly turns: Readonly<Record<string, string>>;
-  /** Table splits cut out of a file split (QReCC's dev comes out of train). */
-  readonly derived?: Readonly<Record<string, string>>;
-  readonly collection: RegExp;
-  /** Qrels file per file split; "all" serves every split. */
-  readonly qrels?: Readonly<Record<string, string>>;
-  /** The labels file and the split it describes. */
-  readonly labels?: { readonly file: string; readonly split: string };
-}
-
-/** File names per dataset (basename match; the collection by pattern on the relative path). */
-export const LAYOUTS: Readonly<Record<DatasetName, Layout>> = {
-  qrecc: {
-    turns: { train: "scai-qrecc21-training-turns.json", test: "scai-qrecc21-test-turns.json" },
-    derived: { dev: "train" },
-    collection: /^(.*\/)?collection-paragraph\/.*\.jsonl(\.gz)?$/,
-    qrels: { test: "qrels.txt", train: "qrels_train.txt" },
-    labels: { file: "test_question_types.json", split: "test" },
-  },
-  topiocqa: {
-    // The DPR-style all_history files carry the gold passages (the raw turn files do not).
-    turns: { train: "all_history/train.json", dev: "all_history/dev.json" },
-    collection: /^(.*\/)?full_wiki_segments\.tsv$/,
-  },
-  orquac: {
-    turns: { train: "train.txt", dev: "dev.txt", test: "test.txt" },
-    collection: /^(.*\/)?all_blocks\.txt$/,
-    qrels: { all: "qrels.txt" },
-  },
-};
-
 /** Every split a dataset's turns table can hold, sorted. */
 export function datasetSplits(dataset: DatasetName): string[] {
-  const l = LAYOUTS[dataset];
+  const l = descriptorOf(dataset).layout;
   return [...new Set([...Object.keys(l.turns), ...Object.keys(l.derived ?? {})])].sort();
 }
 
 /** The file splits whose turn files a table of `splits` reads (sorted); RangeError on an unknown split. */
 export function fileSplitsFor(dataset: DatasetName, splits: readonly string[]): string[] {
-  const l = LAYOUTS[dataset];
+  const l = descriptorOf(dataset).layout;
   const out = new Set<string>();
   for (const s of splits) {
     const source = l.turns[s] !== undefined ? s : l.derived?.[s];
@@ -84,7 +53,7 @@ function finder(dataset: DatasetName, root: string) {
 
 /** The collection files of a dataset under `root` (sorted). */
 export function locateCollection(dataset: DatasetName, root: string): string[] {
-  const layout = LAYOUTS[dataset];
+  const layout = descriptorOf(dataset).layout;
   const collectionFiles = walk(root).filter((f) => layout.collection.test(f)).map((f) => join(root, f));
   if (collectionFiles.length === 0) throw new InputError(`no collection files matching ${layout.collection} for ${dataset}`, { file: root, fix: `place the ${dataset} collection there (see the README's "Running on the real datasets")` });
   return collectionFiles;
@@ -95,7 +64,7 @@ export function locateCollection(dataset: DatasetName, root: string): string[] {
  * only those, so a test-only table needs no training file.
  */
 export function locateTurns(dataset: DatasetName, root: string, splits: readonly string[] = datasetSplits(dataset)): Omit<PreprocessInputs, "outDir" | "params" | "onProgress" | "passagesFile"> {
-  const layout = LAYOUTS[dataset];
+  const layout = descriptorOf(dataset).layout;
   const { find } = finder(dataset, root);
   const fileSplits = fileSplitsFor(dataset, splits);
   const turnsFiles: Record<string, string> = {};

@@ -19,6 +19,7 @@
  * - `topic` / `topic_section`: TopiOCQA's gold article and section; null elsewhere.
  */
 import * as arrow from "apache-arrow";
+import type { DatasetName } from "./datasets/registry.ts";
 
 const utf8 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Utf8(), nullable);
 const int32 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Int32(), nullable);
@@ -46,7 +47,8 @@ export const passagesSchema = new arrow.Schema([utf8("id"), utf8("title", true),
 
 export const qrelsSchema = new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]);
 
-export type DatasetName = "qrecc" | "topiocqa" | "orquac";
+/** A registered conversational dataset (steps/data/datasets/registry.ts). */
+export type { DatasetName };
 export type QreccQuestionType = "first" | "switch" | "no-switch";
 export type TopiocqaQuestionType = "first" | "topic-continues" | "topic-switch";
 export type QuestionType = QreccQuestionType | TopiocqaQuestionType;

@@ -3,7 +3,7 @@
  * directory into the normalized Parquet tables, in two steps: the collection
  * (`preprocess-collection-<dataset>` -> passages.parquet, once for every target) and the
  * turns of the splits a target reads (`preprocess-<dataset>` -> turns/qrels, checked
- * against the passages). One def per dataset (from a registry of factories), so wiring is
+ * against the passages). One def per registered dataset (datasets/registry.ts), so wiring is
  * typed: `raw:qrecc` only feeds the QReCC steps.
  */
 import { writeFile } from "node:fs/promises";
@@ -20,10 +20,15 @@ import { locateCollection, locateTurns } from "./layout.ts";
 import { checkedCounts } from "./preprocess/common.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { DatasetName } from "./schemas.ts";
+import { perDataset } from "./datasets/registry.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { withRawOrigins } from "./raw-origin.ts";
 
-export const DATASETS = ["qrecc", "topiocqa", "orquac"] as const satisfies readonly DatasetName[];
+export { DATASETS } from "./datasets/registry.ts";
+
+/** The kind of a dataset's raw directory (its native files): `raw:qrecc` feeds only the QReCC steps. */
+type RawKind<N extends string> = `raw:${N}`;
+const rawKind = <N extends string>(name: N): RawKind<N> => `raw:${name}`;
 
 const miniOverrides = z
   .object({
@@ -59,10 +64,8 @@ function generateMiniDef<K extends string>(dataset: MiniDatasetName, kind: K) {
 }
 
 export const generateMini = {
-  qrecc: generateMiniDef("mini-qrecc", "raw:qrecc"),
-  topiocqa: generateMiniDef("mini-topiocqa", "raw:topiocqa"),
-  orquac: generateMiniDef("mini-orquac", "raw:orquac"),
-  nq: generateMiniDef("mini-nq", "raw:nq"),
+  ...(perDataset((d) => generateMiniDef(`mini-${d.name}`, rawKind(d.name))) as { readonly [N in DatasetName]: ReturnType<typeof generateMiniDef<RawKind<N>>> }),
+  nq: generateMiniDef("mini-nq", rawKind("nq")),
 } as const;
 
 const preprocessParams = z
@@ -109,11 +112,7 @@ function preprocessCollectionDef<K extends string>(dataset: DatasetName, kind: K
   });
 }
 
-export const preprocessCollectionSteps = {
-  qrecc: preprocessCollectionDef("qrecc", "raw:qrecc"),
-  topiocqa: preprocessCollectionDef("topiocqa", "raw:topiocqa"),
-  orquac: preprocessCollectionDef("orquac", "raw:orquac"),
-} as const;
+export const preprocessCollectionSteps = perDataset((d) => preprocessCollectionDef(d.name, rawKind(d.name))) as { readonly [N in DatasetName]: ReturnType<typeof preprocessCollectionDef<RawKind<N>>> };
 
 function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
   return defineStep({
@@ -147,8 +146,4 @@ function preprocessDef<K extends string>(dataset: DatasetName, kind: K) {
   });
 }
 
-export const preprocess = {
-  qrecc: preprocessDef("qrecc", "raw:qrecc"),
-  topiocqa: preprocessDef("topiocqa", "raw:topiocqa"),
-  orquac: preprocessDef("orquac", "raw:orquac"),
-} as const;
+export const preprocess = perDataset((d) => preprocessDef(d.name, rawKind(d.name))) as { readonly [N in DatasetName]: ReturnType<typeof preprocessDef<RawKind<N>>> };

@@ -19,14 +19,6 @@ export interface Bm25Params {
   readonly b: number;
 }
 
-/** Pyserini's defaults per dataset, as used in the paper; nq as the DPR paper ran Lucene (its footnote 9: k1 0.9, b 0.4). */
-export const BM25_PRESETS = {
-  qrecc: { k1: 0.82, b: 0.68 },
-  orquac: { k1: 0.9, b: 0.4 },
-  topiocqa: { k1: 0.9, b: 0.4 },
-  nq: { k1: 0.9, b: 0.4 },
-} as const satisfies Record<string, Bm25Params>;
-
 export function bm25Idf(docCount: number, df: number): number {
   return f(Math.log(1 + (docCount - df + 0.5) / (df + 0.5)));
 }

@@ -20,12 +20,11 @@ import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { evalSplit } from "../dense/models.ts";
 import { dcsrEvaluation } from "./graph.ts";
 import { dcsrSetupOf, type DcsrContext } from "./parameters.ts";
-import { NQ_SEED, tableDcsrModels } from "./tables.ts";
+import { NAMES, NQ_SEED, tableDcsrModels } from "./tables.ts";
 import { ablation, type DcsrDataset } from "./variants.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
-const NAMES: Readonly<Record<DcsrDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA", orquac: "OR-QuAC", nq: "mini-nq" };
 /** The datasets whose turns split into switch / no-switch, and their labels (OR-QuAC has no switch turns). */
 const SWITCH_GROUPS: Partial<Readonly<Record<DcsrDataset, { readonly switch: string; readonly noSwitch: string }>>> = {
   qrecc: { switch: "switch", noSwitch: "no-switch" },

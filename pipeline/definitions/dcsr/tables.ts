@@ -21,6 +21,7 @@ import type { Profile } from "../dense/setup.ts";
 import { dcsrEvaluation } from "./graph.ts";
 import { dcsrContext, dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { ablation, ABLATIONS, dcsr, dcsrIhn, type Ablation, type DcsrDataset, type DcsrVariant } from "./variants.ts";
+import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
 type Group = "first" | "switch" | "no-switch";
 
@@ -31,12 +32,11 @@ export interface DcsrTargetContext extends TargetContext {
 const GROUPS: readonly Group[] = ["first", "switch", "no-switch"];
 /** Each dataset's question-type labels for the table's three groups (the evaluation's breakdown values). */
 const GROUP_LABELS: Readonly<Record<DcsrDataset, Readonly<Record<Group, string>>>> = {
-  qrecc: { first: "first", switch: "switch", "no-switch": "no-switch" },
-  orquac: { first: "first", switch: "switch", "no-switch": "no-switch" },
-  topiocqa: { first: "first", switch: "topic-switch", "no-switch": "topic-continues" },
+  ...perDataset(({ questionTypes: t }) => ({ first: t.first, switch: t.switch, "no-switch": t.noSwitch })),
   nq: { first: "first", switch: "switch", "no-switch": "no-switch" },
 };
-const NAMES: Readonly<Record<DcsrDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA", orquac: "OR-QuAC", nq: "mini-nq" };
+/** How the tables and findings name each dataset. */
+export const NAMES: Readonly<Record<DcsrDataset, string>> = { ...perDataset((d) => d.label), nq: "mini-nq" };
 
 /** The evaluations filling one row (one per seed: mean ± sd): the aggregate into `all-*` columns, each question-type group into its columns. */
 interface RowSource {

@@ -16,6 +16,8 @@
  */
 import type { DataSource } from "../../engine/targets.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
+import type { InputForm } from "../../../steps/data/datasets/descriptor.ts";
+import { perDataset } from "../../../steps/data/datasets/registry.ts";
 import type { BertConfig } from "../../../steps/pytrain/model-configs.ts";
 import type { RetrievalKind } from "./retrieval.ts";
 
@@ -218,10 +220,10 @@ export const DENSE_SETUPS: Readonly<Record<DataSource, Readonly<Record<Profile, 
 };
 
 /** Datasets whose passages carry titles (fed as a text pair). */
-export const HAS_TITLES: Readonly<Record<DatasetName, boolean>> = { qrecc: false, topiocqa: true, orquac: true };
+export const HAS_TITLES: Readonly<Record<DatasetName, boolean>> = perDataset((d) => d.hasTitles);
 
 /** The conversational input form per dataset: X_t, or only questions Q_t on OR-QuAC (as the paper). */
-export const INPUT_FORM = { qrecc: "history", topiocqa: "history", orquac: "questions" } as const satisfies Record<DatasetName, string>;
+export const INPUT_FORM: Readonly<Record<DatasetName, InputForm>> = perDataset((d) => d.inputForm);
 
 /** Metrics every dense evaluation computes (a superset of each table's columns and the figures' R@5). */
 export const DENSE_METRICS = ["mrr", "recall@5", "recall@10", "recall@20", "recall@100"];

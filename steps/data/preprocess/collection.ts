@@ -19,7 +19,7 @@ import { parseOrquacBlock } from "../formats/orquac.ts";
 import { parseQreccPassage } from "../formats/qrecc.ts";
 import type { GoldRef } from "../formats/topiocqa.ts";
 import { isTopiocqaHeader, parseTopiocqaSegment } from "../formats/topiocqa.ts";
-import type { DatasetName, PassageRow } from "../schemas.ts";
+import type { PassageRow } from "../schemas.ts";
 import { passagesSchema } from "../schemas.ts";
 import { hashKey, IdHashSet } from "./id-hash.ts";
 import type * as arrow from "apache-arrow";
@@ -28,13 +28,6 @@ export type CollectionFormat = "qrecc-jsonl" | "orquac-jsonl" | "topiocqa-tsv";
 
 type JsonlFormat = { kind: "jsonl"; parse: (value: unknown, at: RecordAt) => PassageRow };
 type TsvFormat = { kind: "tsv"; isHeader: (fields: readonly string[]) => boolean; parse: (fields: readonly string[], at: RecordAt) => PassageRow };
-
-/** The collection format of each dataset's release. */
-export const COLLECTION_FORMAT_OF: Readonly<Record<DatasetName, CollectionFormat>> = {
-  qrecc: "qrecc-jsonl",
-  topiocqa: "topiocqa-tsv",
-  orquac: "orquac-jsonl",
-};
 
 /** Collection formats by name. */
 export const collectionFormats: Record<CollectionFormat, JsonlFormat | TsvFormat> = {

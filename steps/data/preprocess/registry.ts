@@ -1,23 +1,18 @@
 /**
- * Per-dataset turn preprocessors, keyed by dataset name. All share one input contract
+ * Per-dataset turn preprocessors, keyed by dataset name (each descriptor's `preprocessor`;
+ * its collection is parsed by the descriptor's `collectionFormat`). All share one input contract
  * (PreprocessInputs) and write turns.parquet and qrels.parquet into `outDir`, checked
  * against a passages.parquet that `preprocessDatasetCollection` wrote (a step of its own).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatasetName } from "../schemas.ts";
-import { COLLECTION_FORMAT_OF, preprocessCollection } from "./collection.ts";
+import { descriptorOf, perDataset } from "../datasets/registry.ts";
+import { preprocessCollection } from "./collection.ts";
 import type { PreprocessInputs, PreprocessResult, Preprocessor } from "./common.ts";
 import { tablePaths } from "./common.ts";
-import { preprocessOrquac } from "./orquac.ts";
-import { preprocessQrecc } from "./qrecc.ts";
-import { preprocessTopiocqa } from "./topiocqa.ts";
 
-export const preprocessors: Readonly<Record<DatasetName, Preprocessor>> = {
-  qrecc: preprocessQrecc,
-  topiocqa: preprocessTopiocqa,
-  orquac: preprocessOrquac,
-};
+export const preprocessors: Readonly<Record<DatasetName, Preprocessor>> = perDataset((d) => d.preprocessor);
 
 export function preprocessorFor(dataset: string): Preprocessor {
   const p = (preprocessors as Record<string, Preprocessor | undefined>)[dataset];
@@ -32,7 +27,7 @@ export async function preprocessDatasetCollection(
   outFile: string,
   options: { rowGroupRows?: number; onProgress?: (done: number, total?: number) => void; signal?: AbortSignal } = {},
 ): Promise<{ passages: number }> {
-  const r = await preprocessCollection({ files, format: COLLECTION_FORMAT_OF[dataset], outFile, ...options });
+  const r = await preprocessCollection({ files, format: descriptorOf(dataset).collectionFormat, outFile, ...options });
   return { passages: r.passages };
 }
 

@@ -1,0 +1,34 @@
+/**
+ * The registry of dataset descriptors (descriptor.ts): the one list every per-dataset table is
+ * derived from. A new dataset is a descriptor module beside qrecc.ts and one entry here; its
+ * name joins `DatasetName`, and every table built with `perDataset` gets it.
+ */
+import type { DatasetDescriptor } from "./descriptor.ts";
+import { orquac } from "./orquac.ts";
+import { qrecc } from "./qrecc.ts";
+import { topiocqa } from "./topiocqa.ts";
+
+/** The conversational datasets, in the order targets list them. */
+export const DATASET_DESCRIPTORS = [qrecc, topiocqa, orquac] as const;
+
+export type DatasetName = (typeof DATASET_DESCRIPTORS)[number]["name"];
+
+/** The dataset names, in registry order. */
+export const DATASETS: readonly DatasetName[] = DATASET_DESCRIPTORS.map((d) => d.name);
+
+/** A table keyed by the names of `descriptors`, one value per descriptor (`pick` of it). */
+export function tableOf<N extends string, T>(descriptors: readonly DatasetDescriptor<N>[], pick: (d: DatasetDescriptor<N>) => T): Readonly<Record<N, T>> {
+  return Object.fromEntries(descriptors.map((d) => [d.name, pick(d)])) as Record<N, T>;
+}
+
+/** A table keyed by every registered dataset. */
+export function perDataset<T>(pick: (d: DatasetDescriptor<DatasetName>) => T): Readonly<Record<DatasetName, T>> {
+  return tableOf(DATASET_DESCRIPTORS, pick);
+}
+
+/** The descriptor of a registered dataset; RangeError naming the known ones otherwise. */
+export function descriptorOf(name: string): DatasetDescriptor<DatasetName> {
+  const d = DATASET_DESCRIPTORS.find((x) => x.name === name);
+  if (d === undefined) throw new RangeError(`unknown dataset '${name}' (known: ${DATASETS.join(", ")})`);
+  return d;
+}
