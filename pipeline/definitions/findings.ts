@@ -15,6 +15,7 @@ import { evaluation, setupOf, type DenseContext, type ModelId } from "./dense/mo
 import { theta0VsBm25 } from "./dense/base.ts";
 import { SEED_HUNGRY_CLAIMS, type SeedHungryClaim } from "./dense/setup.ts";
 import { ihn, shortcut, variantLabel, type DprVariant } from "./dense/variants.ts";
+import { perDataset } from "../../steps/data/datasets/registry.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
@@ -30,7 +31,7 @@ class Inputs {
   }
 }
 
-const DATASET_LABEL: Readonly<Record<DatasetName, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA", orquac: "OR-QuAC" };
+const DATASET_LABEL = perDataset((d) => d.label);
 const ident = (s: string): string => s.replace(/[^A-Za-z0-9]+/g, "_");
 const qtype = (value: string) => ({ by: "questionType" as const, value });
 

@@ -22,6 +22,7 @@ import type { Profile } from "../dense/setup.ts";
 import { miniNq, qaSetupOf, references, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel, retrieverRun, retrieverSeed, type QaRetriever } from "./retrievers.ts";
 import { QA_DATASETS, QA_REFERENCES, type QaDataset } from "./setup.ts";
+import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
@@ -75,7 +76,7 @@ export function nqAnswerability(ctx: DenseContext): Metrics {
   });
 }
 
-const DATASET_LABEL: Readonly<Record<QaDataset, string>> = { qrecc: "QReCC dev", topiocqa: "TopiOCQA dev" };
+const DATASET_LABEL = perDataset((d) => `${d.label} dev`);
 
 export function ceilingsSpec(ctx: DenseTargetContext): TableSpec {
   const pct = { kind: "percent", digits: 1 } as const;

@@ -16,8 +16,9 @@ import type { DenseContext } from "../dense/base.ts";
 import { qaEvaluations, qaSetupOf, READER_LABEL, READERS, type ReaderName, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel } from "./retrievers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
+import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
-const DATASET_LABEL: Readonly<Record<QaDataset, string>> = { qrecc: "QReCC", topiocqa: "TopiOCQA" };
+const DATASET_LABEL = perDataset((d) => d.label);
 const METRICS = [
   { id: "em", label: "EM" },
   { id: "f1", label: "F1" },
