@@ -14,21 +14,9 @@ import { defineStep, file, use } from "../../pipeline/engine/step.ts";
 import type { Entry } from "../../pipeline/engine/store.ts";
 import { collectGarbage, listEntries } from "../../pipeline/session.ts";
 import { diagnoseStore, repairStore } from "../../pipeline/engine/doctor.ts";
-import { ROOT, project, registry, run, tempDir } from "./helpers.ts";
+import { ROOT, project, registry, run, makeTextStep } from "./helpers.ts";
 
-const dir = tempDir();
-const src = join(dir, "steps.ts");
-writeFileSync(src, "export const steps = 1;\n");
-
-const make = defineStep({
-  id: "make-text",
-  version: 1,
-  source: src,
-  params: z.object({ text: z.string() }).strict(),
-  inputs: {},
-  outputs: { text: file("text:plain", "text.txt") },
-  runtime: { type: "in-process", async run(ctx) { writeFileSync(ctx.outputs.text, ctx.params.text); } },
-});
+const { src, make } = makeTextStep();
 const upper = defineStep({
   id: "upper-text",
   version: 1,

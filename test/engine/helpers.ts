@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../tmp.ts";
 import { TargetRegistry } from "../../pipeline/engine/targets.ts";
-import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { z } from "zod";
+import { defineStep, file, type AnyStep } from "../../pipeline/engine/step.ts";
 import type { EngineEvent } from "../../pipeline/engine/events.ts";
 import { Project, runTargets, type RunRequest } from "../../pipeline/session.ts";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
@@ -32,4 +33,23 @@ export async function run(p: Project, targets: string[], extra: Partial<Omit<Run
   const executed = events.filter((e) => e.type === "started").map((e) => (e as { step: string }).step).sort();
   const hits = events.filter((e) => e.type === "cache-hit").map((e) => (e as { step: string }).step).sort();
   return { outcome, events, executed, hits };
+}
+
+/**
+ * The engine tests' smallest step, `make-text`: writes its `text` param to text.txt. Its source
+ * is a file of its own in a fresh temp dir (`src`), which other inline steps may share.
+ */
+export function makeTextStep() {
+  const src = join(tempDir(), "steps.ts");
+  writeFileSync(src, "export const steps = 1;\n");
+  const make = defineStep({
+    id: "make-text",
+    version: 1,
+    source: src,
+    params: z.object({ text: z.string() }).strict(),
+    inputs: {},
+    outputs: { text: file("text:plain", "text.txt") },
+    runtime: { type: "in-process", async run(ctx) { writeFileSync(ctx.outputs.text, ctx.params.text); } },
+  });
+  return { src, make };
 }

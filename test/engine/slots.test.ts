@@ -7,32 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, file, list, optional, record, use, type AnyStep, type OutputRef } from "../../pipeline/engine/step.ts";
 import { analyze } from "../../pipeline/engine/graph.ts";
 import { slotValues, wiredInputs } from "../../pipeline/engine/wiring.ts";
 import { explainStep, planTargets } from "../../pipeline/session.ts";
-import { project, registry, run, tempDir } from "./helpers.ts";
+import { project, registry, run, makeTextStep } from "./helpers.ts";
 
-const dir = tempDir();
-const src = join(dir, "steps.ts");
-writeFileSync(src, "export const steps = 1;\n");
-
-const make = defineStep({
-  id: "make-text",
-  version: 1,
-  source: src,
-  params: z.object({ text: z.string() }).strict(),
-  inputs: {},
-  outputs: { text: file("text:plain", "text.txt") },
-  runtime: {
-    type: "in-process",
-    async run(ctx) {
-      writeFileSync(ctx.outputs.text, ctx.params.text);
-    },
-  },
-});
+const { src, make } = makeTextStep();
 
 const gather = defineStep({
   id: "gather-texts",

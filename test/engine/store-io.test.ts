@@ -7,26 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
-import { defineStep, file, use } from "../../pipeline/engine/step.ts";
+import { use } from "../../pipeline/engine/step.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
-import { ROOT, project, registry, run, tempDir } from "./helpers.ts";
+import { ROOT, project, registry, run, makeTextStep, tempDir } from "./helpers.ts";
 import { buildTargets } from "../fixtures/engine/store-targets.ts";
 
-const dir = tempDir();
-const src = join(dir, "steps.ts");
-writeFileSync(src, "export const steps = 1;\n");
-const make = defineStep({
-  id: "make-text",
-  version: 1,
-  source: src,
-  params: z.object({ text: z.string() }).strict(),
-  inputs: {},
-  outputs: { text: file("text:plain", "text.txt") },
-  runtime: { type: "in-process", async run(ctx) { writeFileSync(ctx.outputs.text, ctx.params.text); } },
-});
+const { make } = makeTextStep();
 const listing = (d: string) => (existsSync(d) ? readdirSync(d) : []);
 
 test("an injected ENOSPC while publishing: a run failure naming the path and the fix; staging is removed", async () => {
