@@ -8,6 +8,7 @@
  *   holds            mean - m >= threshold   (for "at most": mean + m <= threshold)
  *   does not hold    mean + m <  threshold   (for "at most": mean - m >  threshold)
  *   inconclusive     otherwise: the seeds do not settle which side the claim is on.
+ * A "rise" over several steps must hold at every step on its own (see everyStep).
  * "Above" is "at least" made strict (a claim that one thing beats another: a tie does not hold):
  *   holds if mean - m > threshold, does not hold if mean + m <= threshold.
  * Why not mean ± sd (the rule before 2026-11-28): for 3 seeds it is a one-sided t-test at
@@ -114,25 +115,24 @@ function paired(a: readonly (number | undefined)[], b: readonly (number | undefi
 
 const scale = (spec: ClaimSpec): number => (spec.unit === "points" ? 100 : 1);
 
-/** The statistic per seed, and (for "rise") whether every step's mean rose. */
-function statistic(spec: ClaimSpec, look: Lookup): { perSeed: (number | undefined)[]; monotone: boolean } {
+/** The statistic per seed, and (for "rise") each step's gain per seed (step i: operand i+1 minus operand i). */
+function statistic(spec: ClaimSpec, look: Lookup): { perSeed: (number | undefined)[]; steps: (number | undefined)[][] } {
   const r = spec.rule;
   const k = scale(spec);
   switch (r.kind) {
     case "ratio":
-      return { perSeed: paired(values(r.num, look), values(r.den, look), (x, y) => (y === 0 ? Number.NaN : x / y)), monotone: true };
+      return { perSeed: paired(values(r.num, look), values(r.den, look), (x, y) => (y === 0 ? Number.NaN : x / y)), steps: [] };
     case "gain":
-      return { perSeed: paired(values(r.better, look), values(r.worse, look), (x, y) => (x - y) * k), monotone: true };
+      return { perSeed: paired(values(r.better, look), values(r.worse, look), (x, y) => (x - y) * k), steps: [] };
     case "gain-difference": {
       const ga = paired(values(r.a.better, look), values(r.a.worse, look), (x, y) => x - y);
       const gb = paired(values(r.b.better, look), values(r.b.worse, look), (x, y) => x - y);
-      return { perSeed: paired(ga, gb, (x, y) => (x - y) * k), monotone: true };
+      return { perSeed: paired(ga, gb, (x, y) => (x - y) * k), steps: [] };
     }
     case "rise": {
       const series = r.steps.map((s) => values(s, look));
-      const means = series.map((v) => mean(v.filter((x): x is number => x !== undefined && !Number.isNaN(x))));
-      const monotone = means.every((m, i) => i === 0 || (m !== null && means[i - 1] !== null && m >= (means[i - 1] as number)));
-      return { perSeed: paired(series[series.length - 1]!, series[0]!, (x, y) => (x - y) * k), monotone };
+      const steps = series.slice(1).map((v, i) => paired(v, series[i]!, (x, y) => (x - y) * k));
+      return { perSeed: paired(series[series.length - 1]!, series[0]!, (x, y) => (x - y) * k), steps };
     }
   }
 }
@@ -169,9 +169,34 @@ const fmt = (x: number, unit: ClaimSpec["unit"]): string => (unit === "points" ?
 
 const THRESHOLD_SIGN: Readonly<Record<ClaimSpec["direction"], string>> = { "at-least": ">=", "at-most": "<=", above: ">" };
 
+/**
+ * A rise "at every step" is several claims at once (an intersection): it holds only if each
+ * step's gain, paired by seed, holds on its own under the same rule and threshold, and the
+ * overall gain holds; it does not hold if the overall gain or any step's gain does not hold.
+ * Otherwise it is inconclusive, naming the first step the seeds do not settle. (Until 2026-11-29 a
+ * step only needed a non-negative mean, so the verdict of a saturated step of +1 ± 3 points
+ * followed the sign of its noise: "holds" under one CPU's kernels, "inconclusive" under another's.)
+ */
+function everyStep(spec: ClaimSpec, overall: Verdict, steps: readonly (number | undefined)[][]): { verdict: Verdict; note?: string } {
+  const judged = steps.map((g, i) => {
+    const xs = g.filter((x): x is number => x !== undefined && Number.isFinite(x));
+    const m = mean(xs);
+    const sd = sampleSd(xs);
+    const num = (x: number): string => fmt(x, spec.unit).replace(/ points$/, "");
+    const value = m === null ? "no value" : `${m >= 0 ? "+" : ""}${num(m)}${sd === null ? "" : ` ± ${num(sd)}`}${spec.unit === "points" ? " points" : ""}`;
+    const text = `step ${i + 1} -> ${i + 2}: ${value}`;
+    return { verdict: m === null ? ("inconclusive" as const) : verdictOf(m, sd, xs.length, spec.threshold, spec.direction), text };
+  });
+  const falls = judged.find((j) => j.verdict === "does-not-hold");
+  if (overall === "does-not-hold" || falls !== undefined) return { verdict: "does-not-hold", ...(falls === undefined ? {} : { note: `${falls.text} does not hold` }) };
+  const open = judged.find((j) => j.verdict !== "holds");
+  if (open !== undefined) return { verdict: "inconclusive", note: `${open.text} is not settled (every step must hold on its own)` };
+  return { verdict: overall };
+}
+
 /** One claim checked against the numbers; `evidence` lists the evaluations it read. */
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
-  const { perSeed, monotone } = statistic(spec, look);
+  const { perSeed, steps } = statistic(spec, look);
   const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
   const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
   const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, evidence };
@@ -180,10 +205,7 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   const sd = sampleSd(defined);
   let verdict = verdictOf(m, sd, defined.length, spec.threshold, spec.direction);
   let note: string | undefined;
-  if (verdict === "holds" && !monotone) {
-    verdict = "inconclusive";
-    note = "the first and last iterations differ as claimed, but an intermediate iteration falls";
-  }
+  if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, steps));
   if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
   return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, verdict, ...(note === undefined ? {} : { note }) };
 }
