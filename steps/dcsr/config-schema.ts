@@ -13,7 +13,7 @@ import { TRAINER_FIELDS, trainerParamsShape } from "../training/config-schema.ts
 /** DPR trainer keys DCSR shares; n_hard_negatives, mask_false_negatives and filter_gold_negatives have DCSR counterparts below. */
 export const SHARED_KEYS = [
   "lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads",
-  "deterministic", "eval_batch_size", "eval_before_training", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset",
+  "deterministic", "eval_batch_size", "eval_before_training", "eval_every", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset",
   "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention",
 ] as const satisfies readonly (keyof typeof TRAINER_FIELDS)[];
 

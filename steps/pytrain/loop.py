@@ -112,7 +112,9 @@ class Loop:
         if initial == "candidate":
             self._observe(0, score)
 
-    def run(self, epochs, progress_every, initial=None):
+    def run(self, epochs, progress_every, initial=None, eval_every=1):
+        """`eval_every`: the dev score after every eval_every-th epoch and the last; the epochs
+        between are trained and recorded without one (never kept, never counted for patience)."""
         t0, total = time.time(), self.task.steps_per_epoch * epochs
         if initial is not None:
             self._score_start(initial, t0)
@@ -129,10 +131,11 @@ class Loop:
             step += self.task.steps_per_epoch
             train_loss = _mean_loss(loss_sum, learnt, self.task, self.group)
             train_seconds = time.perf_counter() - t_epoch
-            score, fields = _evaluate(self.task, self.group, self.device)
-            self._record(epoch, fields, {"selectable": True, "train_loss": train_loss, "steps": step, "lr": self.updater.lr,
+            scored = epoch % eval_every == 0 or epoch == epochs
+            score, fields = _evaluate(self.task, self.group, self.device) if scored else (None, {})
+            self._record(epoch, fields, {"selectable": scored, "train_loss": train_loss, "steps": step, "lr": self.updater.lr,
                                          "train_seconds": round(train_seconds, 4)}, t0)
-            if self._observe(epoch, score).stop and epoch < epochs:
+            if scored and self._observe(epoch, score).stop and epoch < epochs:
                 stopped = epoch
                 self.log(self.selector.stop_message(epoch, epochs))
                 break

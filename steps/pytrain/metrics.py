@@ -31,7 +31,7 @@ class MetricsWriter:
 
     def per_epoch(self, field):
         """{epoch: value} of one field over the recorded rows (result.json's `<field>_per_epoch`)."""
-        return {str(r["epoch"]): r[field] for r in self.rows}
+        return {str(r["epoch"]): r[field] for r in self.rows if field in r}
 
 
 def write_result(out_dir, result):

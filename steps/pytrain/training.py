@@ -25,16 +25,16 @@ class Training:
         for m in models:
             m.to(self.device).train()
 
-    def fit(self, task, selector, initial=None, no_decay=NO_DECAY):
-        """Runs the loop over `cfg["epochs"]` (initial: loop.Loop.run's); the kept weights are in
-        the task's models afterwards (in the first process)."""
+    def fit(self, task, selector, initial=None, no_decay=NO_DECAY, eval_every=1):
+        """Runs the loop over `cfg["epochs"]` (initial, eval_every: loop.Loop.run's); the kept
+        weights are in the task's models afterwards (in the first process)."""
         cfg = self.cfg
         updater = Updater(task.models, cfg, task.steps_per_epoch * cfg["epochs"], self.amp, self.group, no_decay)
         if self.group.world_size > 1:
             self.log(f"rank {self.group.rank} of {self.group.world_size} ({self.group.backend}) on {self.device}")
         self.log(f"{task.steps_per_epoch} steps per epoch of {cfg['batch_size']} examples {describe(cfg, self.attention, self.amp, self.device)}")
         loop = Loop(task, updater, selector, self.writer, self.device, self.group, self.log, self.emit)
-        return loop.run(cfg["epochs"], cfg["progress_every"], initial)
+        return loop.run(cfg["epochs"], cfg["progress_every"], initial, eval_every)
 
     def finish(self, fit, write_outputs, **own):
         """After the loop: in the first process the kept model's outputs (`write_outputs()` -> their

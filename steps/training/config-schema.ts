@@ -37,6 +37,7 @@ export const TRAINER_FIELDS = {
   deterministic: { kind: "bool", default: true, doc: "torch.use_deterministic_algorithms: the same inputs, seed and machine give the same weights" },
   eval_batch_size: { kind: "int", default: 128, min: 1, doc: "batch of the dev encoding" },
   eval_before_training: { kind: "bool", default: true, doc: "dev Recall@k of the initial model as epoch 0 (logged, never selected)" },
+  eval_every: { kind: "int", default: 1, min: 1, doc: "dev Recall@k after every eval_every-th epoch and after the last; only those epochs can be selected or count for patience" },
   recall_k: { kind: "int", default: 5, min: 1, doc: "the dev Recall@k logged per epoch (and, with select best, the score that selects)" },
   select: { kind: "enum", values: ["best", "last"], default: "best", doc: "model selection: best = the epoch with the best dev Recall@k is kept (DPR's rule; a tie keeps the earlier); last = the last epoch is kept (patience must be 0)" },
   mask_false_negatives: { kind: "bool", default: true, doc: "a column whose passage is a gold passage of the query (other than its target) is masked out of the softmax" },

@@ -78,3 +78,18 @@ test("select: best keeps the best dev score's epoch, last keeps the last; last w
   assert.throws(() => trainingConfig({ select: "last", patience: 2, init: { kind: "random" } }), (e: unknown) => e instanceof InputError && e.field === "patience");
   assert.equal(trainingConfig({ select: "last", init: { kind: "random" } }).select, "last");
 });
+
+test("eval_every: dev recall after every n-th epoch and the last; only those epochs are kept", () => {
+  const dir = tempDir("trainer-eval-every-");
+  const inputs = join(dir, "in");
+  writeSyntheticInputs(inputs);
+  const cfg = join(dir, "cfg.json");
+  writeFileSync(cfg, JSON.stringify(trainingConfig({ epochs: 5, eval_every: 2, select: "best", batch_size: 32, n_hard_negatives: 0, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: { hidden_size: 32, num_hidden_layers: 1, num_attention_heads: 2, intermediate_size: 64 } } })));
+  const out = join(dir, "out");
+  const r = runTrainer(trainerArgv(cfg, inputs, out));
+  assert.equal(r.status, 0, r.stderr);
+  const result = readTrainingResult(out);
+  assert.deepEqual(Object.keys(result.dev_recall_per_epoch).sort(), ["2", "4", "5"]);
+  assert.ok([2, 4, 5].includes(result["best_epoch"] as number));
+  assert.equal(result["epochs_run"], 5);
+});

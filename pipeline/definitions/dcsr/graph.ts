@@ -73,7 +73,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
     const s = setupOf(ctx);
     const d = dcsrSetupOf(ctx);
     const name = `${datasetTag(ctx, v.dataset)}.${modelLabel(v)}`;
-    const own = { seed: v.seed, in_passage_negatives: v.inPassage, negative_sentences: v.negativeSentences, dev_top_m: d.topM, max_markers: d.maxMarkers, eval_before_training: s.evalBeforeTraining };
+    const own = { seed: v.seed, in_passage_negatives: v.inPassage, negative_sentences: v.negativeSentences, dev_top_m: d.topM, max_markers: d.maxMarkers, eval_before_training: s.evalBeforeTraining, eval_every: s.devEvalEvery };
     const inputs = { examples: examples(ctx, v), passages: markerTokensOf(ctx, v.dataset) };
     if (v.dataset === "nq") {
       const t = s.theta0;

@@ -109,7 +109,7 @@ function miniTheta0(ctx: DenseContext, seed: number): Model {
     name: `pretrain-dpr.${tag}.theta0${seed === 1 ? "" : `.s${seed}`}`,
     params: {
       epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, select: selectionOf(t), batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
-      seed: THETA0_SEED + seed - 1, eval_before_training: setup.evalBeforeTraining, init: { kind: "random", bert_config: setup.model },
+      seed: THETA0_SEED + seed - 1, eval_before_training: setup.evalBeforeTraining, eval_every: setup.devEvalEvery, init: { kind: "random", bert_config: setup.model },
     },
     inputs: { examples: theta0Examples(ctx, setup, nq), passages: nq.passages, vocab: nq.vocab },
   }).out.model;

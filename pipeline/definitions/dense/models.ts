@@ -220,6 +220,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
         n_hard_negatives: hard ? sched.n : 0,
         seed: v.seed,
         eval_before_training: s.evalBeforeTraining,
+        eval_every: s.devEvalEvery,
         ...(v.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
       },
       inputs: { examples: examples(ctx, v), passages: tokenizedPassages(ctx, v.dataset), init: theta0For(ctx, v.seed) },

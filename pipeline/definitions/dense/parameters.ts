@@ -34,6 +34,7 @@ export const TOP_FIELDS: Described<TopLevel> = {
   maxQueryLength: { kind: "int", min: 8, max: 512, doc: "token budget of a conversational input (first question pinned, the rest truncated from the left)" },
   maxPassageLength: { kind: "int", min: 8, max: 512, doc: "token budget of a passage (title and text)" },
   evalBeforeTraining: { kind: "bool", doc: "log dev Recall@5 of the initial model before epoch 1 (never selected)" },
+  devEvalEvery: { kind: "int", min: 1, doc: "dev Recall@5 after every this-many-th epoch and the last (only those can be kept with keepLast=false)" },
   shards: { kind: "int", min: 1, max: 256, doc: "index shards (separately cached encode and index steps); results do not depend on it" },
   vocabSize: { kind: "int", min: 200, max: 100_000, doc: "size of the WordPiece vocabulary trained on mini-nq (mini only)" },
 };

@@ -2,7 +2,7 @@
 
 from training.dpr.config_schema import SCHEMA as _BASE
 
-_SHARED = ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention"]
+_SHARED = ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "eval_every", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention"]
 _OWN = {
     "in_passage_negatives": {
         "kind": "int",
@@ -32,4 +32,4 @@ _OWN = {
     },
 }
 
-SCHEMA = {"fields": {k: _BASE["fields"][k] if k in _SHARED else _OWN[k] for k in ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention", "in_passage_negatives", "negative_sentences", "dev_top_m", "max_markers"]}, "init_kinds": _BASE["init_kinds"]}
+SCHEMA = {"fields": {k: _BASE["fields"][k] if k in _SHARED else _OWN[k] for k in ["lr", "weight_decay", "warmup_ratio", "clip", "adam_eps", "epochs", "patience", "min_delta", "batch_size", "seed", "device", "amp", "threads", "deterministic", "eval_batch_size", "eval_before_training", "eval_every", "recall_k", "select", "progress_every", "save_checkpoint", "export_onnx", "onnx_opset", "parity_check_transformers", "allow_pickle", "world_size", "grad_cache_chunk", "activation_checkpointing", "attention", "in_passage_negatives", "negative_sentences", "dev_top_m", "max_markers"]}, "init_kinds": _BASE["init_kinds"]}

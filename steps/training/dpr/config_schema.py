@@ -129,6 +129,12 @@ SCHEMA = {
             "default": True,
             "doc": "dev Recall@k of the initial model as epoch 0 (logged, never selected)",
         },
+        "eval_every": {
+            "kind": "int",
+            "default": 1,
+            "min": 1,
+            "doc": "dev Recall@k after every eval_every-th epoch and after the last; only those epochs can be selected or count for patience",
+        },
         "recall_k": {
             "kind": "int",
             "default": 5,

@@ -105,7 +105,7 @@ def train_biencoder(run, task_class, inputs, vocab, write):
     selector = recall_selector(cfg)
     (q_model, p_model), load_reports = encoders_for_training(run, vocab)
     task = task_class((q_model, p_model), inputs, cfg, run.device, run.amp, run.group)
-    fit = run.fit(task, selector, "logged" if cfg["eval_before_training"] else None)
+    fit = run.fit(task, selector, "logged" if cfg["eval_before_training"] else None, eval_every=cfg["eval_every"])
     return run.finish(fit, lambda: write(q_model.cpu().eval(), p_model.cpu().eval(), fit.best_epoch), **recall_fields(cfg, fit, run.writer, len(inputs.pos)),
                       **task.counters(), load_reports=load_reports)
 
