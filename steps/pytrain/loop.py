@@ -95,7 +95,8 @@ class Loop:
         self.task, self.updater, self.selector, self.writer, self.device = task, updater, selector, writer, device
         self.group = group or Single()
         self.log, self.emit = log or (lambda _m: None), (emit if self.group.is_main else None) or (lambda _l: None)
-        self.keeper = Keeper(task.models) if self.group.is_main else None
+        # Only the first process keeps weights, and only for a rule that may keep an earlier epoch.
+        self.keeper = Keeper(task.models) if self.group.is_main and not selector.keeps_final_weights else None
 
     def _record(self, epoch, fields, extra, t0):
         self.writer.record({"epoch": epoch, **fields, **extra, **self.task.counters(), "seconds": round(time.time() - t0, 3)})

@@ -25,6 +25,9 @@ def _primary(score):
 
 
 class BestEpoch:
+    # The loop copies the weights of each newly kept epoch, to restore them after the last.
+    keeps_final_weights = False
+
     def __init__(self, higher=True, patience=0, min_delta=0.0, name="the dev score"):
         self.higher, self.patience, self.min_delta, self.name = higher, patience, min_delta, name
         self.best_epoch, self.best_score, self.last_gain = None, None, 0
@@ -52,6 +55,8 @@ class BestEpoch:
 
 class LastEpoch:
     """Keeps every epoch as it comes, so the last one run is the one kept; never stops early."""
+    # The weights the loop ends with are the kept ones: no copy of them per epoch.
+    keeps_final_weights = True
 
     def __init__(self, name="the dev score"):
         self.name = name

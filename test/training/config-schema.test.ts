@@ -52,7 +52,7 @@ test("patience stops a training whose dev recall stopped rising, and the result 
   assert.match(r.stderr, /plateau: no dev R@5 gain of 0\.01 or more since epoch 1; stopping after epoch 3 of 10/);
 });
 
-test("select: best keeps the best dev score's epoch, last keeps the last; last with patience is refused in TypeScript and Python", () => {
+test("select: best keeps the best dev score's epoch (copying its weights), last keeps the last (no copy); last with patience is refused in TypeScript and Python", () => {
   const py = [
     "import json",
     "from pytrain.selection import BestEpoch, LastEpoch",
@@ -62,6 +62,9 @@ test("select: best keeps the best dev score's epoch, last keeps the last; last w
     "for name, sel in (('best', BestEpoch()), ('last', LastEpoch())):",
     "    verdicts = [sel.observe(e, s) for e, s in enumerate([0.5, 0.7, 0.6], 1)]",
     "    out[name] = [sel.best_epoch, sel.best_score, [list(v) for v in verdicts]]",
+    "from types import SimpleNamespace",
+    "from pytrain.loop import Loop",
+    "out['copies'] = [Loop(SimpleNamespace(models=[]), None, sel, None, 'cpu').keeper is not None for sel in (BestEpoch(), LastEpoch())]",
     "try:",
     "    recall_selector({'select': 'last', 'patience': 2, 'min_delta': 0, 'recall_k': 5})",
     "except InputError as e:",
@@ -73,6 +76,7 @@ test("select: best keeps the best dev score's epoch, last keeps the last; last w
   const out = JSON.parse(r.stdout) as Record<string, unknown>;
   assert.deepEqual(out["best"], [2, 0.7, [[true, false], [true, false], [false, false]]]);
   assert.deepEqual(out["last"], [3, 0.6, [[true, false], [true, false], [true, false]]]);
+  assert.deepEqual(out["copies"], [true, false], "only best copies each kept epoch's weights; last ends with them");
   assert.equal((out["error"] as string[])[0], "patience");
   assert.match((out["error"] as string[])[1]!, /select 'last' keeps the last epoch, but patience 2/);
   assert.throws(() => trainingConfig({ select: "last", patience: 2, init: { kind: "random" } }), (e: unknown) => e instanceof InputError && e.field === "patience");
