@@ -3,7 +3,7 @@
  * question (the paper's shortcut analysis), as one cached command.
  *
  *   diagnose --conversations <turns.jsonl> --collection <file|dir> [--split all]
- *   diagnose --dataset qrecc|topiocqa|orquac [--data mini|real] [--split test]
+ *   diagnose --dataset qrecc|topiocqa|orquac (the registered datasets) [--data mini|real] [--split test]
  *            [--cutoffs 10,100] [--bootstrap 1000] [--seed 42] [--level 0.95] [--k1 K1 --b B]
  *            [--title T] [--out ./diagnosis] [--store DIR]
  *
@@ -51,12 +51,17 @@ const num = (v: string): number => {
 };
 
 export function registerDiagnoseCommand(program: Command, io: StepRunIO, setExitCode: (code: number) => void): void {
+  const dataset = new Option("--dataset <name>", "instead: a dataset cspipe reads");
+  // The names are the dataset registry's, loaded only when diagnose is dispatched (the registry pulls in every parser).
+  program.hook("preSubcommand", async (_program, sub) => {
+    if (sub.name() === "diagnose") dataset.choices((await import("../../steps/data/datasets/registry.ts")).DATASETS);
+  });
   program
     .command("diagnose")
     .description("shortcut exposure of a conversational dataset: how much BM25 over the history alone retrieves, per question type")
     .option("--conversations <file>", "conversations JSONL (one turn a line; README: Diagnosing a dataset)")
     .option("--collection <path>", "with --conversations: the passages (JSONL, TSV, a directory, gzip; as bm25 index)")
-    .addOption(new Option("--dataset <name>", "instead: a dataset cspipe reads").choices(["qrecc", "topiocqa", "orquac"]))
+    .addOption(dataset)
     .addOption(new Option("--data <source>", "with --dataset: the mini benchmark or the real release").choices(["mini", "real"]).default("mini"))
     .option("--split <name>", "split to diagnose (default: all for --conversations, the paper's evaluation split for --dataset)")
     .option("--cutoffs <list>", "recall and success cutoffs k, comma-separated", "10,100")

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { registerDiagnoseCommand } from "../../pipeline/commands/diagnose.ts";
+import { DATASETS } from "../../steps/data/datasets/registry.ts";
 import { parseConversations } from "../../steps/diagnose/conversations.ts";
 import { diagnose, type TurnMetrics } from "../../steps/diagnose/core.ts";
 import type { LineBatch } from "../../steps/files/hashed-lines.ts";
@@ -112,7 +113,8 @@ test("diagnose on the hand-made dataset: known exposure, report files, cached re
   assert.match(m.stdout, /^Shortcut exposure: missing\.jsonl\n\nWarning: 1 gold passage id is not in the collection \(e\.g\. tea_p9\); their turns cannot be solved by any form\.\n/);
 });
 
-test("usage errors: exactly one input, positive cutoffs", async () => {
+test("usage errors: exactly one input, positive cutoffs, a registered dataset", async () => {
+  await assert.rejects(cli(["--dataset", "msmarco"]), { message: `error: option '--dataset <name>' argument 'msmarco' is invalid. Allowed choices are ${DATASETS.join(", ")}.` });
   assert.match((await cli(["--conversations", conversations])).stderr, /--conversations and --collection go together/);
   assert.match((await cli(["--conversations", conversations, "--collection", passages, "--dataset", "qrecc"])).stderr, /give either --conversations with --collection, or --dataset/);
   const c = await cli(["--conversations", conversations, "--collection", passages, "--cutoffs", "0"]);

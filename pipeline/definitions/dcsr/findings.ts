@@ -16,6 +16,8 @@
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { checkFindingsStep } from "../../../steps/findings/steps.ts";
+import type { DatasetDescriptor } from "../../../steps/data/datasets/descriptor.ts";
+import { DATASET_DESCRIPTORS } from "../../../steps/data/datasets/registry.ts";
 import type { ClaimSpec, Operand } from "../../../steps/findings/claims.ts";
 import { evalSplit } from "../dense/models.ts";
 import { dcsrEvaluation } from "./graph.ts";
@@ -25,11 +27,15 @@ import { ablation, type DcsrDataset } from "./variants.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
-/** The datasets whose turns split into switch / no-switch, and their labels (OR-QuAC has no switch turns). */
-const SWITCH_GROUPS: Partial<Readonly<Record<DcsrDataset, { readonly switch: string; readonly noSwitch: string }>>> = {
-  qrecc: { switch: "switch", noSwitch: "no-switch" },
-  topiocqa: { switch: "topic-switch", noSwitch: "topic-continues" },
-};
+type SwitchGroups = { readonly switch: string; readonly noSwitch: string };
+
+/** The datasets whose turns split into switch / no-switch, and their labels: the descriptors with `switchTurns`. */
+export function switchGroupsOf<N extends string>(descriptors: readonly DatasetDescriptor<N>[]): Partial<Readonly<Record<N, SwitchGroups>>> {
+  return Object.fromEntries(descriptors.filter((d) => d.switchTurns).map((d) => [d.name, { switch: d.questionTypes.switch, noSwitch: d.questionTypes.noSwitch }])) as Partial<Record<N, SwitchGroups>>;
+}
+
+/** The registered datasets' (OR-QuAC has no switch turns, mini-nq no conversations). */
+export const SWITCH_GROUPS: Partial<Readonly<Record<DcsrDataset, SwitchGroups>>> = switchGroupsOf(DATASET_DESCRIPTORS);
 
 /** The findings step's inputs, collected while the claims are written. */
 class Inputs {

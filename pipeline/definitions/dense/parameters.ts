@@ -104,12 +104,12 @@ export function denseChecks(value: (path: string) => OverrideValue | undefined):
   const h = value("model.hidden_size");
   const a = value("model.num_attention_heads");
   if (typeof h === "number" && typeof a === "number" && h % a !== 0) out.push({ message: "θ0's hidden size must be a multiple of its attention heads", paths: ["model.hidden_size", "model.num_attention_heads"] });
-  for (const ds of ["qrecc", "topiocqa", "orquac", "nq"]) {
+  for (const ds of [...DATASETS, "nq"]) {
     const bm25 = value(`devPassages.${ds}.bm25`);
     const size = value(`devPassages.${ds}.size`);
     if (typeof bm25 === "number" && typeof size === "number" && bm25 > size) out.push({ message: "a dev collection cannot hold more BM25 negatives per query than passages in all", paths: [`devPassages.${ds}.bm25`, `devPassages.${ds}.size`] });
   }
-  for (const group of ["schedule.qrecc", "schedule.topiocqa", "schedule.orquac", "theta0"]) {
+  for (const group of [...DATASETS.map((d) => `schedule.${d}`), "theta0"]) {
     const patience = value(`${group}.patience`);
     if (value(`${group}.keepLast`) === true && typeof patience === "number" && patience > 0) {
       out.push({ message: "keepLast keeps the last epoch, so patience cannot stop the training early: set patience=0 or keepLast=false", paths: [`${group}.keepLast`, `${group}.patience`] });

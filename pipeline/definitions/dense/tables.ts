@@ -15,6 +15,7 @@ import { evaluation, setupOf, type DenseContext } from "./models.ts";
 import { denseContext, theta0VsBm25 } from "./base.ts";
 import { asReleased, ihn, mined, shortcut, type DprVariant, type MinedSource } from "./variants.ts";
 import { INPUT_FORM, type Profile } from "./setup.ts";
+import { descriptorOf } from "../../../steps/data/datasets/registry.ts";
 
 export interface DenseTargetContext extends TargetContext {
   readonly profile: Profile;
@@ -160,11 +161,12 @@ export function table3(ctx: DenseTargetContext): OutputRef<"table"> {
 
 // ---- Table 4: breakdown by question type on QReCC -----------------------------------------
 
-const QRECC_GROUPS = ["first", "switch", "no-switch"] as const;
+/** QReCC's question types in its labels' order (first, switch, no-switch: the dataset descriptor's). */
+const QRECC_GROUPS = descriptorOf("qrecc").questionTypeOrder;
 
 export function table4(ctx: DenseTargetContext): OutputRef<"table"> {
   const models = table2Models(world("qrecc", ctx));
-  const groups = [...QRECC_GROUPS, "all"] as const;
+  const groups = [...QRECC_GROUPS, "all"];
   const pct = { kind: "percent", digits: 1 } as const;
   const spec: TableSpec = {
     id: "table4",
@@ -307,7 +309,8 @@ function topiocqaPaperR5(i: number, I: number): { table: string; row: string; co
   return undefined;
 }
 
-const TOPIOCQA_GROUPS = ["first", "topic-continues", "topic-switch"] as const;
+/** TopiOCQA's question types in its type files' order (first, topic-continues, topic-switch: the dataset descriptor's). */
+const TOPIOCQA_GROUPS = descriptorOf("topiocqa").questionTypeOrder;
 
 /** Figure 3: TopiOCQA dev R@5 per iteration by question type. */
 export function figure3(ctx: DenseTargetContext): OutputRef<"figure"> {

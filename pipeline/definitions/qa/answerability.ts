@@ -21,14 +21,13 @@ import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { miniNq, qaSetupOf, references, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel, retrieverRun, retrieverSeed, type QaRetriever } from "./retrievers.ts";
-import { QA_DATASETS, QA_REFERENCES, type QaDataset } from "./setup.ts";
+import { QA_DATASETS, QA_REFERENCES, qaReferenceFile, type QaDataset } from "./setup.ts";
 import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
-/** The split measured, and the raw file holding its gold answers (TopiOCQA: with Additional_answers). */
+/** The split measured; the raw file holding its gold answers is the dataset descriptor's (TopiOCQA: with Additional_answers). */
 export const ANSWERABILITY_SPLIT = "dev";
-const DEV_REFERENCES: Readonly<Record<QaDataset, string>> = { qrecc: "scai-qrecc21-training-turns.json", topiocqa: QA_REFERENCES.topiocqa.file };
 
 /** The depths the readers read: the DPR reader's ranked passages and FiD's contexts. */
 export function readerDepths(ctx: DenseContext): { readonly dprReader: number; readonly fid: number } {
@@ -47,7 +46,7 @@ export function answerabilityOf(ctx: DenseContext, dataset: QaDataset, retriever
     return use(measureAnswerabilityDef("references"), {
       name: `measure-answerability.${tagOf(ctx)}-${dataset}.${retrieverId(ctx, dataset, retriever)}${rs === null ? "" : `.s${rs}`}.${split}`,
       params: { split, scoring: QA_REFERENCES[dataset].scoring, ks: ksOf(ctx), maxAnswerTokens: qaSetupOf(ctx).reader.maxAnswerLength[dataset] },
-      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, file: DEV_REFERENCES[dataset] }) },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, file: qaReferenceFile(dataset, split) }) },
     }).out.metrics;
   });
 }

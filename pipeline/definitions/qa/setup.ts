@@ -17,15 +17,23 @@
  * The "smoke" profile trains one epoch everywhere, on shorter inputs and answers (CI's table5-smoke).
  */
 import type { DataSource } from "../../engine/targets.ts";
-import type { DatasetName } from "../../../steps/data/schemas.ts";
+import type { QaFacts } from "../../../steps/data/datasets/descriptor.ts";
+import { DATASET_DESCRIPTORS, tableOf } from "../../../steps/data/datasets/registry.ts";
 import type { Profile } from "../dense/setup.ts";
 import { MINI_BERT, SMOKE_BERT, type MiniBert } from "../dense/setup.ts";
 import type { T5Config } from "../../../steps/pytrain/model-configs.ts";
 
-/** The datasets of Table 5 and the mini pre-training set. */
-export type QaDataset = Extract<DatasetName, "qrecc" | "topiocqa">;
-export const QA_DATASETS: readonly QaDataset[] = ["qrecc", "topiocqa"];
+/** The descriptors with end-to-end QA facts (descriptor.ts `qa`). */
+type QaDescriptor = Extract<(typeof DATASET_DESCRIPTORS)[number], { readonly qa: object }>;
+const QA_DESCRIPTORS: readonly QaDescriptor[] = DATASET_DESCRIPTORS.filter((d): d is QaDescriptor => "qa" in d);
+
+/** The datasets of Table 5 (those whose descriptor has QA facts), in registry order; with "nq", the mini pre-training set. */
+export type QaDataset = QaDescriptor["name"];
+export const QA_DATASETS: readonly QaDataset[] = QA_DESCRIPTORS.map((d) => d.name);
 type PerSet<T> = Readonly<Record<QaDataset | "nq", T>>;
+
+/** The readers' longest answer span: each QA dataset's own (descriptor.ts), DPR's 10 on mini-nq's short answers. */
+const MAX_ANSWER_TOKENS: PerSet<number> = { ...tableOf(QA_DESCRIPTORS, (d) => d.qa.maxAnswerTokens), nq: 10 };
 
 /** The mini DPR reader's pre-training on mini-nq. */
 export interface ReaderPretraining {
@@ -158,8 +166,8 @@ const MINI: QaSetup = {
     trainPassages: 20,
     passagesPerQuestion: 6,
     evalTopDocs: 10,
-    // QReCC answers are sentences (30 tokens, as the paper), TopiOCQA's short phrases.
-    maxAnswerLength: { qrecc: 30, topiocqa: 10, nq: 10 },
+    // QReCC answers are sentences (30 tokens, as the paper), TopiOCQA's short phrases: dataset facts, as on real data.
+    maxAnswerLength: MAX_ANSWER_TOKENS,
     lr: 3e-4,
     batch: 16,
     devQuestions: 150,
@@ -212,7 +220,7 @@ const REAL: QaSetup = {
     trainPassages: 100,
     passagesPerQuestion: 24,
     evalTopDocs: 50,
-    maxAnswerLength: { qrecc: 30, topiocqa: 10, nq: 10 },
+    maxAnswerLength: MAX_ANSWER_TOKENS,
     lr: 1e-5,
     batch: 16,
     devQuestions: 0,
@@ -227,8 +235,13 @@ export const QA_SETUPS: Readonly<Record<DataSource, Readonly<Record<Profile, QaS
   real: { paper: REAL, smoke: { ...REAL, reader: { ...REAL.reader, epochs: 1 }, fid: { ...REAL.fid, epochs: 1 } } },
 };
 
-/** How each dataset scores answers (steps/qa/scoring.ts) and the raw file its gold answers come from. */
-export const QA_REFERENCES: Readonly<Record<QaDataset, { readonly scoring: "qrecc" | "topiocqa"; readonly file: string }>> = {
-  qrecc: { scoring: "qrecc", file: "scai-qrecc21-test-turns.json" },
-  topiocqa: { scoring: "topiocqa", file: "topiocqa_dev.json" },
-};
+/** The raw file holding a QA dataset's gold answers of `split` (descriptor.ts `qa.references`); RangeError where it names none. */
+export function qaReferenceFile(dataset: QaDataset, split: string): string {
+  const qa: QaFacts = QA_DESCRIPTORS.find((d) => d.name === dataset)!.qa;
+  const file = qa.references[split];
+  if (file === undefined) throw new RangeError(`${dataset} names no reference file for split '${split}' (it has: ${Object.keys(qa.references).join(", ")})`);
+  return file;
+}
+
+/** How each dataset scores answers (steps/qa/scoring.ts) and the raw file its evaluation split's gold answers come from. */
+export const QA_REFERENCES = tableOf(QA_DESCRIPTORS, (d) => ({ scoring: d.qa.scoring, file: qaReferenceFile(d.name, d.evaluation.split) }));

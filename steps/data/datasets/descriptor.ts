@@ -3,13 +3,18 @@
  * they come from, its parsers, splits, evaluation, the dense models' input and BM25's defaults.
  * The per-dataset tables are derived from the registry of these records (registry.ts): the
  * layouts, raw assembly, collection formats, preprocessors and step records of steps/data, the
- * BM25 presets, and the definitions' preprocess params, evaluation setups, titles, input forms
- * and the DCSR table's names and groups. Adding a dataset is a module beside qrecc.ts plus one
- * line in the registry (the QA stage's and the findings' own tables still name datasets by hand).
+ * BM25 presets, and the definitions' preprocess params, evaluation setups, titles, input forms,
+ * question-type groups (tables, figures, DCSR's switch claims), the QA stage's datasets, scoring
+ * and reference files, and the `diagnose` command's dataset names. Adding a dataset is a module
+ * beside qrecc.ts plus one line in the registry. Tables inside a step's own code (evaluation's
+ * group order, DCSR's evidence readers, diagnose's type spellings) stay literal, so that a
+ * descriptor's edit re-keys no evaluation: test/data/datasets.test.ts holds them to the registry.
+ * The paper's claims (pipeline/definitions/findings.ts) still name their datasets by hand.
  */
 import type { Bm25Params } from "../../sparse/similarity.ts";
 import type { CollectionFormat } from "../preprocess/collection.ts";
 import type { Preprocessor } from "../preprocess/common.ts";
+import type { QaScoringName } from "../../qa/scoring.ts";
 import type { QuestionType } from "../schemas.ts";
 
 /** Where a dataset's native files sit inside a raw directory (basenames; the collection by pattern on the relative path). */
@@ -42,6 +47,24 @@ export interface RawPart {
 /** The conversational input a dense model reads: the full history X_t, or the questions Q_t only. */
 export type InputForm = "history" | "questions";
 
+/** End-to-end QA on a dataset (Table 5): how its answers are scored and where its gold answers are. */
+export interface QaFacts {
+  /** Its own evaluation script's rule (steps/qa/scoring.ts): QReCC's shared task, TopiOCQA's leave-one-out. */
+  readonly scoring: QaScoringName;
+  /**
+   * The raw turn file holding the gold answers of each split QA reads, by split: the evaluation
+   * split's (Table 5) and dev's (the answerability ceilings); a name in the raw turns directory
+   * as the release and the mini generator write it (QReCC's dev is cut out of its training file).
+   */
+  readonly references: Readonly<Record<string, string>>;
+  /**
+   * The longest answer span the extractive reader predicts, in word pieces: the paper's 30 on
+   * QReCC, whose answers are sentences, and DPR's 10 on TopiOCQA's short answers; the same on
+   * mini and real data (the readers' input lengths, which differ, are the QA setup's).
+   */
+  readonly maxAnswerTokens: number;
+}
+
 export interface DatasetDescriptor<N extends string = string> {
   /** The name in step names, `--set` paths and the tables' `dataset` column. */
   readonly name: N;
@@ -63,6 +86,18 @@ export interface DatasetDescriptor<N extends string = string> {
   readonly preprocessParams: Readonly<Record<string, unknown>>;
   /** The `question_type` values of its turns table for the first / switch / no-switch breakdown (preprocess/question-types.ts). */
   readonly questionTypes: { readonly first: QuestionType; readonly switch: QuestionType; readonly noSwitch: QuestionType };
+  /**
+   * The same three in the order its own labels list them, which the paper's tables and figures
+   * follow: QReCC's authors' labels file (first, switch, no-switch), TopiOCQA's type files (1st,
+   * tc, ts: first, topic-continues, topic-switch). Tables and figures by question type print this order.
+   */
+  readonly questionTypeOrder: readonly QuestionType[];
+  /**
+   * Whether its conversations move between passages, so that it has switch turns as well as
+   * no-switch ones and the switch claims apply: QReCC and TopiOCQA do; OR-QuAC's dialogs keep one
+   * gold block throughout (Qu et al. 2020; preprocess/orquac.ts), so every later turn is no-switch.
+   */
+  readonly switchTurns: boolean;
   /** The split and the metrics the paper reports on it. */
   readonly evaluation: { readonly split: string; readonly metrics: readonly string[] };
   /** Whether its passages carry titles (the dense models read them as a text pair). */
@@ -71,4 +106,6 @@ export interface DatasetDescriptor<N extends string = string> {
   readonly inputForm: InputForm;
   /** BM25's k1 and b: Pyserini's defaults for the dataset, as the paper used them. */
   readonly bm25: Bm25Params;
+  /** End-to-end QA (Table 5), where the paper reports it (QReCC, TopiOCQA; not OR-QuAC). */
+  readonly qa?: QaFacts;
 }

@@ -22,6 +22,9 @@ export const orquac = {
   preprocessParams: {},
   // computed from the gold passages of consecutive turns (the preprocess step's typeRule)
   questionTypes: { first: "first", switch: "switch", noSwitch: "no-switch" },
+  questionTypeOrder: ["first", "switch", "no-switch"],
+  // every turn of a dialog has the same gold block
+  switchTurns: false,
   evaluation: { split: "test", metrics: ["mrr", "recall@5"] },
   hasTitles: true,
   // Only the questions Q_t, as the paper.

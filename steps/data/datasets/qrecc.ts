@@ -30,8 +30,12 @@ export const qrecc = {
   // default) and the computed types are reported beside them.
   preprocessParams: { devConversations: 2000 },
   questionTypes: { first: "first", switch: "switch", noSwitch: "no-switch" },
+  questionTypeOrder: ["first", "switch", "no-switch"],
+  switchTurns: true,
   evaluation: { split: "test", metrics: ["mrr", "recall@10", "recall@100"] },
   hasTitles: false,
   inputForm: "history",
   bm25: { k1: 0.82, b: 0.68 },
+  // Truth_answer of the SCAI-QReCC-21 turn files (dev is cut out of the training file).
+  qa: { scoring: "qrecc", references: { test: "scai-qrecc21-test-turns.json", dev: "scai-qrecc21-training-turns.json" }, maxAnswerTokens: 30 },
 } as const satisfies DatasetDescriptor<"qrecc">;

@@ -17,8 +17,8 @@ export type DatasetName = (typeof DATASET_DESCRIPTORS)[number]["name"];
 export const DATASETS: readonly DatasetName[] = DATASET_DESCRIPTORS.map((d) => d.name);
 
 /** A table keyed by the names of `descriptors`, one value per descriptor (`pick` of it). */
-export function tableOf<N extends string, T>(descriptors: readonly DatasetDescriptor<N>[], pick: (d: DatasetDescriptor<N>) => T): Readonly<Record<N, T>> {
-  return Object.fromEntries(descriptors.map((d) => [d.name, pick(d)])) as Record<N, T>;
+export function tableOf<D extends DatasetDescriptor, T>(descriptors: readonly D[], pick: (d: D) => T): Readonly<Record<D["name"], T>> {
+  return Object.fromEntries(descriptors.map((d) => [d.name, pick(d)])) as Record<D["name"], T>;
 }
 
 /** A table keyed by every registered dataset. */

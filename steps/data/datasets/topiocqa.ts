@@ -21,8 +21,12 @@ export const topiocqa = {
   preprocessParams: {},
   // computed from the gold article: topic-switch when it differs from the previous turn's
   questionTypes: { first: "first", switch: "topic-switch", noSwitch: "topic-continues" },
+  questionTypeOrder: ["first", "topic-continues", "topic-switch"],
+  switchTurns: true,
   evaluation: { split: "dev", metrics: ["mrr", "recall@5", "recall@20", "recall@100"] },
   hasTitles: true,
   inputForm: "history",
   bm25: { k1: 0.9, b: 0.4 },
+  // Answer + Additional_answers of the raw turn file (the all_history files keep one answer per turn).
+  qa: { scoring: "topiocqa", references: { dev: "topiocqa_dev.json" }, maxAnswerTokens: 10 },
 } as const satisfies DatasetDescriptor<"topiocqa">;
