@@ -90,7 +90,9 @@ export interface DenseSetup {
    * Dev Recall@5 after every `devEvalEvery`-th epoch and the last. Mini: 5. The mini trainings
    * keep their last epoch, so the per-epoch dev score only draws the curve, and scoring every
    * epoch cost about a fifth of a training's time (2026-11-29: ~20 of 60-130 s per DPR training,
-   * measured from the trainings' metrics.jsonl). Real: 1 (DPR's best epoch needs every epoch scored).
+   * measured from the trainings' metrics.jsonl). Measured after the change (cold default runs of
+   * c8504f7 and d780727): the 34 trainings took 2,792 s instead of 3,457 s, with byte-identical
+   * weights (scripts/compare-models.ts). Real: 1 (DPR's best epoch needs every epoch scored).
    */
   readonly devEvalEvery: number;
   /** Index shards (separately cached encode/index steps). */
