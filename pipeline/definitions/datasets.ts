@@ -97,7 +97,7 @@ export function lockedFiles(entryName: string): OutputRef<"fetched"> {
 /** One raw directory of a real release (collection, or the turns of some file splits): its lock entries fetched, then assembled. */
 export function realRaw(dataset: DatasetName, scope: RawScope) {
   const inputs = Object.fromEntries(rawEntries(dataset, scope).map((e) => [e, lockedFiles(e)]));
-  const name = scope.part === "collection" ? `assemble-raw-${dataset}-collection` : `assemble-raw-${dataset}-turns.${[...scope.fileSplits].sort().join("+")}`;
+  const name = scope.part === "collection" ? `assemble-raw-${dataset}-collection` : `assemble-raw-${dataset}-turns.${[...scope.fileSplits].sort().join("+")}${scope.withAnswers === true ? "+answers" : ""}`;
   return use(assembleRawStep(dataset, scope), { name, inputs }).out.raw;
 }
 

@@ -13,7 +13,7 @@ import { FETCHED_KIND } from "./fetch/steps.ts";
 import type { DatasetName } from "./schemas.ts";
 
 function scopeId(scope: RawScope): string {
-  return scope.part === "collection" ? "collection" : `turns-${[...scope.fileSplits].sort().join("-")}`;
+  return scope.part === "collection" ? "collection" : `turns-${[...scope.fileSplits].sort().join("-")}${scope.withAnswers === true ? "-answers" : ""}`;
 }
 
 function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
@@ -23,7 +23,7 @@ function assembleRawDef<D extends DatasetName>(dataset: D, scope: RawScope) {
     id: `assemble-raw-${dataset}-${scopeId(scope)}`,
     version: 2,
     source: import.meta.url,
-    description: `Lay out the fetched ${dataset} release files (${scope.part === "collection" ? "collection" : `turns of ${scope.fileSplits.join(", ")}`}) as the preprocessing steps read them.`,
+    description: `Lay out the fetched ${dataset} release files (${scope.part === "collection" ? "collection" : `turns of ${scope.fileSplits.join(", ")}${scope.withAnswers === true ? " with their answers" : ""}`}) as the preprocessing steps read them.`,
     params: z.object({}).strict(),
     inputs,
     outputs: { raw: dir(`raw:${dataset}` as const, "raw") },

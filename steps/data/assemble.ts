@@ -30,12 +30,14 @@ export type { RawPart } from "./datasets/descriptor.ts";
 /** Which lock entries make up each dataset's raw directory: each descriptor's `rawParts`. */
 export const RAW_ASSEMBLY: Readonly<Record<DatasetName, readonly RawPart[]>> = perDataset((d) => d.rawParts);
 
-/** What one raw directory holds: the collection, or the turns of these file splits. */
-export type RawScope = { readonly part: "collection" } | { readonly part: "turns"; readonly fileSplits: readonly string[] };
+/** What one raw directory holds: the collection, or the turns of these file splits (with their answers' files: QA's references). */
+export type RawScope = { readonly part: "collection" } | { readonly part: "turns"; readonly fileSplits: readonly string[]; readonly withAnswers?: boolean };
 
 /** The parts of one raw directory. */
 export function rawParts(dataset: DatasetName, scope: RawScope): RawPart[] {
-  return RAW_ASSEMBLY[dataset].filter((p) => p.part === scope.part && (scope.part === "collection" || p.splits === undefined || p.splits.some((s) => scope.fileSplits.includes(s))));
+  if (scope.part === "collection") return RAW_ASSEMBLY[dataset].filter((p) => p.part === "collection");
+  const parts = scope.withAnswers === true ? ["turns", "answers"] : ["turns"];
+  return RAW_ASSEMBLY[dataset].filter((p) => parts.includes(p.part) && (p.splits === undefined || p.splits.some((s) => scope.fileSplits.includes(s))));
 }
 
 /** The lock entries a raw directory is assembled from (sorted, unique); every scope's when none is given. */

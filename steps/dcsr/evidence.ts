@@ -9,9 +9,9 @@
  *    answer text, then its token F1;
  *  - NQ-style questions (mini-nq): the sentences that contain the answer, as DCSR labels NQ.
  */
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { relative } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
+import { filesNamed } from "../lib/find-files.ts";
 import { asObject, loadRecords, optString, reqId, reqInt } from "../data/formats/records.ts";
 import { topiocqaQid } from "../data/formats/topiocqa.ts";
 import type { Evidence, LocateMethod } from "./answer-sentences.ts";
@@ -34,15 +34,7 @@ export type RawEvidence = Map<string, Omit<Evidence, "answer"> & { answer?: stri
 type RawReader = ((root: string, split: string) => RawEvidence) | null;
 
 function findFile(root: string, names: readonly string[]): string | undefined {
-  const hits: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (names.includes(name)) hits.push(p);
-    }
-  };
-  walk(root);
+  const hits = filesNamed(root, names);
   if (hits.length > 1) throw new InputError(`${hits.length} evidence files: ${hits.map((h) => relative(root, h)).join(", ")}`, { file: root, fix: `keep one of ${names.join(", ")}` });
   return hits[0];
 }

@@ -7,13 +7,14 @@
  *   retrieval evaluation's shape, so the table renderer reads `em` and `f1` like `recall@10`).
  * The DPR reader's steps are in dpr_reader/steps.ts, FiD's in fid/steps.ts.
  */
-import { readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, file } from "../../pipeline/engine/step.ts";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
+import { filesNamed } from "../lib/find-files.ts";
 import { readParquetRows } from "../lib/parquet.ts";
 import type { PassageRow, TurnRow } from "../data/schemas.ts";
 import { readRunParquet } from "../eval/run-table.ts";
@@ -73,18 +74,11 @@ export const buildReaderData = defineStep({
   },
 });
 
-function findFile(root: string, name: string): string {
-  const hits: string[] = [];
-  const walk = (d: string): void => {
-    for (const n of readdirSync(d).sort()) {
-      const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (n === name) hits.push(p);
-    }
-  };
-  if (statSync(root).isFile()) return root;
-  walk(root);
-  if (hits.length !== 1) throw new InputError(`${hits.length} files named ${name}`, { file: root, fix: "place exactly one copy of the dataset's file there" });
+/** The one file under `root` with one of `names` (a release's names for the same file). */
+function findFile(root: string, names: readonly string[]): string {
+  const hits = filesNamed(root, names);
+  const named = names.join(" or ");
+  if (hits.length !== 1) throw new InputError(`${hits.length} files named ${named}${hits.length > 1 ? `: ${hits.map((h) => relative(root, h)).join(", ")}` : ""}`, { file: root, fix: "place exactly one copy of the dataset's file there" });
   return hits[0]!;
 }
 
@@ -95,16 +89,17 @@ export function extractReferencesDef<K extends string>(kind: K) {
     version: 1,
     source: import.meta.url,
     description: "Gold answers of a split from the dataset's own turn file (SCAI Truth_answer, TopiOCQA Answer + Additional_answers).",
-    params: z.object({ file: z.string().min(1) }).strict(),
+    /** The names the file of gold answers may have (exactly one must be in the raw directory). */
+    params: z.object({ files: z.array(z.string().min(1)).min(1) }).strict(),
     inputs: { raw: kind },
     outputs: { references: file("qa:references", "references.jsonl") },
     runtime: {
       type: "in-process",
       async run(ctx) {
-        const path = findFile(ctx.inputs.raw, ctx.params.file);
+        const path = findFile(ctx.inputs.raw, ctx.params.files);
         const { format, references } = readReferences(path);
         await writeJsonLines(ctx.outputs.references, references.map((r) => ({ qid: r.qid, answers: r.answers, format })));
-        ctx.log(`${references.length} references (${format}) from ${ctx.params.file}`);
+        ctx.log(`${references.length} references (${format}) from ${relative(ctx.inputs.raw, path) || path}`);
       },
     },
   });

@@ -16,7 +16,7 @@ import { HAS_TITLES, INPUT_FORM } from "../../pipeline/definitions/dense/setup.t
 import { NAMES } from "../../pipeline/definitions/dcsr/tables.ts";
 import { SWITCH_GROUPS, switchGroupsOf } from "../../pipeline/definitions/dcsr/findings.ts";
 import { table1Bm25Spec } from "../../pipeline/definitions/lexical.ts";
-import { QA_DATASETS, QA_REFERENCES, QA_SETUPS, qaReferenceFile } from "../../pipeline/definitions/qa/setup.ts";
+import { QA_DATASETS, QA_REFERENCES, QA_SETUPS, qaReferenceFiles } from "../../pipeline/definitions/qa/setup.ts";
 import { QUESTION_TYPE_ORDER } from "../../steps/eval/outputs.ts";
 import { diagnosisType } from "../../steps/diagnose/conversations.ts";
 import { EVIDENCE_DATASETS } from "../../steps/dcsr/evidence.ts";
@@ -53,9 +53,9 @@ test("the tables carry each descriptor's values and the step defs its name", () 
 test("the QA stage's datasets, scoring, reference files and answer lengths come from the descriptors with QA facts", () => {
   assert.deepEqual(QA_DATASETS, DATASET_DESCRIPTORS.filter((d) => "qa" in d).map((d) => d.name));
   assert.deepEqual(QA_DATASETS, ["qrecc", "topiocqa"]);
-  assert.deepEqual(QA_REFERENCES, { qrecc: { scoring: "qrecc", file: "scai-qrecc21-test-turns.json" }, topiocqa: { scoring: "topiocqa", file: "topiocqa_dev.json" } });
-  assert.deepEqual([qaReferenceFile("qrecc", "dev"), qaReferenceFile("topiocqa", "dev")], ["scai-qrecc21-training-turns.json", "topiocqa_dev.json"]);
-  assert.throws(() => qaReferenceFile("topiocqa", "test"), /topiocqa names no reference file for split 'test' \(it has: dev\)/);
+  assert.deepEqual(QA_REFERENCES, { qrecc: { scoring: "qrecc", files: ["scai-qrecc21-test-turns.json"] }, topiocqa: { scoring: "topiocqa", files: ["topiocqa_dev.json", "topiocqa_valid.jsonl"] } });
+  assert.deepEqual([qaReferenceFiles("qrecc", "dev"), qaReferenceFiles("topiocqa", "dev")], [["scai-qrecc21-training-turns.json"], ["topiocqa_dev.json", "topiocqa_valid.jsonl"]]);
+  assert.throws(() => qaReferenceFiles("topiocqa", "test"), /topiocqa names no reference file for split 'test' \(it has: dev\)/);
   // The paper's 30 on QReCC and 10 elsewhere, whatever the data source and profile; mini-nq's 10 is the setup's.
   for (const profiles of Object.values(QA_SETUPS)) for (const q of Object.values(profiles)) assert.deepEqual(q.reader.maxAnswerLength, { qrecc: 30, topiocqa: 10, nq: 10 });
 });

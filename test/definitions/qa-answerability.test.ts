@@ -32,7 +32,7 @@ test("the ceilings target measures each dataset's dev split under the runs the r
   const q = answerabilityOf(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 3).bm25).step;
   assert.equal(q, answerabilityOf(MINI, "qrecc", paperRetrievers(MINI, "qrecc", 1).bm25).step, "BM25 has no seed");
   assert.deepEqual(params(q), { split: "dev", scoring: "qrecc", ks: [3, 10], maxAnswerTokens: 30 });
-  assert.deepEqual(params(producer(q, "references")), { file: "scai-qrecc21-training-turns.json" });
+  assert.deepEqual(params(producer(q, "references")), { files: ["scai-qrecc21-training-turns.json"] });
   // The table rides along with Table 5; report-full lists its section.
   assert.ok(targets.get("table5")!.steps({ data: "mini" }).some((s) => s.name === "render-table5-ceilings"));
   assert.equal(qaCeilingsSection("paper").build({ data: "mini" }).step.name, "render-table5-ceilings");

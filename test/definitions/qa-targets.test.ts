@@ -48,6 +48,12 @@ test("on real data the readers start from the locked bert-base-uncased and t5-ba
     const [weights, config] = s.def.id === "train-fid" ? ["t5-base", "t5-base-config"] : ["bert-base-uncased", "bert-base-uncased-config"];
     assert.deepEqual([fetched(init, "weights"), fetched(init, "config")], [`fetch-dataset.${weights}`, `fetch-dataset.${config}`]);
   }
+  // Gold answers come from each release's own turn file: TopiOCQA's dev from the Hugging Face copy (Answer + Additional_answers).
+  const refs = g.order.filter((s) => s.def.id === "extract-qa-references");
+  const topiocqa = refs.find((s) => s.name === "extract-qa-references.real-topiocqa.dev")!;
+  assert.deepEqual(params(topiocqa), { files: ["topiocqa_dev.json", "topiocqa_valid.jsonl"] });
+  assert.ok(Object.keys(producer(topiocqa, "raw").inputs).includes("topiocqa-turns-dev"), "the raw dev turns hold the release's topiocqa_valid.jsonl");
+  assert.deepEqual(params(refs.find((s) => s.name === "extract-qa-references.real-qrecc.test")!), { files: ["scai-qrecc21-test-turns.json"] });
   const spm = g.order.find((s) => s.def.id === "import-spiece-model")!;
   assert.equal(fetched(spm, "files"), "fetch-dataset.t5-base-spiece");
   assert.ok(!g.order.some((s) => s.def.id === "train-sentencepiece"));

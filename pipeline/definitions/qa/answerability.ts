@@ -21,7 +21,7 @@ import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { miniNq, qaSetupOf, references, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel, retrieverRun, retrieverSeed, type QaRetriever } from "./retrievers.ts";
-import { QA_DATASETS, QA_REFERENCES, qaReferenceFile, type QaDataset } from "./setup.ts";
+import { QA_DATASETS, QA_REFERENCES, qaReferenceFiles, type QaDataset } from "./setup.ts";
 import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
 type Metrics = OutputRef<"json:metrics">;
@@ -46,7 +46,7 @@ export function answerabilityOf(ctx: DenseContext, dataset: QaDataset, retriever
     return use(measureAnswerabilityDef("references"), {
       name: `measure-answerability.${tagOf(ctx)}-${dataset}.${retrieverId(ctx, dataset, retriever)}${rs === null ? "" : `.s${rs}`}.${split}`,
       params: { split, scoring: QA_REFERENCES[dataset].scoring, ks: ksOf(ctx), maxAnswerTokens: qaSetupOf(ctx).reader.maxAnswerLength[dataset] },
-      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, file: qaReferenceFile(dataset, split) }) },
+      inputs: { run: retrieverRun(ctx, dataset, retriever, split), turns: t.turns, passages: t.passages, references: references(ctx.data, dataset, { split, files: qaReferenceFiles(dataset, split) }) },
     }).out.metrics;
   });
 }

@@ -270,16 +270,16 @@ type RawKind = `raw:${QaDataset}`;
  * The gold answers of the evaluation split, from the dataset's own turn file (as `evaluate-qa` reads it);
  * `of` names another split and the raw file holding it (answerability reads dev).
  */
-export function references(data: DataSource, dataset: QaDataset, of?: { readonly split: string; readonly file: string }): OutputRef<"qa:references"> {
+export function references(data: DataSource, dataset: QaDataset, of?: { readonly split: string; readonly files: readonly string[] }): OutputRef<"qa:references"> {
   return memo(["qa-references", data, dataset, of ?? null], () => {
     const split = of?.split ?? evalSplit(dataset);
     const raw = (
       data === "mini"
         ? use(generateMini[dataset] as (typeof generateMini)["qrecc"], { name: `generate-mini-${dataset}`, params: {}, inputs: {} }).out.raw
-        : realRaw(dataset, { part: "turns", fileSplits: fileSplitsFor(dataset, [split]) })
+        : realRaw(dataset, { part: "turns", fileSplits: fileSplitsFor(dataset, [split]), withAnswers: true })
     ) as OutputRef<RawKind>;
-    const file = of?.file ?? QA_REFERENCES[dataset].file;
-    return use(extractReferencesDef<RawKind>(`raw:${dataset}`), { name: `extract-qa-references.${data}-${dataset}.${split}`, params: { file }, inputs: { raw } }).out.references;
+    const files = [...(of?.files ?? QA_REFERENCES[dataset].files)];
+    return use(extractReferencesDef<RawKind>(`raw:${dataset}`), { name: `extract-qa-references.${data}-${dataset}.${split}`, params: { files }, inputs: { raw } }).out.references;
   });
 }
 

@@ -235,13 +235,13 @@ export const QA_SETUPS: Readonly<Record<DataSource, Readonly<Record<Profile, QaS
   real: { paper: REAL, smoke: { ...REAL, reader: { ...REAL.reader, epochs: 1 }, fid: { ...REAL.fid, epochs: 1 } } },
 };
 
-/** The raw file holding a QA dataset's gold answers of `split` (descriptor.ts `qa.references`); RangeError where it names none. */
-export function qaReferenceFile(dataset: QaDataset, split: string): string {
+/** The names of the raw file holding a QA dataset's gold answers of `split` (descriptor.ts `qa.references`); RangeError where it names none. */
+export function qaReferenceFiles(dataset: QaDataset, split: string): readonly string[] {
   const qa: QaFacts = QA_DESCRIPTORS.find((d) => d.name === dataset)!.qa;
-  const file = qa.references[split];
-  if (file === undefined) throw new RangeError(`${dataset} names no reference file for split '${split}' (it has: ${Object.keys(qa.references).join(", ")})`);
-  return file;
+  const files = qa.references[split];
+  if (files === undefined) throw new RangeError(`${dataset} names no reference file for split '${split}' (it has: ${Object.keys(qa.references).join(", ")})`);
+  return files;
 }
 
 /** How each dataset scores answers (steps/qa/scoring.ts) and the raw file its evaluation split's gold answers come from. */
-export const QA_REFERENCES = tableOf(QA_DESCRIPTORS, (d) => ({ scoring: d.qa.scoring, file: qaReferenceFile(d.name, d.evaluation.split) }));
+export const QA_REFERENCES = tableOf(QA_DESCRIPTORS, (d) => ({ scoring: d.qa.scoring, files: qaReferenceFiles(d.name, d.evaluation.split) }));

@@ -38,9 +38,13 @@ export interface RawPart {
   readonly from: string;
   /** Path inside the raw directory (a name the dataset's `layout` finds). */
   readonly to: string;
-  /** Which raw directory it belongs to: the collection's, or the turns' (qrels and labels included). */
-  readonly part: "collection" | "turns";
-  /** Turns parts: the file splits (`layout.turns`) that read it; absent = every split. */
+  /**
+   * Which raw directory it belongs to: the collection's, the turns' (qrels and labels included),
+   * or the answers': turn files only end-to-end QA reads (gold answers), placed beside the turns
+   * of their split in the raw directory of the QA references, so that other targets need not fetch them.
+   */
+  readonly part: "collection" | "turns" | "answers";
+  /** Turns and answers parts: the file splits (`layout.turns`) that read it; absent = every split. */
   readonly splits?: readonly string[];
 }
 
@@ -53,10 +57,12 @@ export interface QaFacts {
   readonly scoring: QaScoringName;
   /**
    * The raw turn file holding the gold answers of each split QA reads, by split: the evaluation
-   * split's (Table 5) and dev's (the answerability ceilings); a name in the raw turns directory
-   * as the release and the mini generator write it (QReCC's dev is cut out of its training file).
+   * split's (Table 5) and dev's (the answerability ceilings). Its names in the raw turns directory,
+   * as the releases and the mini generator write it: exactly one of them must be there (TopiOCQA's
+   * dev is `topiocqa_dev.json` in the original release and the mini, `topiocqa_valid.jsonl` in the
+   * Hugging Face copy datasets.lock fetches). QReCC's dev is cut out of its training file.
    */
-  readonly references: Readonly<Record<string, string>>;
+  readonly references: Readonly<Record<string, readonly string[]>>;
   /**
    * The longest answer span the extractive reader predicts, in word pieces: the paper's 30 on
    * QReCC, whose answers are sentences, and DPR's 10 on TopiOCQA's short answers; the same on

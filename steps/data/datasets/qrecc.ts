@@ -37,5 +37,5 @@ export const qrecc = {
   inputForm: "history",
   bm25: { k1: 0.82, b: 0.68 },
   // Truth_answer of the SCAI-QReCC-21 turn files (dev is cut out of the training file).
-  qa: { scoring: "qrecc", references: { test: "scai-qrecc21-test-turns.json", dev: "scai-qrecc21-training-turns.json" }, maxAnswerTokens: 30 },
+  qa: { scoring: "qrecc", references: { test: ["scai-qrecc21-test-turns.json"], dev: ["scai-qrecc21-training-turns.json"] }, maxAnswerTokens: 30 },
 } as const satisfies DatasetDescriptor<"qrecc">;

@@ -14,6 +14,8 @@ export const topiocqa = {
     // the DPR-style AllHistory files carry the gold passages (download_data.py's data/retriever/...)
     { entry: "topiocqa-all-history-train", from: "topiocqa_all_history_retriever_train.json", to: "data/retriever/all_history/train.json", part: "turns", splits: ["train"] },
     { entry: "topiocqa-all-history-dev", from: "topiocqa_all_history_retriever_dev.json", to: "data/retriever/all_history/dev.json", part: "turns", splits: ["dev"] },
+    // Answer + Additional_answers of the dev turns, for end-to-end QA (the all_history files keep one answer)
+    { entry: "topiocqa-turns-dev", from: "topiocqa_valid.jsonl", to: "topiocqa_valid.jsonl", part: "answers", splits: ["dev"] },
     { entry: "topiocqa-wiki-segments", from: "full_wiki_segments.tsv", to: "data/wikipedia_split/full_wiki_segments.tsv", part: "collection" },
   ],
   collectionFormat: "topiocqa-tsv",
@@ -28,5 +30,5 @@ export const topiocqa = {
   inputForm: "history",
   bm25: { k1: 0.9, b: 0.4 },
   // Answer + Additional_answers of the raw turn file (the all_history files keep one answer per turn).
-  qa: { scoring: "topiocqa", references: { dev: "topiocqa_dev.json" }, maxAnswerTokens: 10 },
+  qa: { scoring: "topiocqa", references: { dev: ["topiocqa_dev.json", "topiocqa_valid.jsonl"] }, maxAnswerTokens: 10 },
 } as const satisfies DatasetDescriptor<"topiocqa">;
