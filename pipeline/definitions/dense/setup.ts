@@ -28,9 +28,11 @@ export type Profile = "paper" | "smoke";
  * (`claimSeeds`, e.g. `--set claimSeeds.hard-negatives-help-orquac=1,2,3,4,5`). They are the two
  * whose 3-seed verdict moved when the whole default run was computed with other BLAS kernels
  * (README "Verdicts under a perturbation"): the means agreed to 0.01 and the sample sd of three
- * values moved 2.5-5x. Five seeds did not settle them (2026-11-29: the same two verdicts differ
- * between the kernel sets with five seeds each, means again within 0.01), and cost ~1,000 CPU-s per
- * run, so the default keeps three and says these two claims are not settled on mini.
+ * values moved 2.5-5x. Five seeds did not settle them (2026-11-29, best epoch kept: both verdicts
+ * still differed between the kernel sets, means again within 0.01; last epoch kept: the switch-turn
+ * verdicts agree at five seeds, the pinned one by 0.0005, and OR-QuAC's still differ, by 0.0003),
+ * and cost ~1,000 CPU-s per run, so the default keeps three and says these two claims are not
+ * settled on mini.
  */
 export const SEED_HUNGRY_CLAIMS = ["shortcut-collapses-on-switch", "hard-negatives-help-orquac"] as const;
 export type SeedHungryClaim = (typeof SEED_HUNGRY_CLAIMS)[number];
