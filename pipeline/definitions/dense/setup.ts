@@ -137,7 +137,9 @@ export interface DenseSetup {
  *             295 dev questions, so +-2.8 points of sampling noise: the cheapest of the three best)
  *   TopiOCQA  12 epochs at lr 8e-4: 0.409 (12 at 4e-4: 0.368; 24 at 2e-4: 0.337; 12 at 2e-4: 0.279)
  *   OR-QuAC   10 epochs at lr 2e-4: 0.716 (20 at 2e-4: 0.732, within the +-1.8 points of 600 dev
- *             questions at twice the time; 10 at 4e-4: 0.687)
+ *             questions at twice the time; 10 at 4e-4: 0.687). Rechecked 2026-11-29 with the last
+ *             epoch kept, seeds 1-3: IBN at 20 epochs 0.677 / 0.679 / 0.729 against 0.737 / 0.729 /
+ *             0.750 at 10 (IHN-2 seed 2: 0.676 against 0.687): longer does not help.
  * The last IHN iteration trains as long as the others (the paper's 4x longer last iteration
  * would not fit the budget).
  */
