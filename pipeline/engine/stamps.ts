@@ -18,6 +18,11 @@
  * hashing, so only a program still writing into its outputs after it finished could change
  * them unseen, within one clock tick of its last write (and --verify would still see it).
  *
+ * Seals: the stamp file also records each output's digest and file count as composed from the
+ * recorded digests (at publish, or by a check that found the entry intact). A directory output whose
+ * files are exactly those, each unchanged under a trusted stamp, has that digest: its canonical list
+ * of file digests is not hashed again on every check (`dirOutput`).
+ *
  * `full` (--verify, `doctor --content`) ignores stamps and re-hashes everything.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
