@@ -57,6 +57,7 @@ export class Project {
   readonly scanner: SourceScanner;
   readonly data: DataSource;
   private local: LocalExecutor | undefined;
+  private readonly native = new Map<string, Json>();
 
   constructor(options: ProjectOptions) {
     this.root = options.root;
@@ -80,9 +81,23 @@ export class Project {
     const exec = typeof executor === "string" ? undefined : executor;
     const numerics = (step: AnyStep, packages: readonly string[]): Json => {
       const rt = step.def.runtime;
-      return rt.type === "container" ? (exec ?? this.localExecutor()).numerics(effectiveRuntime({ ...step, def: { ...step.def, runtime: rt } }), settings) : nativeNumerics(packages);
+      return rt.type === "container" ? (exec ?? this.localExecutor()).numerics(effectiveRuntime({ ...step, def: { ...step.def, runtime: rt } }), settings) : this.nativeNumerics(packages);
     };
     return { scanner: this.scanner, lock: this.lock, env: this.env, executor: exec?.name ?? (executor as string), numerics, ...(datasets !== undefined ? { datasets } : {}) };
+  }
+
+  /**
+   * nativeNumerics by package list, asked once per command: it looks for onnxruntime's CUDA
+   * provider and an NVIDIA device on disk, and the default target has 230 steps that load onnxruntime.
+   */
+  private nativeNumerics(packages: readonly string[]): Json {
+    const asked = packages.join("\0");
+    let answer = this.native.get(asked);
+    if (answer === undefined) {
+      answer = nativeNumerics(packages);
+      this.native.set(asked, answer);
+    }
+    return answer;
   }
 
   /** The local executor of this project (its interpreter answers remembered under .cspipe/probes). */

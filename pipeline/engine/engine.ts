@@ -17,7 +17,7 @@
  */
 import type { AnyStep, RunSettings } from "./step.ts";
 import type { Graph } from "./graph.ts";
-import { producerOf } from "./graph.ts";
+import { producerCounts, producerOf } from "./graph.ts";
 import type { Entry, RunAbout, Store } from "./store.ts";
 import type { Executor } from "./executor.ts";
 import type { EventSink } from "./events.ts";
@@ -31,7 +31,7 @@ import { dropHeldLeasesSync } from "./lease.ts";
 import { claimer, recordRunOutcome } from "./run-record.ts";
 import { storeIoProblem } from "./store-errors.ts";
 import { DevicePool, devicesWanted } from "./devices.ts";
-import { inputNames, wiredInputs } from "./wiring.ts";
+import { wiredInputs } from "./wiring.ts";
 
 import { plannedKey, type Planned } from "./plan.ts";
 
@@ -143,7 +143,7 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
   // without one (cached, skipped, failed). Grants wait while any step is on its way, so a
   // step still reading its manifest is never overtaken by one that read faster; in
   // particular a finishing step's slot goes to the best of the consumers it made ready.
-  const inGraph = new Set(graph.order);
+  const { waitingOn, feeds } = producerCounts(graph);
   const settled = new Set<AnyStep>();
   const onTheWay = new Set<AnyStep>();
   const arrived = new Set<AnyStep>();
@@ -162,10 +162,13 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
     }
   };
   const settle = (s: AnyStep) => {
+    if (settled.has(s)) return;
     settled.add(s);
     arrive(s);
-    for (const c of graph.consumers.get(s) ?? []) {
-      if (inGraph.has(c) && inputNames(c).every((i) => settled.has(producerOf(graph, c, i)))) depart(c);
+    for (const c of feeds.get(s) ?? []) {
+      const left = waitingOn.get(c)! - 1;
+      waitingOn.set(c, left);
+      if (left === 0) depart(c);
     }
   };
 

@@ -23,7 +23,7 @@
  *             name is not in the key: two executors that compute with the same numerics share
  *             entries, two machines that would compute other bytes never do.
  */
-import { canonicalHash, canonicalJson, type Json } from "./canonical.ts";
+import { canonicalJson, sha256Hex, type Json } from "./canonical.ts";
 
 export const FINGERPRINT_SCHEMA = 2;
 
@@ -40,8 +40,32 @@ export interface Fingerprint {
   readonly numerics: Json;
 }
 
+/** Canonical JSON of frozen fingerprint components (a module's source closure, shared by its steps' fingerprints). */
+const frozenParts = new WeakMap<object, string>();
+
+function partJson(v: unknown): string {
+  if (typeof v !== "object" || v === null || !Object.isFrozen(v)) return canonicalJson(v);
+  let json = frozenParts.get(v);
+  if (json === undefined) {
+    json = canonicalJson(v);
+    frozenParts.set(v, json);
+  }
+  return json;
+}
+
+/**
+ * sha256 of the fingerprint's canonical JSON (canonicalHash(fp), byte for byte: its fields are
+ * plain names, sorted, none undefined), composed field by field so that a frozen component's JSON
+ * is made once per process: the sources records were most of the ~1.8 MB a plan of the default
+ * target serialised. Frozen records are flat (sources.ts), so a shallow freeze is enough.
+ */
 export function cacheKey(fp: Fingerprint): string {
-  return canonicalHash(fp);
+  const record = fp as unknown as Record<string, unknown>;
+  const fields = Object.keys(record)
+    .sort()
+    .filter((k) => record[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${partJson(record[k])}`);
+  return sha256Hex(`{${fields.join(",")}}`);
 }
 
 /** Human-readable reasons why `current` differs from `previous`, most fundamental first. */

@@ -18,6 +18,11 @@
  * hashing, so only a program still writing into its outputs after it finished could change
  * them unseen, within one clock tick of its last write (and --verify would still see it).
  *
+ * Seals: the stamp file also records each output's digest and file count as composed from the
+ * recorded digests (at publish, or by a check that found the entry intact). A directory output whose
+ * files are exactly those, each unchanged under a trusted stamp, has that digest: its canonical list
+ * of file digests is not hashed again on every check (`dirOutput`).
+ *
  * `full` (--verify, `doctor --content`) ignores stamps and re-hashes everything.
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, type BigIntStats } from "node:fs";
@@ -40,10 +45,23 @@ interface FileStamp extends StatStamp {
   readonly published?: boolean;
 }
 
+/** An output's digest and the number of its files, as composed from the digests recorded in `files`. */
+interface OutputSeal {
+  readonly digest: string;
+  readonly files: number;
+}
+
 interface StampFile {
   readonly schema: 1;
   /** "<output>" for a file output, "<output>/<relative path>" for the files of a directory output. */
   readonly files: Record<string, FileStamp>;
+  /**
+   * Per output, the digest its files' recorded digests were found to compose (when the entry was
+   * published, or by a check that found it intact) and how many files it had. While each of those
+   * files is still there under its stamp and there are no others, a directory's digest is that one:
+   * not recomputed from the list of its files (see `check`). Absent in stamp files of older versions.
+   */
+  readonly outputs?: Record<string, OutputSeal>;
 }
 
 const stampKey = (output: string, rel: string) => (rel === "" ? output : `${output}/${rel}`);
@@ -51,17 +69,24 @@ const stampKey = (output: string, rel: string) => (rel === "" ? output : `${outp
 /**
  * The files of a directory output as digest.ts's listOutputFiles lists them when an entry is
  * published (following symlinks, sorted by relative path), read synchronously: a no-op rerun
- * checks every file of every entry it resolves (the default target: ~2,900 files in ~1,000
- * folders), and one asynchronous stat or readdir is a thread-pool round trip each. (digest.ts is
- * in every step's source closure: changing it there would re-key every step.)
+ * checks every file of every entry it resolves (the default target: ~2,900 files in ~570
+ * folders), and one asynchronous stat or readdir is a thread-pool round trip each. A folder is
+ * known from its directory entry, so only files (and links, to follow them) are stat'ed; paths
+ * are joined by hand (`dir` is already normal, a name has no separator). (digest.ts is in every
+ * step's source closure: changing it there would re-key every step.)
  */
-function listFilesSync(dir: string, prefix = "", out: { rel: string; stat: BigIntStats }[] = []): { rel: string; stat: BigIntStats }[] {
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    const s = statSync(p, { bigint: true });
-    const rel = prefix ? `${prefix}/${name}` : name;
-    if (s.isDirectory()) listFilesSync(p, rel, out);
-    else if (s.isFile()) out.push({ rel, stat: s });
+export function listFilesSync(dir: string, prefix = "", out: { rel: string; path: string; stat: BigIntStats }[] = []): { rel: string; path: string; stat: BigIntStats }[] {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const d of entries) {
+    const path = `${dir}/${d.name}`;
+    const rel = prefix ? `${prefix}/${d.name}` : d.name;
+    if (d.isDirectory()) {
+      listFilesSync(path, rel, out);
+      continue;
+    }
+    const s = statSync(path, { bigint: true });
+    if (s.isDirectory()) listFilesSync(path, rel, out);
+    else if (s.isFile()) out.push({ rel, path, stat: s });
   }
   return out;
 }
@@ -113,8 +138,12 @@ export class ContentChecker {
   async recordPublished(key: string, outputs: Readonly<Record<string, StampedDigest>>): Promise<void> {
     const at = Date.now();
     const files: Record<string, FileStamp> = {};
-    for (const [name, d] of Object.entries(outputs)) for (const [rel, s] of Object.entries(d.stamps)) files[stampKey(name, rel)] = { ...s, at, published: true };
-    const stamps: StampFile = { schema: 1, files };
+    const seals: Record<string, OutputSeal> = {};
+    for (const [name, d] of Object.entries(outputs)) {
+      for (const [rel, s] of Object.entries(d.stamps)) files[stampKey(name, rel)] = { ...s, at, published: true };
+      seals[name] = { digest: d.digest, files: d.files };
+    }
+    const stamps: StampFile = { schema: 1, files, outputs: seals };
     this.own.set(key, stamps);
     await this.save(key, stamps);
   }
@@ -133,58 +162,88 @@ export class ContentChecker {
     const own = this.own.get(entry.key);
     const cached = options.full ? undefined : (own ?? this.load(entry.key));
     const next: Record<string, FileStamp> = {};
-    let rehashed = false;
+    const seals: Record<string, OutputSeal> = {};
+    const state = { rehashed: false };
     const bad: string[] = [];
-
-    const digestOf = async (output: string, rel: string, path: string, st: StatStamp): Promise<string> => {
-      const k = stampKey(output, rel);
-      const s = cached?.files[k];
-      if (s && sameStamp(s, st) && trusted(s)) {
-        next[k] = s;
-        return s.digest;
-      }
-      const digest = await fileDigest(path);
-      const after = statStamp(await stat(path, { bigint: true }));
-      next[k] = { ...after, digest, at: Date.now() };
-      rehashed = true;
-      return digest;
-    };
-
     for (const [name, rec] of Object.entries(entry.manifest.outputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const path = join(entry.dir, "outputs", rec.path);
       try {
-        if (!rec.dir) {
-          const st = statSync(path, { bigint: true }); // small and frequent: no thread-pool round trip
-          if (!st.isFile()) throw new Error("not a file");
-          let d = await digestOf(name, "", path, statStamp(st));
-          // A cached digest that disagrees with the manifest is a damaged cache until the bytes say otherwise.
-          if (d !== rec.digest && next[name] === cached?.files[name]) d = await this.rehash(name, "", path, next);
-          if (d !== rec.digest) bad.push(name);
-        } else {
-          const files = listFilesSync(path);
-          const digests: Record<string, string> = {};
-          for (const f of files) digests[f.rel] = await digestOf(name, f.rel, join(path, ...f.rel.split("/")), statStamp(f.stat));
-          if (dirDigest(digests) !== rec.digest && Object.keys(digests).some((rel) => next[stampKey(name, rel)] === cached?.files[stampKey(name, rel)])) {
-            for (const f of files) digests[f.rel] = await this.rehash(name, f.rel, join(path, ...f.rel.split("/")), next);
-            rehashed = true;
-          }
-          if (dirDigest(digests) !== rec.digest) bad.push(name);
-        }
+        const seal = rec.dir ? await this.dirOutput(name, path, rec.digest, cached, next, state) : await this.fileOutput(name, path, rec.digest, cached, next, state);
+        if (seal.digest !== rec.digest) bad.push(name);
+        else seals[name] = seal;
       } catch {
         bad.push(name);
       }
     }
     if (bad.length === 0) {
-      const stamps: StampFile = { schema: 1, files: next };
+      const stamps: StampFile = { schema: 1, files: next, outputs: seals };
       this.own.set(entry.key, stamps);
-      if (rehashed || cached === undefined) await this.save(entry.key, stamps);
+      if (state.rehashed || cached === undefined || !sameSeals(cached.outputs, seals)) await this.save(entry.key, stamps);
     }
     return bad;
   }
 
-  private async rehash(output: string, rel: string, path: string, next: Record<string, FileStamp>): Promise<string> {
+  /** A file's digest: the recorded one while its stamp is unchanged and trusted, else its bytes'. */
+  private async digestOf(k: string, path: string, st: StatStamp, cached: StampFile | undefined, next: Record<string, FileStamp>, state: { rehashed: boolean }): Promise<string> {
+    const s = cached?.files[k];
+    if (s && sameStamp(s, st) && trusted(s)) {
+      next[k] = s;
+      return s.digest;
+    }
+    state.rehashed = true;
+    return this.rehash(k, path, next);
+  }
+
+  /** A file output's digest; a recorded digest that disagrees with the manifest is a damaged cache until the bytes say otherwise. */
+  private async fileOutput(name: string, path: string, expected: string, cached: StampFile | undefined, next: Record<string, FileStamp>, state: { rehashed: boolean }): Promise<OutputSeal> {
+    const st = statSync(path, { bigint: true }); // small and frequent: no thread-pool round trip
+    if (!st.isFile()) throw new Error("not a file");
+    let digest = await this.digestOf(name, path, statStamp(st), cached, next, state);
+    if (digest !== expected && next[name] === cached?.files[name]) {
+      digest = await this.rehash(name, path, next);
+      state.rehashed = true;
+    }
+    return { digest, files: 1 };
+  }
+
+  /**
+   * A directory output's digest. When the stamp file seals the manifest's digest, every file the
+   * directory holds now is one it recorded, unchanged under a trusted stamp, and the seal counts
+   * exactly that many, the files are the ones whose digests composed the sealed digest: that is
+   * the directory's digest (the trust each file's stamp already carries, without hashing the list
+   * of digests again; a seal that names another digest is not used). A
+   * digest composed from recorded digests that disagrees with the manifest is a damaged cache
+   * until the bytes say otherwise: every file is then re-hashed.
+   */
+  private async dirOutput(name: string, path: string, expected: string, cached: StampFile | undefined, next: Record<string, FileStamp>, state: { rehashed: boolean }): Promise<OutputSeal> {
+    const files = listFilesSync(path);
+    const digests: Record<string, string> = {};
+    let unchanged = 0;
+    for (const f of files) {
+      const k = stampKey(name, f.rel);
+      digests[f.rel] = await this.digestOf(k, f.path, statStamp(f.stat), cached, next, state);
+      if (next[k] === cached?.files[k]) unchanged++;
+    }
+    const seal = cached?.outputs?.[name];
+    if (seal !== undefined && seal.digest === expected && seal.files === files.length && unchanged === files.length) return seal;
+    let digest = dirDigest(digests);
+    if (digest !== expected && unchanged > 0) {
+      for (const f of files) digests[f.rel] = await this.rehash(stampKey(name, f.rel), f.path, next);
+      state.rehashed = true;
+      digest = dirDigest(digests);
+    }
+    return { digest, files: files.length };
+  }
+
+  private async rehash(k: string, path: string, next: Record<string, FileStamp>): Promise<string> {
     const digest = await fileDigest(path);
-    next[stampKey(output, rel)] = { ...statStamp(await stat(path, { bigint: true })), digest, at: Date.now() };
+    next[k] = { ...statStamp(await stat(path, { bigint: true })), digest, at: Date.now() };
     return digest;
   }
+}
+
+/** Do two stamp files seal the same outputs alike? */
+function sameSeals(a: Readonly<Record<string, OutputSeal>> | undefined, b: Readonly<Record<string, OutputSeal>>): boolean {
+  if (a === undefined || Object.keys(a).length !== Object.keys(b).length) return false;
+  return Object.entries(b).every(([name, s]) => a[name]?.digest === s.digest && a[name]?.files === s.files);
 }

@@ -80,8 +80,20 @@ export function wiredInputs(step: AnyStep): readonly WiredInput[] {
 /** The element names of `step`'s wiring, in order. */
 export const inputNames = (step: AnyStep): string[] => wiredInputs(step).map((w) => w.name);
 
-/** The element called `name`, or undefined. */
-export const wiredInput = (step: AnyStep, name: string): WiredInput | undefined => wiredInputs(step).find((w) => w.name === name);
+const byElement = new WeakMap<AnyStep, ReadonlyMap<string, WiredInput>>();
+
+/**
+ * The element called `name`, or undefined. By a map per step: callers ask for every element of a
+ * step in turn, and a step may have hundreds (the default report's provenance page reads 430).
+ */
+export function wiredInput(step: AnyStep, name: string): WiredInput | undefined {
+  let m = byElement.get(step);
+  if (m === undefined) {
+    m = new Map(wiredInputs(step).map((w) => [w.name, w]));
+    byElement.set(step, m);
+  }
+  return m.get(name);
+}
 
 /** What is wrong with the shape of each slot's wiring (`[slot, problem]`): a missing slot, a value of the wrong shape, an element that is not an output. */
 export function wiringProblems(step: AnyStep): (readonly [string, string])[] {

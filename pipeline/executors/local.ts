@@ -55,6 +55,8 @@ const isPython = (argv0: string | undefined): boolean => argv0 === "python3" || 
 
 export class LocalExecutor implements Executor {
   readonly name = "local";
+  /** interpreter()'s answers, by module list. */
+  private readonly interpreters = new Map<string, PythonResolution>();
   constructor(private readonly options: LocalExecutorOptions = {}) {}
 
   private get env(): Readonly<Record<string, string | undefined>> {
@@ -66,10 +68,22 @@ export class LocalExecutor implements Executor {
     return numericsMode(this.env) === "pinned" && runsAvx2Kernels(cpuFacts());
   }
 
-  /** The interpreter a Python step runs with, asked under the environment its program gets. */
+  /**
+   * The interpreter a Python step runs with, asked under the environment its program gets; once
+   * per module list and executor. The probe remembers its answers by a digest of the environment
+   * and the interpreter's path, and computing that digest for each of a graph's program steps (their
+   * keys' numerics, the GPU checks) cost a no-op rerun of the default target ~40 ms.
+   */
   private interpreter(rt: ContainerRuntime): PythonResolution {
-    const env = { ...this.env, ...numericsEnv(this.pinned ? "pinned" : "host", 1) };
-    return resolvePython(rt.pythonModules ?? [], env, { ...(this.options.prober ? { prober: this.options.prober } : {}), ...(this.options.probeCacheDir ? { cacheDir: this.options.probeCacheDir } : {}) });
+    const modules = rt.pythonModules ?? [];
+    const asked = modules.join("\0");
+    let answer = this.interpreters.get(asked);
+    if (answer === undefined) {
+      const env = { ...this.env, ...numericsEnv(this.pinned ? "pinned" : "host", 1) };
+      answer = resolvePython(modules, env, { ...(this.options.prober ? { prober: this.options.prober } : {}), ...(this.options.probeCacheDir ? { cacheDir: this.options.probeCacheDir } : {}) });
+      this.interpreters.set(asked, answer);
+    }
+    return answer;
   }
 
   /** CUDA devices the step's program will see (before the scheduler narrows them), and why. */

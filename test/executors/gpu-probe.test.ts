@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { defineStep, file, use } from "../../pipeline/engine/step.ts";
+import { defineStep, file, use, type ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { LocalExecutor } from "../../pipeline/executors/local.ts";
 import { torchCudaOf } from "../../pipeline/executors/torch-probe.ts";
 import { parseProbe, type InterpreterFacts } from "../../pipeline/executors/numerics/probe.ts";
@@ -68,6 +68,18 @@ test("a GPU-required step is refused at planning when its interpreter's torch is
   const gpuBox = new LocalExecutor({ env, prober: () => fourGpus });
   assert.deepEqual(await gpuBox.check([step], {}), []);
   assert.deepEqual(await gpuBox.gpuDevices([step]), { count: 4, detail: `torch 2.3.1 at ${PYTHON} sees 4 CUDA device(s): H100, H100, H100, H100` });
+});
+
+test("an executor asks for a module list's interpreter once, whichever question (checks, GPU count, numerics) and however many steps", async () => {
+  const asked: string[][] = [];
+  const oneGpu: InterpreterFacts = parseProbe(PYTHON, { status: 0, stderr: "", stdout: answer("2.3.1", "12.1", ["H100"]) });
+  const ex = new LocalExecutor({ env, prober: (_python, modules) => (asked.push([...modules]), oneGpu) });
+  const steps = [use(gpuTrain, { name: "a", inputs: {} }), use(gpuTrain, { name: "b", inputs: {} })];
+  assert.deepEqual(await ex.check(steps, {}), []);
+  assert.equal((await ex.gpuDevices(steps)).count, 1);
+  const rt = gpuTrain.runtime as ContainerRuntime;
+  assert.deepEqual(ex.numerics(rt), ex.numerics(rt));
+  assert.deepEqual(asked, [["torch"]]);
 });
 
 test("run: the refusal comes before anything executes, as an analysis failure (exit code 2 in the CLI)", async () => {
