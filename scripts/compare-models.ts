@@ -12,11 +12,11 @@
  * differs, 2 on bad input. Where a store holds several entries of one step name (reruns under other
  * keys), the newest is compared.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Store } from "../pipeline/engine/store.ts";
+import { fileDigest, listOutputFiles } from "../pipeline/engine/digest.ts";
 
 /** A model's weight files: path inside the entry's outputs -> sha256. */
 export type Weights = ReadonlyMap<string, string>;
@@ -43,13 +43,11 @@ export function compareModels(a: ReadonlyMap<string, Weights>, b: ReadonlyMap<st
   return { rows, onlyA: only(a, b), onlyB: only(b, a) };
 }
 
-function weightFiles(dir: string, root = dir): [string, string][] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d): [string, string][] => {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) return weightFiles(p, root);
-    return WEIGHT_FILE.test(d.name) ? [[relative(root, p), createHash("sha256").update(readFileSync(p)).digest("hex")]] : [];
-  });
+/** The weight files of an entry's outputs, listed and hashed as the store lists and hashes outputs. */
+async function weightFiles(outputs: string): Promise<Map<string, string>> {
+  if (!existsSync(outputs)) return new Map();
+  const files = (await listOutputFiles(outputs)).filter((f) => WEIGHT_FILE.test(f.rel));
+  return new Map(await Promise.all(files.map(async (f): Promise<[string, string]> => [f.rel, await fileDigest(join(outputs, ...f.rel.split("/")))])));
 }
 
 /** The newest entry's weights of each step name whose id is in `stepIds`. */
@@ -61,7 +59,7 @@ export async function storeWeights(root: string, stepIds: ReadonlySet<string>): 
     const seen = newest.get(e.manifest.step.name);
     if (seen === undefined || e.manifest.timings.finished > seen.finished) newest.set(e.manifest.step.name, { finished: e.manifest.timings.finished, dir: e.dir });
   }
-  return new Map([...newest].map(([name, { dir }]) => [name, new Map(weightFiles(join(dir, "outputs")))]));
+  return new Map(await Promise.all([...newest].map(async ([name, { dir }]): Promise<[string, Weights]> => [name, await weightFiles(join(dir, "outputs"))])));
 }
 
 async function main(argv: readonly string[]): Promise<number> {
