@@ -13,9 +13,10 @@ import type { ClaimSpec, Operand } from "../../steps/findings/claims.ts";
 import { bm25Metrics } from "./lexical.ts";
 import { evaluation, setupOf, type DenseContext, type ModelId } from "./dense/models.ts";
 import { theta0VsBm25 } from "./dense/base.ts";
-import { SEED_HUNGRY_CLAIMS, type SeedHungryClaim } from "./dense/setup.ts";
+import { INPUT_FORM, SEED_HUNGRY_CLAIMS, type SeedHungryClaim } from "./dense/setup.ts";
 import { ihn, shortcut, variantLabel, type DprVariant } from "./dense/variants.ts";
-import { perDataset } from "../../steps/data/datasets/registry.ts";
+import { DATASET_DESCRIPTORS, perDataset } from "../../steps/data/datasets/registry.ts";
+import { claimPaperTexts } from "./findings-paper.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
@@ -60,7 +61,7 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
   const iteration = (d: DatasetName, i: number, metric: string, group?: string): Operand => {
     if (i > 0) return dense((s) => ihn(d, i, s), metric, group);
     const id: ModelId = "theta0";
-    const name = inputs.add(ident(`${d}_theta0`), `${DATASET_LABEL[d]} θ0 (no conversational training)`, evaluation(ctx, d, id, d === "orquac" ? "questions" : "history"));
+    const name = inputs.add(ident(`${d}_theta0`), `${DATASET_LABEL[d]} θ0 (no conversational training)`, evaluation(ctx, d, id, INPUT_FORM[d]));
     return { inputs: [name], metric, ...(group === undefined ? {} : { group: qtype(group) }) };
   };
 
@@ -86,12 +87,11 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
       rule: { kind: "ratio", num: bm25("qrecc", "history_without_q", "recall@10"), den: bm25("qrecc", "history", "recall@10") },
       threshold: 0.5, direction: "at-least", unit: "ratio",
     },
-    ...(["qrecc", "topiocqa", "orquac"] as const).map((d): ClaimSpec => {
-      const metric = d === "qrecc" ? "recall@10" : d === "topiocqa" ? "recall@5" : "mrr";
-      const paper = { qrecc: "QReCC R@10 59.7 -> 74.8 (+15.1)", topiocqa: "TopiOCQA R@5 48.6 -> 61.5 (+12.9)", orquac: "OR-QuAC MRR 0.525 -> 0.633 (+0.108)" }[d];
+    ...DATASET_DESCRIPTORS.map((desc): ClaimSpec => {
+      const [d, metric] = [desc.name, desc.claimMetric];
       const id = `hard-negatives-help-${d}`;
       return {
-        id, title: `Iterative hard negatives beat in-batch negatives (${DATASET_LABEL[d]})`, paper,
+        id, title: `Iterative hard negatives beat in-batch negatives (${DATASET_LABEL[d]})`, paper: claimPaperTexts(desc).hardNegatives,
         measure: `${metric} of DPR (IHN, iteration ${last(d)}) minus DPR (IBN), paired by seed`,
         rule: { kind: "gain", better: dense((s) => ihn(d, last(d), s), metric, undefined, seedsOf(id)), worse: dense((s) => ihn(d, 1, s), metric, undefined, seedsOf(id)) },
         threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points",
@@ -115,13 +115,11 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
       rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => iteration("topiocqa", i + 1, "recall@5")) },
       threshold: 0, direction: "at-least", unit: "points",
     },
-    ...(["qrecc", "topiocqa", "orquac"] as const).map((d): ClaimSpec => {
-      const metric = d === "qrecc" ? "recall@10" : d === "topiocqa" ? "recall@5" : "mrr";
-      const form: QueryFormName = d === "orquac" ? "questions" : "history";
-      const paper = { qrecc: "QReCC R@10: DPR (IHN) 74.8 vs BM25(X_t) 65.1", topiocqa: "TopiOCQA R@5: DPR (IHN) 61.5 vs BM25(X_t) 12.6", orquac: "OR-QuAC MRR: DPR (IHN) 0.633 vs BM25(Q_t) 0.198" }[d];
+    ...DATASET_DESCRIPTORS.map((desc): ClaimSpec => {
+      const [d, metric, form] = [desc.name, desc.claimMetric, desc.inputForm];
       return {
-        id: `dense-beats-bm25-${d}`, title: `Trained dense retrieval beats BM25 (${DATASET_LABEL[d]})`, paper,
-        measure: `${metric} of DPR (IHN, last iteration) minus BM25 on ${form === "history" ? "X_t" : "Q_t"}`,
+        id: `dense-beats-bm25-${d}`, title: `Trained dense retrieval beats BM25 (${DATASET_LABEL[d]})`, paper: claimPaperTexts(desc).denseVsBm25,
+        measure: `${metric} of DPR (IHN, last iteration) minus BM25 on ${QUERY_FORMS[form].paper}`,
         rule: { kind: "gain", better: dense((s) => ihn(d, last(d), s), metric), worse: bm25(d, form, metric) },
         threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points",
       };

@@ -9,7 +9,8 @@
  * beside qrecc.ts plus one line in the registry. Tables inside a step's own code (evaluation's
  * group order, DCSR's evidence readers, diagnose's type spellings) stay literal, so that a
  * descriptor's edit re-keys no evaluation: test/data/datasets.test.ts holds them to the registry.
- * The paper's claims (pipeline/definitions/findings.ts) still name their datasets by hand.
+ * The per-dataset claims of the findings (pipeline/definitions/findings.ts: hard negatives help,
+ * dense beats BM25) are one per descriptor, in its `claimMetric` and `inputForm`.
  */
 import type { Bm25Params } from "../../sparse/similarity.ts";
 import type { CollectionFormat } from "../preprocess/collection.ts";
@@ -106,6 +107,14 @@ export interface DatasetDescriptor<N extends string = string> {
   readonly switchTurns: boolean;
   /** The split and the metrics the paper reports on it. */
   readonly evaluation: { readonly split: string; readonly metrics: readonly string[] };
+  /**
+   * The metric the paper's claims on it are checked in (one of `evaluation.metrics`): the cutoff
+   * its text reports gains in (abstract and Section 5.2: "9.7 in Recall@10 on QReCC and 12.4 in
+   * Recall@5 on TopiOCQA"), else its retrieval table's first column (OR-QuAC: MRR, final Table 3).
+   * The findings (pipeline/definitions/findings.ts) check hard negatives and dense against BM25
+   * in it, and quote the paper's numbers of that column.
+   */
+  readonly claimMetric: string;
   /** Whether its passages carry titles (the dense models read them as a text pair). */
   readonly hasTitles: boolean;
   /** The dense models' conversational input, as the paper chose it per dataset. */
