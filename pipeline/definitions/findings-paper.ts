@@ -9,7 +9,6 @@
 import type { DatasetDescriptor } from "../../steps/data/datasets/descriptor.ts";
 import { QUERY_FORMS } from "../../steps/encoding/format/query-forms.ts";
 import { formatPaperValue, loadPaperNumbers, type PaperColumn, type PaperNumbers, type PaperTable } from "../../steps/report/paper-numbers.ts";
-import { metricLabel } from "../../steps/report/provenance-kinds.ts";
 
 /** What the texts read of a descriptor. */
 export type ClaimDataset = Pick<DatasetDescriptor, "name" | "label" | "claimMetric" | "inputForm">;
@@ -33,16 +32,21 @@ export function claimColumn(d: ClaimDataset, doc: PaperNumbers = loadPaperNumber
   return found[0];
 }
 
+/** A column's header without the dataset's label, which Table 2 prefixes to tell its two datasets apart ("QReCC R@10" -> "R@10"). */
+function metricHeader(d: ClaimDataset, column: PaperColumn): string {
+  return column.header.startsWith(`${d.label} `) ? column.header.slice(d.label.length + 1) : column.header;
+}
+
 /** The `paper` texts of a dataset's claims: hard negatives against in-batch negatives, and DPR (IHN) against BM25 on its input form. */
 export interface ClaimPaperTexts {
   readonly hardNegatives: string;
   readonly denseVsBm25: string;
 }
 
-/** "QReCC R@10 59.7 -> 74.8 (+15.1)" and "QReCC R@10: DPR (IHN) 74.8 vs BM25(X_t) 65.1", as printed (the column's digits); "not in the paper" where a number is missing. */
+/** "QReCC R@10 59.7 -> 74.8 (+15.1)" and "QReCC R@10: DPR (IHN) 74.8 vs BM25(X_t) 65.1", as printed (the column's digits); "not in the paper" where a number is missing (the metric then by its name: "CoQA mrr: not in the paper"). */
 export function claimPaperTexts(d: ClaimDataset, doc: PaperNumbers = loadPaperNumbers()): ClaimPaperTexts {
-  const head = `${d.label} ${metricLabel(d.claimMetric)}`;
   const at = claimColumn(d, doc);
+  const head = `${d.label} ${at === undefined ? d.claimMetric : metricHeader(d, at.column)}`;
   const value = (row: string): number | undefined => at?.table.rows.find((r) => r.id === row)?.values[at.column.id] ?? undefined;
   const print = (v: number): string => formatPaperValue(v, at!.column);
   const [ibn, ihn, bm25] = [value(IBN_ROW), value(IHN_ROW), value(bm25Row(d.inputForm))];

@@ -42,8 +42,7 @@ export interface ViewContext {
 export type ViewReader = (path: string, key: string, ctx: ViewContext) => Promise<OutputView>;
 
 const metricFormat = (name: string): NumberFormat => (name === "mrr" ? { kind: "fixed", digits: 3 } : { kind: "percent", digits: 1 });
-/** A metric as tables print it: recall@10 -> R@10, mrr -> MRR. */
-export const metricLabel = (name: string): string => name.replace(/^recall@/, "R@").replace(/^success@/, "S@").replace(/^mrr$/, "MRR");
+const metricLabel = (name: string): string => name.replace(/^recall@/, "R@").replace(/^success@/, "S@").replace(/^mrr$/, "MRR");
 /** MRR first, then each family by its cut-off (R@5 before R@10 before R@100). */
 function byMetric(a: string, b: string): number {
   const parse = (m: string): [string, number] => {
