@@ -12,7 +12,7 @@ import { preprocessors } from "../../steps/data/preprocess/registry.ts";
 import { generateMini, preprocess, preprocessCollectionSteps } from "../../steps/data/steps.ts";
 import { BM25_PRESETS } from "../../steps/sparse/presets.ts";
 import { EVAL_SETUP } from "../../pipeline/definitions/lexical.ts";
-import { HAS_TITLES, INPUT_FORM } from "../../pipeline/definitions/dense/setup.ts";
+import { DENSE_METRICS, HAS_TITLES, INPUT_FORM } from "../../pipeline/definitions/dense/setup.ts";
 import { NAMES } from "../../pipeline/definitions/dcsr/tables.ts";
 import { SWITCH_GROUPS, switchGroupsOf } from "../../pipeline/definitions/dcsr/findings.ts";
 import { table1Bm25Spec } from "../../pipeline/definitions/lexical.ts";
@@ -48,6 +48,13 @@ test("the tables carry each descriptor's values and the step defs its name", () 
     assert.deepEqual([preprocessCollectionSteps[d].id, generateMini[d].id, generateMini[d].outputs.raw.kind], [`preprocess-collection-${d}`, `generate-mini-${d}`, `raw:${d}`]);
   }
   assert.throws(() => descriptorOf("msmarco"), /unknown dataset 'msmarco' \(known: qrecc, topiocqa, orquac\)/);
+});
+
+test("each descriptor's claim metric is one the paper reports on it and every dense evaluation computes", () => {
+  for (const d of DATASET_DESCRIPTORS) {
+    assert.ok((d.evaluation.metrics as readonly string[]).includes(d.claimMetric), d.name);
+    assert.ok(DENSE_METRICS.includes(d.claimMetric), d.name);
+  }
 });
 
 test("the QA stage's datasets, scoring, reference files and answer lengths come from the descriptors with QA facts", () => {
