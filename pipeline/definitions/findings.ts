@@ -4,6 +4,9 @@
  * setup (`seeds`, or `claimSeeds` for the claims that need more). The thresholds say in numbers what the paper's words claim ("most" = more than
  * half; "helps" = a gain above zero; "collapses" = less than half of the no-switch recall);
  * they were fixed before any mini number was looked at and are the same on real data.
+ * Two claims are made per registered dataset (hard negatives help, dense beats BM25), in its
+ * descriptor's `claimMetric` and `inputForm`, quoting the paper's numbers from
+ * paper-numbers.json (findings-paper.ts).
  */
 import { use, type OutputRef } from "../engine/step.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
