@@ -24,6 +24,7 @@ import { buildReaderData, evaluateQaStep, extractReferencesDef } from "../../../
 import { predictDprReader, prepareDprReaderInputs, pretrainDprReader, pretrainDprReaderFromTheta0, trainDprReaderDef } from "../../../steps/qa/dpr_reader/steps.ts";
 import { exportTextCorpus, importSpieceModel, predictFid, prepareFidEvalInputs, prepareFidInputs, pretrainFid, pretrainFidFromT5, trainFidDef, trainSentencePiece } from "../../../steps/qa/fid/steps.ts";
 import { prepareT5SpanCorpus, pretrainT5Span } from "../../../steps/qa/fid/span-steps.ts";
+import { addSyntheticHistory } from "../../../steps/qa/history-step.ts";
 import { assembleHfModelDef, HF_MODELS } from "../../../steps/qa/import-steps.ts";
 import { lockedFiles, realRaw, tablesIn } from "../datasets.ts";
 import { memo } from "../memo.ts";
@@ -82,6 +83,18 @@ export function miniNq(ctx: DenseContext) {
   });
 }
 
+/**
+ * mini-nq's turns as the readers pre-train on them: with the setup's synthetic history (the
+ * conversational input format), else as they are. Its BM25 runs stay those of q_t alone.
+ */
+function nqReaderTurns(ctx: DenseContext): OutputRef<"parquet:turns"> {
+  const nq = miniNq(ctx);
+  const q = qaSetupOf(ctx);
+  if (q.pretrainHistory === null) return nq.tables.turns;
+  const params = { maxTurns: q.pretrainHistory.maxTurns, seed: startSeed(q) };
+  return memo(["nq-history", ctx], () => use(addSyntheticHistory, { name: `add-synthetic-history.${tag(ctx, "nq")}`, params, inputs: { turns: nq.tables.turns, passages: nq.tables.passages } }).out.turns);
+}
+
 function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData {
   return memo(["nq-reader-data", ctx, split, role], () => {
     const nq = miniNq(ctx);
@@ -89,7 +102,7 @@ function nqReaderData(ctx: DenseContext, split: string, role: Role): ReaderData 
     return use(buildReaderData, {
       name: `build-reader-data.${tag(ctx, "nq")}.bm25.${split}`,
       params: { split, topN: q.topN, addGold: role === "train" && q.addGold },
-      inputs: { run: nq.run(split), turns: nq.tables.turns, passages: nq.tables.passages },
+      inputs: { run: nq.run(split), turns: nqReaderTurns(ctx), passages: nq.tables.passages },
     }).out.data;
   });
 }
