@@ -5,7 +5,7 @@ import os
 
 from pytrain.errors import InputError
 from pytrain.selection import BestEpoch
-from qa.em_f1 import dev_score
+from qa.em_f1 import dev_score, exact_match
 
 
 def init_flag(init_from, other, other_flag, other_kind):
@@ -31,6 +31,18 @@ def scored(golds, predictions):
     """(selection score, metrics fields) of a dev evaluation's answers."""
     s = dev_score(golds, predictions)
     return (s["em"], s["f1"]), {"dev_em": s["em"], "dev_f1": s["f1"], "dev_questions": s["questions"]}
+
+
+def passage_fields(golds, reads, has_answer):
+    """Where a reader that selects a passage fails, per dev evaluation: the share of questions whose
+    selected passage holds the answer (`dev_right_passage`) and the EM among those
+    (`dev_em_given_right_passage`, null when none); `reads` are (answer, selected candidate index)
+    pairs, `has_answer` the dev candidates' flags [Q, P] (none in inputs written before it: no fields)."""
+    if has_answer is None or not reads:
+        return {}
+    right = [i for i, (_, b) in enumerate(reads) if b >= 0 and has_answer[i, b]]
+    em = sum(exact_match(golds[i], reads[i][0]) for i in right)
+    return {"dev_right_passage": len(right) / len(reads), "dev_em_given_right_passage": em / len(right) if right else None}
 
 
 def selection_result(fit, writer):

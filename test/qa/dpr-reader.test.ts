@@ -107,6 +107,17 @@ test("end to end: Node inputs -> train_reader.py -> reader.onnx answers in Node 
   assert.equal(r.status, 0, r.stderr);
   const result = JSON.parse(readFileSync(join(out, "result.json"), "utf8")) as SelectionResult;
   assert.equal(result.best_epoch, keptEpoch(result), "the kept epoch is the first with the best dev EM, ties by dev F1");
+  // Dev diagnostics: the dev candidates' has-answer flags are the examples', and each epoch's EM is the share of
+  // questions read from a passage holding the answer times the EM among those (an exact match needs the answer there).
+  const holds = readNpy(join(inputs, "dev", "has_answer.npy"));
+  assert.deepEqual([...(holds.data as Int8Array)], dev.flatMap((ex) => ex.passages.map((p) => (p.hasAnswer ? 1 : 0))));
+  const diag = result as SelectionResult & { dev_right_passage_per_epoch: Record<string, number>; dev_em_given_right_passage_per_epoch: Record<string, number | null> };
+  assert.deepEqual(Object.keys(diag.dev_right_passage_per_epoch).sort(), Object.keys(result.dev_em_per_epoch).sort());
+  for (const [epoch, em] of Object.entries(result.dev_em_per_epoch)) {
+    const right = diag.dev_right_passage_per_epoch[epoch]!;
+    assert.ok(right >= 0 && right <= 1, `epoch ${epoch}: ${right}`);
+    assert.ok(Math.abs(em - right * (diag.dev_em_given_right_passage_per_epoch[epoch] ?? 0)) < 1e-9, `epoch ${epoch}: EM ${em} = ${right} x EM given the right passage`);
+  }
   // ONNX parity: onnxruntime-node on the fixture torch wrote.
   const session = await ort.InferenceSession.create(join(out, "reader.onnx"));
   const fx = (n: string) => readNpy(join(out, "parity", "reader", `${n}.npy`));

@@ -8,6 +8,8 @@
     train/has_answer.npy         int8  [Q, P]
     train/spans.npy              int32 [Q, P, S, 2] answer token spans in the passage row, -1 pad
     dev/question_ids.npy, dev/candidates.npy   the dev questions and their top passages
+    dev/has_answer.npy           int8  [Q, P] whether each dev candidate holds the answer (for the
+                                 dev diagnostics only: dev_right_passage; absent in older inputs)
     dev/answers.json             [[gold answers] per dev question]
     dev/texts.jsonl              {"row", "text", "words": [[start, end], ...]} per passage row the dev set reads
 """
@@ -39,7 +41,8 @@ class Split:
         self.candidates = _npy(os.path.join(d, "candidates.npy"), 2)
         if self.candidates.shape[0] != self.question_ids.shape[0]:
             raise InputError(f"{self.candidates.shape[0]} rows but question_ids.npy has {self.question_ids.shape[0]}", os.path.join(d, "candidates.npy"))
-        self.has_answer = _npy(os.path.join(d, "has_answer.npy"), 2) if with_labels else None
+        labels = os.path.join(d, "has_answer.npy")
+        self.has_answer = _npy(labels, 2) if with_labels or os.path.isfile(labels) else None
         self.spans = _npy(os.path.join(d, "spans.npy"), 4) if with_labels else None
 
 

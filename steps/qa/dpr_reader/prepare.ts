@@ -2,7 +2,7 @@
  * The reader trainer's input directory (layout in steps/qa/dpr_reader/data.py) from the train
  * and dev reader examples: every passage row tokenized once (`title [SEP] text [SEP]`, with
  * each text token's word), each question's candidates as rows, has-answer flags and the answer
- * spans as token positions in the row. Spans cut off by the row's length are dropped (a
+ * spans as token positions in the row (dev: the flags only, for the trainer's diagnostics). Spans cut off by the row's length are dropped (a
  * candidate without a surviving span reads as one without the answer).
  */
 import { join } from "node:path";
@@ -52,12 +52,15 @@ export async function prepareReaderInputs(encoder: TokenEncoder, train: readonly
     const questions = examples.map((ex) => questionTokens(encoder, ex, o.maxQuestionLength));
     const cands = new Int32Array(examples.length * width).fill(-1);
     const has = new Int8Array(examples.length * width);
+    // Whether each candidate holds the answer at all (the dev diagnostics' right passage; training reads `has`).
+    const holds = new Int8Array(examples.length * width);
     const spans = new Int32Array(examples.length * width * o.maxSpans * 2).fill(-1);
     examples.forEach((ex, q) => {
       let positive = false;
       ex.passages.slice(0, width).forEach((p, j) => {
         const row = table.row(p.pid, p.title, p.text);
         cands[q * width + j] = row;
+        if (p.hasAnswer) holds[q * width + j] = 1;
         if (!labels || !p.hasAnswer) return;
         let k = 0;
         for (const s of p.spans) {
@@ -77,7 +80,7 @@ export async function prepareReaderInputs(encoder: TokenEncoder, train: readonly
       });
       if (positive) counts["trainWithPositive"]!++;
     });
-    return { questions, cands, has, spans };
+    return { questions, cands, has, holds, spans };
   };
   const tr = split(train, o.trainPassages, true);
   const dv = split(dev, o.devPassages, false);
@@ -95,6 +98,7 @@ export async function prepareReaderInputs(encoder: TokenEncoder, train: readonly
   w("train/spans.npy", tr.spans, [train.length, o.trainPassages, o.maxSpans, 2]);
   w("dev/question_ids.npy", matrix(dv.questions, qWidth), [dev.length, qWidth]);
   w("dev/candidates.npy", dv.cands, [dev.length, o.devPassages]);
+  w("dev/has_answer.npy", dv.holds, [dev.length, o.devPassages]);
   writeFileSync(join(out, "dev", "answers.json"), JSON.stringify(dev.map((ex) => ex.answers)) + "\n");
   const devRows = [...new Set([...dv.cands].filter((r) => r >= 0))].sort((a, b) => a - b);
   await writeJsonLines(join(out, "dev", "texts.jsonl"), devRows.map((row) => ({ row, text: table.rows[row]!.text, words: table.rows[row]!.words })));

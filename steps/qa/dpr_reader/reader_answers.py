@@ -17,12 +17,13 @@ def pad(seqs):
 
 
 @torch.no_grad()
-def answer(model, inp, q, cfg, device, split):
-    """The model's answer to one question of `split` over its top eval_top_docs candidates."""
+def read(model, inp, q, cfg, device, split):
+    """The model's answer to one question of `split` over its top eval_top_docs candidates, and
+    the index of the candidate it read it from (-1 without candidates or text)."""
     question = strip(split.question_ids[q])
     cands = [int(c) for c in split.candidates[q] if c >= 0][:cfg["eval_top_docs"]]
     if not cands:
-        return ""
+        return "", -1
     pairs = [pair(question, strip(inp.passage_ids[r]), inp.passage_word[r], int(inp.meta["maxLength"]), inp.sep) for r in cands]
     starts, ends, rels = [], [], []
     for i in range(0, len(pairs), cfg["eval_batch_size"]):
@@ -35,14 +36,19 @@ def answer(model, inp, q, cfg, device, split):
     _, off, _, words = pairs[b]
     span = best_span(starts[b][off:], ends[b][off:], words, cfg["max_answer_length"])
     if span is None:
-        return ""
+        return "", b
     text, word_spans = inp.dev_texts[cands[b]]
-    return answer_text(span[0], span[1], words, text, word_spans)
+    return answer_text(span[0], span[1], words, text, word_spans), b
 
 
-def dev_predictions(model, inp, cfg, device, n):
-    """The answers to the first n dev questions (the model in eval mode meanwhile)."""
+def answer(model, inp, q, cfg, device, split):
+    """The model's answer to one question of `split` (read's text)."""
+    return read(model, inp, q, cfg, device, split)[0]
+
+
+def dev_reads(model, inp, cfg, device, n):
+    """(answer, selected candidate) for the first n dev questions (the model in eval mode meanwhile)."""
     model.eval()
-    out = [answer(model, inp, q, cfg, device, inp.dev) for q in range(n)]
+    out = [read(model, inp, q, cfg, device, inp.dev) for q in range(n)]
     model.train()
     return out

@@ -15,10 +15,10 @@ from pytrain.errors import InputError
 from pytrain.loop import epoch_slices
 from pytrain.training import Training
 from qa.dpr_reader.data import pair, strip
-from qa.dpr_reader.reader_answers import answer, dev_predictions, pad
+from qa.dpr_reader.reader_answers import answer, dev_reads, pad
 from qa.dpr_reader.reader_model import build_reader, save_reader, selection_loss, span_loss
 from qa.dpr_reader.reader_onnx import export_reader
-from qa.reading import dev_limit, em_f1_selector, scored, selection_result
+from qa.reading import dev_limit, em_f1_selector, passage_fields, scored, selection_result
 
 
 class Sampler:
@@ -94,7 +94,9 @@ class ReaderTask:
 
     def evaluate(self):
         n = dev_limit(self.cfg, len(self.inp.dev_answers))
-        return scored(self.inp.dev_answers, dev_predictions(self.models[0], self.inp, self.cfg, self.device, n))
+        reads = dev_reads(self.models[0], self.inp, self.cfg, self.device, n)
+        score, fields = scored(self.inp.dev_answers, [text for text, _ in reads])
+        return score, {**fields, **passage_fields(self.inp.dev_answers, reads, self.inp.dev.has_answer)}
 
     def counters(self):
         return {"skipped_questions": self.sampler.skipped}
@@ -113,7 +115,8 @@ def train(cfg, inp, out_dir, device, log, emit, group=None):
     task = ReaderTask(model, inp, cfg, device, run.amp, run.group)
     fit = run.fit(task, em_f1_selector(), "candidate" if cfg["start_is_candidate"] else None)
     write = lambda: write_outputs(model.cpu().eval(), inp, cfg, out_dir, fit.best_epoch, log)  # noqa: E731
-    return run.finish(fit, write, **selection_result(fit, run.writer), train_questions=task.n, skipped_questions=task.sampler.skipped, load_report=load_report)
+    diagnostics = {f"{k}_per_epoch": run.writer.per_epoch(k) for k in ("dev_right_passage", "dev_em_given_right_passage")}
+    return run.finish(fit, write, **selection_result(fit, run.writer), **diagnostics, train_questions=task.n, skipped_questions=task.sampler.skipped, load_report=load_report)
 
 
 def write_outputs(model, inp, cfg, out_dir, best_epoch, log):
