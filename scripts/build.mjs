@@ -50,6 +50,26 @@ export const MANIFEST_NAME = "build-manifest.json";
 export const DEFAULT_DIRS = ["pipeline", "steps", "bench/engine"];
 /** Packages bundled into dist/vendor/ (pure JS, no import.meta.url or native code). */
 export const DEFAULT_VENDOR = ["zod", "apache-arrow"];
+/**
+ * Modules of a vendored package replaced when it is bundled, with why. zod's namespace (`z`, the
+ * only form the sources import) re-exports every locale's messages (`z.locales`, ~45% of the
+ * bundle, compiled on every command); the sources never select one (`z.config`), and zod sets its
+ * English messages from `locales/en.js` itself, so `z.locales` keeps `en` alone.
+ */
+export const VENDOR_TRIMS = {
+  zod: [{ module: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/, contents: 'export { default as en } from "./en.js";\n' }],
+};
+
+/** The esbuild plugins that apply a package's VENDOR_TRIMS (none for most). */
+export function vendorPlugins(pkg) {
+  const trims = VENDOR_TRIMS[pkg] ?? [];
+  if (trims.length === 0) return [];
+  const setup = (b) => {
+    for (const t of trims) b.onLoad({ filter: t.module }, () => ({ contents: t.contents, loader: "js" }));
+  };
+  return [{ name: `cspipe-trim-${pkg}`, setup }];
+}
+
 /** CommonJS packages whose namespace imports load on first use (dist/vendor/lazy/<name>.js). */
 export const LAZY_PACKAGES = ["parquet-wasm", "onnxruntime-node"];
 
@@ -238,6 +258,7 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
           platform: "node",
           target: "node20",
           outfile: join(tmp, "vendor", `${pkg}.js`),
+          plugins: vendorPlugins(pkg),
           logLevel: "silent",
         });
       const star = `export * from ${JSON.stringify(pkg)};\n`;
