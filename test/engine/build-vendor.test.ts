@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
+import type { z as Z } from "zod";
 // @ts-expect-error -- plain JavaScript build script without declarations
 import { vendorPlugins } from "../../scripts/build.mjs";
 import { findProjectRoot } from "../../pipeline/engine/sources.ts";
@@ -24,7 +25,7 @@ test("the vendored zod parses and reports in English with its other locales left
     plugins: vendorPlugins("zod") as esbuild.Plugin[],
     logLevel: "silent",
   });
-  const { z } = (await import(pathToFileURL(outfile).href)) as typeof import("zod");
+  const { z } = (await import(pathToFileURL(outfile).href)) as { z: typeof Z };
   assert.deepEqual(Object.keys(z.locales), ["en"]);
   const schema = z.object({ n: z.number().int().default(3) }).strict();
   assert.deepEqual(schema.parse({}), { n: 3 });
