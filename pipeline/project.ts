@@ -32,6 +32,8 @@ export interface ProjectOptions {
   readonly data?: DataSource;
   /** A source scanner for this root that already hashed some files (it caches per module). */
   readonly scanner?: SourceScanner;
+  /** How an in-process step's native numerics are found (default: native-numerics.ts, which looks on disk). */
+  readonly nativeNumerics?: (packages: readonly string[]) => Json;
 }
 
 export class Project {
@@ -44,6 +46,7 @@ export class Project {
   readonly data: DataSource;
   private local: LocalExecutor | undefined;
   private readonly native = new Map<string, Json>();
+  private readonly findNative: (packages: readonly string[]) => Json;
 
   constructor(options: ProjectOptions) {
     this.root = options.root;
@@ -53,6 +56,7 @@ export class Project {
     this.lock = readLockFile(options.lockPath ?? join(this.root, "datasets.lock"));
     this.targets = options.targets;
     this.scanner = options.scanner ?? new SourceScanner(this.root);
+    this.findNative = options.nativeNumerics ?? ((packages) => nativeNumerics(packages));
     const data = options.data ?? this.env.CSPIPE_DATA ?? "mini";
     if (data !== "mini" && data !== "real") throw new Error(`CSPIPE_DATA must be 'mini' or 'real', got '${data}'`);
     this.data = data;
@@ -80,7 +84,7 @@ export class Project {
     const asked = packages.join("\0");
     let answer = this.native.get(asked);
     if (answer === undefined) {
-      answer = nativeNumerics(packages);
+      answer = this.findNative(packages);
       this.native.set(asked, answer);
     }
     return answer;

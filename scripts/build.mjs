@@ -19,7 +19,8 @@
  * Pure-JS ESM packages that cost start-up time because they are many small files (zod: ~95
  * modules, ~40 ms; apache-arrow: ~150 modules, ~120 ms) are bundled once into
  * dist/vendor/<name>.js and imported from there (~10x faster to load); the manifest records
- * their installed versions, which are what cache keys name.
+ * their installed versions, which are what cache keys name. Those of LAZY_VENDOR (apache-arrow)
+ * are bundled as CommonJS (dist/vendor/<name>.cjs) and load on first use, as below.
  *
  * CommonJS packages that cost start-up time but only a few steps use when they run (parquet-wasm
  * compiles its WebAssembly, ~0.1 s CPU; onnxruntime-node loads its native binding, ~0.06 s) are
@@ -50,16 +51,45 @@ export const MANIFEST_NAME = "build-manifest.json";
 export const DEFAULT_DIRS = ["pipeline", "steps", "bench/engine"];
 /** Packages bundled into dist/vendor/ (pure JS, no import.meta.url or native code). */
 export const DEFAULT_VENDOR = ["zod", "apache-arrow"];
+/**
+ * Modules of a vendored package replaced when it is bundled, with why. zod's namespace (`z`, the
+ * only form the sources import) re-exports every locale's messages (`z.locales`, ~45% of the
+ * bundle, compiled on every command); the sources never select one (`z.config`), and zod sets its
+ * English messages from `locales/en.js` itself, so `z.locales` keeps `en` alone.
+ */
+export const VENDOR_TRIMS = {
+  zod: [{ module: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/, contents: 'export { default as en } from "./en.js";\n' }],
+};
+
+/** The esbuild plugins that apply a package's VENDOR_TRIMS (none for most). */
+export function vendorPlugins(pkg) {
+  const trims = VENDOR_TRIMS[pkg] ?? [];
+  if (trims.length === 0) return [];
+  const setup = (b) => {
+    for (const t of trims) b.onLoad({ filter: t.module }, () => ({ contents: t.contents, loader: "js" }));
+  };
+  return [{ name: `cspipe-trim-${pkg}`, setup }];
+}
+
 /** CommonJS packages whose namespace imports load on first use (dist/vendor/lazy/<name>.js). */
 export const LAZY_PACKAGES = ["parquet-wasm", "onnxruntime-node"];
 
-/** The module a lazy package's namespace import is compiled to: a proxy that requires the package on first use. */
-export function lazyModule(pkg) {
-  return `// ${pkg}, required on first use (scripts/build.mjs: LAZY_PACKAGES)
+/**
+ * Vendored packages whose namespace imports load on first use too, from a CommonJS bundle the
+ * proxy requires (dist/vendor/<name>.cjs): apache-arrow is in the closure of most step modules
+ * (steps/data/schemas.ts), but only steps that read or write Parquet use it, and a plan or a
+ * no-op rerun none (~480 KB of code to compile). Their other import forms would load a second
+ * copy beside the lazy one: the build refuses them.
+ */
+export const LAZY_VENDOR = ["apache-arrow"];
+
+/** The module a lazy package's namespace import is compiled to: a proxy that requires the package (or `from`) on first use. */
+export function lazyModule(pkg, from = pkg) {
+  return `// ${pkg}, required on first use (scripts/build.mjs: LAZY_PACKAGES, LAZY_VENDOR)
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 let loaded;
-const load = () => (loaded ??= require(${JSON.stringify(pkg)}));
+const load = () => (loaded ??= require(${JSON.stringify(from)}));
 export default new Proxy(Object.create(null), {
   get: (_, k) => load()[k],
   has: (_, k) => k in load(),
@@ -79,10 +109,11 @@ export function digest(text) {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/** Files under `dir` (absolute and normalised), sorted per folder. Paths are joined by hand: path.join normalises each (~0.01 s of the launcher's ~400 files). */
 function walk(dir, out = []) {
   for (const name of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (name.name.startsWith(".") || name.name === "node_modules" || name.name === "__pycache__") continue;
-    const p = join(dir, name.name);
+    const p = `${dir}${sep}${name.name}`;
     if (name.isDirectory()) walk(p, out);
     else if (name.isFile()) out.push(p);
   }
@@ -100,6 +131,14 @@ export function sourceFiles(root, dirs = DEFAULT_DIRS) {
     .filter((p) => !p.endsWith(".d.ts") && (TS_EXT.test(p) || ASSET_EXT.test(p)));
 }
 
+/** Bundles an installed package into one file (`format` "esm" or "cjs"), with its default export when it has one. */
+async function bundleVendor(esbuild, root, pkg, outfile, format) {
+  const bundlePkg = (contents) =>
+    esbuild.build({ stdin: { contents, resolveDir: root, loader: "js" }, bundle: true, format, platform: "node", target: "node20", outfile, plugins: vendorPlugins(pkg), logLevel: "silent" });
+  const star = `export * from ${JSON.stringify(pkg)};\n`;
+  await bundlePkg(`${star}export { default } from ${JSON.stringify(pkg)};\n`).catch(() => bundlePkg(star));
+}
+
 /** Installed versions of the vendored packages (what cache keys name and dist/vendor/ bundles). */
 export function vendorVersions(root, vendor = DEFAULT_VENDOR) {
   const installed = {};
@@ -108,6 +147,13 @@ export function vendorVersions(root, vendor = DEFAULT_VENDOR) {
     if (existsSync(pkgJson)) installed[pkg] = String(JSON.parse(readFileSync(pkgJson, "utf8")).version ?? "unknown");
   }
   return installed;
+}
+
+/** The packages of `pkgs` that compiled `code` still imports by name (after rewriteSpecifiers). */
+export function eagerImports(code, pkgs) {
+  const found = new Set();
+  for (const m of code.matchAll(/(?:\bfrom\s*|^[ \t]*import\s*|\bimport\(\s*)"([^"\n]+)"/gm)) if (pkgs.includes(m[1])) found.add(m[1]);
+  return [...found];
 }
 
 /** `./a/b.ts` -> `./a/b.js`, `./c.mts` -> `./c.mjs`. */
@@ -186,8 +232,9 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
   const usedLazy = new Set();
   try {
     const fromOut = (out, file) => `./${relative(dirname(out), join(tmp, "vendor", file)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../");
-    const vendoredFrom = (out) => new Map(Object.keys(installed).map((pkg) => [pkg, fromOut(out, `${pkg}.js`)]));
-    const lazyFrom = (out) => new Map(LAZY_PACKAGES.map((pkg) => [pkg, fromOut(out, `lazy/${pkg}.js`)]));
+    const lazyVendored = Object.keys(installed).filter((pkg) => LAZY_VENDOR.includes(pkg));
+    const vendoredFrom = (out) => new Map(Object.keys(installed).filter((pkg) => !lazyVendored.includes(pkg)).map((pkg) => [pkg, fromOut(out, `${pkg}.js`)]));
+    const lazyFrom = (out) => new Map([...LAZY_PACKAGES, ...lazyVendored].map((pkg) => [pkg, fromOut(out, `lazy/${pkg}.js`)]));
     for (const src of sources) {
       const r = rel(src);
       if (r.endsWith(".d.ts")) continue;
@@ -205,6 +252,8 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
         const { code, rewritten, vendored, lazy } = rewriteSpecifiers(result.code, vendoredFrom(out), lazyFrom(out));
         for (const pkg of vendored) usedVendored.add(pkg);
         for (const pkg of lazy) usedLazy.add(pkg);
+        const eager = eagerImports(code, lazyVendored);
+        if (eager.length > 0) throw new Error(`build: ${r} imports ${eager.join(", ")} other than as a namespace (import * as x): LAZY_VENDOR packages load through one lazy copy`);
         for (const spec of rewritten) imports.push({ from: r, target: rel(resolve(dirname(src), spec)) });
         mkdirSync(dirname(out), { recursive: true });
         writeFileSync(out, `${code}//# sourceMappingURL=${basename(out)}.map\n`);
@@ -229,23 +278,17 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
     // Bundle the vendored packages that the compiled modules import.
     for (const pkg of [...usedVendored].sort()) {
       packages[pkg] = installed[pkg];
-      const bundlePkg = (contents) =>
-        esbuild.build({
-          stdin: { contents, resolveDir: root, loader: "js" },
-          bundle: true,
-          format: "esm",
-          platform: "node",
-          target: "node20",
-          outfile: join(tmp, "vendor", `${pkg}.js`),
-          logLevel: "silent",
-        });
-      const star = `export * from ${JSON.stringify(pkg)};\n`;
-      // Re-export the default export too when the package has one.
-      await bundlePkg(`${star}export { default } from ${JSON.stringify(pkg)};\n`).catch(() => bundlePkg(star));
+      await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.js`), "esm");
     }
     for (const pkg of [...usedLazy].sort()) {
       mkdirSync(join(tmp, "vendor", "lazy"), { recursive: true });
-      writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
+      if (!lazyVendored.includes(pkg)) {
+        writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
+        continue;
+      }
+      packages[pkg] = installed[pkg];
+      await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.cjs`), "cjs");
+      writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg, `../${pkg}.cjs`));
     }
     // The CLI as a few files beside the per-file build (scripts/bundle.mjs), when asked and the CLI is built.
     if (bundle && existsSync(join(tmp, BUNDLE_ENTRY))) await bundleBuild(esbuild, tmp);

@@ -99,7 +99,7 @@ async function runVariant(variant: string, file: string): Promise<Measure> {
       });
     const ids = new Set(rows.map((r) => r.id));
     if (ids.size !== rows.length) throw new Error("duplicates");
-    const table = new arrow.Table([rowsToRecordBatch(passagesSchema, rows)]);
+    const table = new arrow.Table([rowsToRecordBatch(passagesSchema(), rows)]);
     const bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(table, "stream")), new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).build());
     writeFileSync(join(OUT, `${variant}.parquet`), bytes);
     passages = rows.length;

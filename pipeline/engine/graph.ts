@@ -182,13 +182,26 @@ export function producerCounts(graph: Graph): { waitingOn: Map<AnyStep, number>;
   return { waitingOn, feeds };
 }
 
+type ParamsResult = ReturnType<AnyStep["def"]["params"]["safeParse"]>;
+
+/** Parse results by params object, then by schema (parseParams). */
+const parsed = new WeakMap<object, Map<AnyStep["def"]["params"], ParamsResult>>();
+
 /**
  * A step's params parsed by its def's schema (defaults filled in), as analyze() validates them.
  * Without zod's JIT: zod compiles a parser for an object schema on its first parse (`new
  * Function`), which pays off over many parses, but a command parses each schema a few times
  * (~50 ms CPU of a no-op rerun of the default target went to compiling); the result is the same.
- * (Here, not in step.ts: step.ts is in every step's source closure, so an edit there re-keys all.)
+ * Remembered per params object and schema (a step's params are an immutable value): the report
+ * parses the params of every step it documents for its provenance page while the graph is built,
+ * and analyze() parsed the same 430 objects again. (Here, not in step.ts: step.ts is in every
+ * step's source closure, so an edit there re-keys all.)
  */
-export function parseParams(def: AnyStep["def"], params: unknown): ReturnType<AnyStep["def"]["params"]["safeParse"]> {
-  return def.params.safeParse(params, { jitless: true });
+export function parseParams(def: AnyStep["def"], params: unknown): ParamsResult {
+  if (typeof params !== "object" || params === null) return def.params.safeParse(params, { jitless: true });
+  let bySchema = parsed.get(params);
+  if (bySchema === undefined) parsed.set(params, (bySchema = new Map()));
+  let result = bySchema.get(def.params);
+  if (result === undefined) bySchema.set(def.params, (result = def.params.safeParse(params, { jitless: true })));
+  return result;
 }

@@ -161,7 +161,14 @@ export class RunProgress {
     if (left.length === 0) return 0;
     const cost = new Map(left.map((s) => [s.name, this.running.has(s.name) ? this.remainingOf(s.name, now) : s.status === "cached" ? 0 : s.expected]));
     const consumers = new Map<string, string[]>();
-    for (const s of left) for (const a of s.after) if (cost.has(a)) consumers.set(a, [...(consumers.get(a) ?? []), s.name]);
+    for (const s of left) {
+      for (const a of s.after) {
+        if (!cost.has(a)) continue;
+        const list = consumers.get(a);
+        if (list === undefined) consumers.set(a, [s.name]);
+        else list.push(s.name);
+      }
+    }
     const level = new Map<string, number>();
     const levelOf = (n: string): number => {
       const known = level.get(n);
@@ -172,30 +179,45 @@ export class RunProgress {
       return v;
     };
     const waiting = new Map(left.map((s) => [s.name, s.after.filter((a) => cost.has(a)).length]));
+    // Both queues are kept in order by inserting each item at its place (both orders are total:
+    // names are unique), not sorted whole after each finish: a plan of 433 cached steps made
+    // that ~430 sorts of ~430 items per estimate.
+    const byLevel = (a: string, b: string) => levelOf(b) - levelOf(a) || (a < b ? -1 : 1);
+    const byTime = (a: { name: string; at: number }, b: { name: string; at: number }) => a.at - b.at || (a.name < b.name ? -1 : 1);
     const finishAt: { name: string; at: number }[] = [];
-    for (const n of this.running.keys()) if (cost.has(n)) finishAt.push({ name: n, at: cost.get(n)! });
-    const ready = left.filter((s) => !this.running.has(s.name) && waiting.get(s.name) === 0).map((s) => s.name);
+    for (const n of this.running.keys()) if (cost.has(n)) insertSorted(finishAt, { name: n, at: cost.get(n)! }, byTime);
+    const ready = left.filter((s) => !this.running.has(s.name) && waiting.get(s.name) === 0).map((s) => s.name).sort(byLevel);
     let t = 0;
     let slotsBusy = finishAt.length;
     for (;;) {
-      ready.sort((a, b) => levelOf(b) - levelOf(a) || (a < b ? -1 : 1));
       while (ready.length > 0 && (slotsBusy < this.concurrency || cost.get(ready[0]!) === 0)) {
         const n = ready.shift()!;
         if (cost.get(n)! > 0) slotsBusy++;
-        finishAt.push({ name: n, at: t + cost.get(n)! });
+        insertSorted(finishAt, { name: n, at: t + cost.get(n)! }, byTime);
       }
       if (finishAt.length === 0) return t;
-      finishAt.sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : 1));
       const next = finishAt.shift()!;
       t = next.at;
       if (cost.get(next.name)! > 0) slotsBusy--;
       for (const c of consumers.get(next.name) ?? []) {
         const w = waiting.get(c)! - 1;
         waiting.set(c, w);
-        if (w === 0) ready.push(c);
+        if (w === 0) insertSorted(ready, c, byLevel);
       }
     }
   }
+}
+
+/** Inserts `item` into `list` (sorted by `order`) at its place: after every item not greater. */
+function insertSorted<T>(list: T[], item: T, order: (a: T, b: T) => number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order(list[mid]!, item) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, item);
 }
 
 /** Names of a trainer's per-epoch numbers as people read them. */

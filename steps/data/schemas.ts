@@ -20,13 +20,15 @@
  */
 import * as arrow from "apache-arrow";
 import type { DatasetName } from "./datasets/registry.ts";
+import { once } from "../lib/once.ts";
 
 const utf8 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Utf8(), nullable);
 const int32 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Int32(), nullable);
 
-export const historyItemType = new arrow.Struct([utf8("question"), utf8("answer")]);
+/** Made on first use (steps/lib/once.ts), like the schemas: most commands read no Parquet. */
+export const historyItemType = once(() => new arrow.Struct([utf8("question"), utf8("answer")]));
 
-export const turnsSchema = new arrow.Schema([
+export const turnsSchema = once(() => new arrow.Schema([
   utf8("dataset"),
   utf8("split"),
   utf8("conversation_id"),
@@ -35,17 +37,17 @@ export const turnsSchema = new arrow.Schema([
   utf8("question"),
   utf8("rewrite", true),
   utf8("answer", true),
-  new arrow.Field("history", new arrow.List(new arrow.Field("item", historyItemType, false)), false),
+  new arrow.Field("history", new arrow.List(new arrow.Field("item", historyItemType(), false)), false),
   new arrow.Field("gold_passage_ids", new arrow.List(new arrow.Field("item", new arrow.Utf8(), false)), false),
   utf8("source_domain", true),
   utf8("question_type", true),
   utf8("topic", true),
   utf8("topic_section", true),
-]);
+]));
 
-export const passagesSchema = new arrow.Schema([utf8("id"), utf8("title", true), utf8("text")]);
+export const passagesSchema = once(() => new arrow.Schema([utf8("id"), utf8("title", true), utf8("text")]));
 
-export const qrelsSchema = new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]);
+export const qrelsSchema = once(() => new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]));
 
 /** A registered conversational dataset (steps/data/datasets/registry.ts). */
 export type { DatasetName };

@@ -14,18 +14,19 @@ import type { Json } from "../../pipeline/engine/canonical.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
+import { once } from "../lib/once.ts";
 import type { TurnRow } from "../data/schemas.ts";
 import { locateAnswerSentence, type GoldPassage } from "./answer-sentences.ts";
 import { evidenceOf, LOCATE_METHODS, RAW_READERS, type EvidenceDataset, type RawEvidence } from "./evidence.ts";
 import { passagesWithSentences } from "./sentences.ts";
 
-export const answerSentencesSchema = new arrow.Schema([
+export const answerSentencesSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
   new arrow.Field("pid", new arrow.Utf8(), false),
   new arrow.Field("positive", new arrow.Int32(), false),
   new arrow.Field("labels", new arrow.List(new arrow.Field("item", new arrow.Int32(), false)), false),
   new arrow.Field("method", new arrow.Utf8(), false),
-]);
+]));
 
 export interface AnswerSentenceRow {
   readonly qid: string;
@@ -113,7 +114,7 @@ function makeDef<I extends InputKinds>(inputs: I, args: Json) {
         if (reader !== null && paths.raw === undefined) throw new InputError(`${dataset} needs its raw turn files`, { field: "raw", fix: "wire the dataset's raw directory" });
         const raw = reader === null ? undefined : reader(paths.raw!, split);
         const { rows, report } = labelTurns(dataset, split, turns, passages, raw);
-        await writeParquetFile(ctx.outputs.labels, answerSentencesSchema, rows);
+        await writeParquetFile(ctx.outputs.labels, answerSentencesSchema(), rows);
         await writeFile(ctx.outputs.report, canonicalJson(report, 2) + "\n");
         ctx.log(`${report.withGold} ${split} turns with gold: ${Object.entries(report.located).map(([m, n]) => `${m} ${n}`).join(", ")}, not located ${report.notLocated}`);
       },

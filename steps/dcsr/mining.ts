@@ -8,16 +8,17 @@ import { z } from "zod";
 import { defineStep, file } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
+import { once } from "../lib/once.ts";
 import type { TurnRow } from "../data/schemas.ts";
 import type { SentenceRunRow } from "./search.ts";
 import type { SentenceList } from "./examples.ts";
 
-export const sentenceNegativesSchema = new arrow.Schema([
+export const sentenceNegativesSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
   new arrow.Field("pids", new arrow.List(new arrow.Field("item", new arrow.Utf8(), false)), false),
   new arrow.Field("slots", new arrow.List(new arrow.Field("item", new arrow.Int32(), false)), false),
   new arrow.Field("scores", new arrow.List(new arrow.Field("item", new arrow.Float64(), false)), false),
-]);
+]));
 
 export interface SentenceNegativeList {
   readonly qid: string;
@@ -81,7 +82,7 @@ export const mineDcsrNegatives = defineStep({
       for await (const r of readParquetRows<SentenceRunRow>(ctx.inputs.sentences)) rows.push(r);
       const { lists, goldDropped } = mineSentenceNegatives(rows, goldOf, k);
       if (lists.length === 0) throw new InputError(`the sentence run has no hits for split '${split}'`, { file: ctx.inputs.sentences, fix: "search the training turns of the same dataset" });
-      await writeParquetFile(ctx.outputs.negatives, sentenceNegativesSchema, lists);
+      await writeParquetFile(ctx.outputs.negatives, sentenceNegativesSchema(), lists);
       const mean = lists.reduce((a, l) => a + l.pids.length, 0) / lists.length;
       ctx.log(`${lists.length} queries, ${mean.toFixed(1)} negative sentences each, ${goldDropped} gold-passage sentences dropped`);
     },

@@ -15,6 +15,7 @@ import { defineStep, file, list } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readNpy } from "../lib/npy.ts";
 import { writeParquetFile } from "../lib/parquet.ts";
+import { once } from "../lib/once.ts";
 import { dotF32 } from "../dense/brute-force.ts";
 import { loadFlatIP, readFlatIPFile } from "../dense/faiss-index.ts";
 import { validateMatrix, type TopK } from "../dense/topk.ts";
@@ -25,7 +26,7 @@ import { hasAnsByGroup, topGroups } from "./hasans.ts";
 import { SENTENCE_INDEX_FILE } from "./encode.ts";
 import { EMPTY_QIDS } from "../dense/query-encoding.ts";
 
-export const sentenceRunSchema = new arrow.Schema([
+export const sentenceRunSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
   new arrow.Field("pid", new arrow.Utf8(), false),
   new arrow.Field("slot", new arrow.Int32(), false),
@@ -33,7 +34,7 @@ export const sentenceRunSchema = new arrow.Schema([
   new arrow.Field("score", new arrow.Float64(), false),
   /** ln of the sentence's softmax probability over the query's top M. */
   new arrow.Field("log_prob", new arrow.Float64(), false),
-]);
+]));
 
 export interface SentenceRunRow {
   readonly qid: string;
@@ -185,7 +186,7 @@ export const searchDcsr = defineStep({
       }
       await writeRunParquet(ctx.outputs.run, runRows);
       writeFileSync(ctx.outputs.trec, runRows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(Math.fround(r.score))} ${tag}`).join("\n") + (runRows.length ? "\n" : ""));
-      await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema, sentenceRows);
+      await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema(), sentenceRows);
       ctx.log(`${nq} queries x ${shards.length} shard(s) of ${passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
     },
   },

@@ -12,17 +12,18 @@ import { defineStep, file } from "../../pipeline/engine/step.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parquetLayout, readParquetRows, writeParquetFile } from "../lib/parquet.ts";
+import { once } from "../lib/once.ts";
 import type { PassageRow } from "../data/schemas.ts";
 import { splitSentences, type SplitRule } from "./splitter.ts";
 
-export const sentencesSchema = new arrow.Schema([
+export const sentencesSchema = once(() => new arrow.Schema([
   new arrow.Field("pid", new arrow.Utf8(), false),
   new arrow.Field("index", new arrow.Int32(), false),
   new arrow.Field("start", new arrow.Int32(), false),
   new arrow.Field("end", new arrow.Int32(), false),
   new arrow.Field("words", new arrow.Int32(), false),
   new arrow.Field("text", new arrow.Utf8(), false),
-]);
+]));
 
 export interface SentenceRow {
   readonly pid: string;
@@ -112,7 +113,7 @@ export const splitSentencesStep = defineStep({
           if (++n % 10_000 === 0) ctx.progress(n, total);
         }
       }
-      await writeParquetFile(ctx.outputs.sentences, sentencesSchema, rows());
+      await writeParquetFile(ctx.outputs.sentences, sentencesSchema(), rows());
       const stats = counter.stats();
       await writeFile(ctx.outputs.stats, canonicalJson(stats, 2) + "\n");
       ctx.log(`${stats.passages} passages -> ${stats.sentences} sentences (${stats.meanSentencesPerPassage.toFixed(2)} per passage, ${stats.meanWordsPerSentence.toFixed(1)} words each; ${stats.emptyPassages} without words)`);

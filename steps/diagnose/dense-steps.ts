@@ -111,7 +111,7 @@ export function readCollectionPassagesDef(locations: ReadonlyMap<string, string>
             }
           }
         }
-        const r = await writeParquetFile(ctx.outputs.passages, passagesSchema, rows());
+        const r = await writeParquetFile(ctx.outputs.passages, passagesSchema(), rows());
         ctx.log(`${r.rows} passages`);
       },
     },

@@ -52,7 +52,7 @@ export function readConversationsDef(locations: ReadonlyMap<string, string>) {
         const path = locations.get(ctx.params.file.name);
         if (path === undefined) throw new Error(`no location for ${ctx.params.file.name}`);
         const turns = await parseConversations(readHashedLines(path, { sha256: ctx.params.file.sha256 }), path, ctx.params.split);
-        await writeParquetFile(ctx.outputs.turns, turnsSchema, turns);
+        await writeParquetFile(ctx.outputs.turns, turnsSchema(), turns);
         const typeSource: Record<string, "given" | "computed"> = {};
         for (const t of turns) if (t.typeSource !== "none") typeSource[t.qid] = t.typeSource;
         const summary: ConversationsSummary = { conversations: new Set(turns.map((t) => t.conversation_id)).size, turns: turns.length, typeSource };

@@ -8,15 +8,16 @@ import { z } from "zod";
 import { defineStep, file } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { readParquetRows, writeParquetFile } from "../lib/parquet.ts";
+import { once } from "../lib/once.ts";
 import type { TurnRow } from "../data/schemas.ts";
 import type { RunRow } from "../eval/run-table.ts";
 import { mineNegatives, type NegativeList } from "./negatives.ts";
 
-export const negativesSchema = new arrow.Schema([
+export const negativesSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
   new arrow.Field("pids", new arrow.List(new arrow.Field("item", new arrow.Utf8(), false)), false),
   new arrow.Field("scores", new arrow.List(new arrow.Field("item", new arrow.Float64(), false)), false),
-]);
+]));
 
 export async function readNegatives(path: string): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
@@ -50,7 +51,7 @@ export const mineNegativesStep = defineStep({
       for await (const r of readParquetRows<RunRow>(ctx.inputs.run)) if (goldOf.has(r.qid)) rows.push(r);
       if (rows.length === 0) throw new InputError(`the run has no hits for split '${split}'`, { file: ctx.inputs.run, fix: "search the training turns of the same dataset" });
       const { lists, goldDropped } = mineNegatives(rows, goldOf, { k, excludeGold });
-      await writeParquetFile(ctx.outputs.negatives, negativesSchema, lists);
+      await writeParquetFile(ctx.outputs.negatives, negativesSchema(), lists);
       const mean = lists.reduce((a, l) => a + l.pids.length, 0) / Math.max(1, lists.length);
       ctx.log(`${lists.length} queries, ${mean.toFixed(1)} negatives each, ${goldDropped} gold hits dropped`);
     },

@@ -91,8 +91,8 @@ const fixture = <K extends string>(id: string, output: ReturnType<typeof file<K>
     runtime: { type: "in-process", run: (ctx) => write(ctx.outputs.out) },
   });
 
-const writePassages = fixture("test-write-passages", file("parquet:passages", "p.parquet"), async (o) => void (await writeParquetFile(o, passagesSchema, PASSAGES)));
-const writeTurns = fixture("test-write-turns", file("parquet:turns", "t.parquet"), async (o) => void (await writeParquetFile(o, turnsSchema, TURNS)));
+const writePassages = fixture("test-write-passages", file("parquet:passages", "p.parquet"), async (o) => void (await writeParquetFile(o, passagesSchema(), PASSAGES)));
+const writeTurns = fixture("test-write-turns", file("parquet:turns", "t.parquet"), async (o) => void (await writeParquetFile(o, turnsSchema(), TURNS)));
 const writeVocab = fixture("test-write-vocab", dir("wordpiece:vocab", "vocab"), async (o) => writeVocabFile(join(o, "vocab.txt"), VOCAB));
 const writeModel = fixture("test-write-model", dir("dpr:model", "model"), async (o) => {
   copyFileSync(MODEL, join(o, "query_encoder.onnx"));

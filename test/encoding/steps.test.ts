@@ -63,7 +63,7 @@ const writePassages = defineStep({
   params: z.object({}).strict(),
   inputs: {},
   outputs: { passages: file("parquet:passages", "passages.parquet") },
-  runtime: { type: "in-process", run: async (ctx) => void (await writeParquetFile(ctx.outputs.passages, passagesSchema, PASSAGES)) },
+  runtime: { type: "in-process", run: async (ctx) => void (await writeParquetFile(ctx.outputs.passages, passagesSchema(), PASSAGES)) },
 });
 
 const writeTurns = defineStep({
@@ -73,7 +73,7 @@ const writeTurns = defineStep({
   params: z.object({}).strict(),
   inputs: {},
   outputs: { turns: file("parquet:turns", "turns.parquet") },
-  runtime: { type: "in-process", run: async (ctx) => void (await writeParquetFile(ctx.outputs.turns, turnsSchema, TURNS)) },
+  runtime: { type: "in-process", run: async (ctx) => void (await writeParquetFile(ctx.outputs.turns, turnsSchema(), TURNS)) },
 });
 
 const writeVocab = defineStep({

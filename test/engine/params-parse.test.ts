@@ -1,7 +1,7 @@
 /**
  * analyze() and the report's provenance parse params without zod's JIT (graph.ts parseParams):
  * the same data, defaults and issues as zod's compiled parser, whose first parse of a schema
- * compiles a function.
+ * compiles a function; each params object is parsed once per schema.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,4 +22,31 @@ test("params parse without the JIT as with it: defaults filled, issues the same"
   const issues = (r: { error?: { issues: { path: PropertyKey[]; code: string }[] } }) => r.error?.issues.map((i) => `${i.path.join(".")}:${i.code}`);
   assert.deepEqual(issues(parseParams(def, bad)), issues(schema.safeParse(bad)));
   assert.deepEqual(issues(parseParams(def, bad)), ["lr:too_small", "epochs:invalid_type", "model.names.0:invalid_type", ":unrecognized_keys"]);
+});
+
+test("params are parsed once per params object and schema", () => {
+  let parses = 0;
+  const counted = (epochs: number) =>
+    z
+      .object({ lr: z.number(), epochs: z.number().default(epochs) })
+      .strict()
+      .transform((v) => {
+        parses++;
+        return v;
+      });
+  const a = { params: counted(10) } as unknown as Parameters<typeof parseParams>[0];
+  const b = { params: counted(20) } as unknown as Parameters<typeof parseParams>[0];
+  const params = { lr: 0.1 };
+  const first = parseParams(a, params);
+  assert.equal(parseParams(a, params), first);
+  assert.equal(parses, 1);
+  // An equal but distinct object is parsed again; so is the same object under another schema.
+  assert.deepEqual(parseParams(a, { lr: 0.1 }).data, { lr: 0.1, epochs: 10 });
+  assert.deepEqual(parseParams(b, params).data, { lr: 0.1, epochs: 20 });
+  assert.equal(parses, 3);
+  assert.deepEqual(first.data, { lr: 0.1, epochs: 10 });
+  // Failures are remembered too; a non-object is parsed each time.
+  const bad = { lr: "x" };
+  assert.equal(parseParams(a, bad), parseParams(a, bad));
+  assert.equal(parseParams(a, bad).success, false);
 });

@@ -41,7 +41,7 @@ test("turns round-trip: streamed rows, row groups of N, same rows back from parq
     for (const r of rows) yield r;
   }
   const f = join(dir, "turns.parquet");
-  const res = await writeParquetFile(f, turnsSchema, source(), { batchRows: 3, rowGroupRows: 4 });
+  const res = await writeParquetFile(f, turnsSchema(), source(), { batchRows: 3, rowGroupRows: 4 });
   assert.deepEqual(res, { rows: 10, batches: 4 });
   assert.equal(existsSync(`${f}.partial`), false);
   assert.deepEqual(await parquetLayout(f), { rowGroups: [4, 4, 2], rows: 10 });
@@ -52,7 +52,7 @@ test("turns round-trip: streamed rows, row groups of N, same rows back from parq
 
   const table = readParquetTable(f);
   assert.equal(table.numRows, 10);
-  assert.equal(String(table.schema.fields.find((x) => x.name === "history")!.type), String(turnsSchema.fields.find((x) => x.name === "history")!.type));
+  assert.equal(String(table.schema.fields.find((x) => x.name === "history")!.type), String(turnsSchema().fields.find((x) => x.name === "history")!.type));
   assert.equal(table.schema.fields.find((x) => x.name === "rewrite")!.nullable, true);
   assert.equal(table.schema.fields.find((x) => x.name === "qid")!.nullable, false);
 
@@ -63,8 +63,8 @@ test("turns round-trip: streamed rows, row groups of N, same rows back from parq
 
 test("record batches and rows can be mixed; a mismatching batch schema is rejected and leaves no file", async () => {
   const f = join(dir, "mixed.parquet");
-  const batch = rowsToRecordBatch(passagesSchema, [{ id: "b1", title: null, text: "x" }]);
-  await writeParquetFile(f, passagesSchema, [{ id: "a", title: "T", text: "t" }, batch, { id: "c", title: null, text: "u" }]);
+  const batch = rowsToRecordBatch(passagesSchema(), [{ id: "b1", title: null, text: "x" }]);
+  await writeParquetFile(f, passagesSchema(), [{ id: "a", title: "T", text: "t" }, batch, { id: "c", title: null, text: "u" }]);
   assert.deepEqual(
     (await parquetReadObjects({ file: arrayBufferOf(f) })) as unknown[],
     [
@@ -74,8 +74,8 @@ test("record batches and rows can be mixed; a mismatching batch schema is reject
     ],
   );
   const bad = join(dir, "bad.parquet");
-  const wrong = rowsToRecordBatch(turnsSchema, [turn(1)]);
-  await assert.rejects(writeParquetFile(bad, passagesSchema, [wrong]));
+  const wrong = rowsToRecordBatch(turnsSchema(), [turn(1)]);
+  await assert.rejects(writeParquetFile(bad, passagesSchema(), [wrong]));
   assert.equal(existsSync(bad), false);
   assert.equal(existsSync(`${bad}.partial`), false);
 });
@@ -86,18 +86,18 @@ test("a failing source removes the partial file", async () => {
     yield { id: "a", title: null, text: "t" };
     throw new Error("boom");
   }
-  await assert.rejects(writeParquetFile(f, passagesSchema, source(), { batchRows: 1 }), /boom/);
+  await assert.rejects(writeParquetFile(f, passagesSchema(), source(), { batchRows: 1 }), /boom/);
   assert.equal(existsSync(f), false);
   assert.equal(existsSync(`${f}.partial`), false);
 });
 
 test("null in a non-nullable field is rejected", () => {
-  assert.throws(() => rowsToRecordBatch(passagesSchema, [{ id: "a", title: null, text: null }]), /'text' is null/);
+  assert.throws(() => rowsToRecordBatch(passagesSchema(), [{ id: "a", title: null, text: null }]), /'text' is null/);
 });
 
 test("an empty source writes a zero-row file that keeps the schema", async () => {
   const f = join(dir, "empty.parquet");
-  assert.deepEqual(await writeParquetFile(f, passagesSchema, []), { rows: 0, batches: 0 });
+  assert.deepEqual(await writeParquetFile(f, passagesSchema(), []), { rows: 0, batches: 0 });
   const t = readParquetTable(f);
   assert.equal(t.numRows, 0);
   assert.deepEqual(t.schema.fields.map((x) => x.name), ["id", "title", "text"]);
@@ -106,7 +106,7 @@ test("an empty source writes a zero-row file that keeps the schema", async () =>
 test("streaming read of selected row groups and columns", async () => {
   const f = join(dir, "groups.parquet");
   const rows = Array.from({ length: 7 }, (_, i) => ({ id: `p${i}`, title: null, text: `t${i}` }));
-  await writeParquetFile(f, passagesSchema, rows, { rowGroupRows: 3 });
+  await writeParquetFile(f, passagesSchema(), rows, { rowGroupRows: 3 });
   const ids: string[] = [];
   for await (const b of readParquetBatches(f, { rowGroups: [1, 2], columns: ["id"] })) {
     assert.deepEqual(b.schema.fields.map((x) => x.name), ["id"]);

@@ -144,7 +144,7 @@ export async function preprocessCollection(options: CollectionOptions): Promise<
         rows.push(row);
         if (rows.length >= batchRows) {
           passages += rows.length;
-          yield rowsToRecordBatch(passagesSchema, rows);
+          yield rowsToRecordBatch(passagesSchema(), rows);
           rows = [];
           options.onProgress?.(passages);
         }
@@ -152,13 +152,13 @@ export async function preprocessCollection(options: CollectionOptions): Promise<
     }
     if (rows.length > 0) {
       passages += rows.length;
-      yield rowsToRecordBatch(passagesSchema, rows);
+      yield rowsToRecordBatch(passagesSchema(), rows);
       options.onProgress?.(passages);
     }
   }
 
   const writeOptions = options.rowGroupRows === undefined ? { batchRows } : { batchRows, rowGroupRows: options.rowGroupRows };
-  await writeParquetFile(options.outFile, passagesSchema, batches(), writeOptions);
+  await writeParquetFile(options.outFile, passagesSchema(), batches(), writeOptions);
   const suspects = ids.suspects();
   if (suspects.size > 0) {
     try {

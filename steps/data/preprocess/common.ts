@@ -178,8 +178,8 @@ export async function writeTurnTables(outDir: string, dataset: DatasetName, rows
   mkdirSync(outDir, { recursive: true });
   const paths = tablePaths(outDir);
   const options = { ...(rowGroupRows === undefined ? {} : { rowGroupRows }), metadata: { "cspipe.dataset": dataset } };
-  await writeParquetFile(paths.turns, turnsSchema, [...rows].sort(compareTurns), options);
-  await writeParquetFile(paths.qrels, qrelsSchema, qrels, options);
+  await writeParquetFile(paths.turns, turnsSchema(), [...rows].sort(compareTurns), options);
+  await writeParquetFile(paths.qrels, qrelsSchema(), qrels, options);
 }
 
 /** Checks that every turn file key maps to a distinct split name the dataset knows. */
