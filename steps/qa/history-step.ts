@@ -27,7 +27,7 @@ export const addSyntheticHistory = defineStep({
       for await (const p of readParquetRows<PassageRow>(ctx.inputs.passages)) if (gold.has(p.id)) titles.set(p.id, p.title);
       const counts: SyntheticHistoryCounts = { turns: 0, withHistory: 0, items: 0, noEntity: 0 };
       const out = withSyntheticHistory(turns, (pid) => titles.get(pid) ?? null, ctx.params, counts);
-      await writeParquetFile(ctx.outputs.turns, turnsSchema, out.sort(compareTurns));
+      await writeParquetFile(ctx.outputs.turns, turnsSchema(), out.sort(compareTurns));
       ctx.log(`${counts.turns} turns, ${counts.withHistory} with a history (${counts.items} items, ${(counts.items / Math.max(1, counts.turns)).toFixed(2)} per turn), ${counts.noEntity} without a gold passage title`);
     },
   },
