@@ -7,8 +7,8 @@
  * lookups of ./candidate-completion.ts), and postings cut by the maxima of the clauses to come or
  * by their bitsets (./bitset-cut.ts; "New candidates" in ./block-max.ts).
  *
- * Hot loop: `scanBlock` runs once per posting scanned. It reads the window's state from fields into
- * locals once per block and allocates nothing; keep it free of closures and iterators.
+ * Hot loop: the loop over a block's postings in `scanClause`. The clause's state is read from fields
+ * into locals once per clause; nothing is allocated; keep it free of closures and iterators.
  */
 import { END, INFLATE, TABLE_TF, type Cursors } from "./cursors.ts";
 import type { PruningStats } from "./block-max-types.ts";
@@ -86,103 +86,110 @@ export class WindowScan {
     this.mask.countUses(this.c, n);
   }
 
-  /** Scans clause i up to hi; bound: the maxima of the clauses still to come; setsCut: cut by their bitsets too. */
+  /**
+   * Scans clause i up to hi into the window buffers; bound: the maxima of the clauses still to come;
+   * setsCut: cut new candidates by their bitsets too. A posting that would make a new candidate
+   * whose score here plus bound is below θ makes none (see "New candidates" in ./block-max.ts). The
+   * loop over a block's postings is the hot loop.
+   */
   private scanClause(i: number, bound: number, setsCut: boolean): void {
     const c = this.c;
-    const cur = c.cur;
-    const { hi, theta } = this;
-    const last = c.index.blockLastDoc;
-    // A posting that would make a new candidate whose score here plus the maxima of the clauses
-    // still to come is below θ makes none (see "New candidates" in ./block-max.ts).
-    const cuts = f(bound * INFLATE) < theta;
-    this.blockAtStart[i] = c.blk[i]!;
-    c.startLookups(i, c.blk[i]!);
-    while (cur[i]! < hi) {
-      const b = c.blk[i]!;
-      const rangeEnd = Math.min(hi - 1, last[b]!);
-      if (f((c.blockMax(i, b) + bound) * INFLATE) < theta) {
-        // No new candidate can come from this block: the candidates the other clauses find in its
-        // range look the clause up when they are completed (the range is remembered as a gap).
-        this.counters.blocksSkipped++;
-        this.addGap(i, cur[i]!, rangeEnd);
-        c.advance(i, rangeEnd + 1); // past the range, by the block headers only
-        continue;
-      }
-      if (c.opened[i] !== b) c.open(i, b);
-      if (c.decoded[i] !== b) {
-        const p = c.pos[i]!;
-        c.decode(i);
-        c.pos[i] = p;
-      }
-      if (this.scanBlock(i, bound, cuts, setsCut)) break;
-      if (!this.nextBlock(i, b)) break;
-    }
-  }
-
-  /**
-   * Adds the postings of clause i's decoded block from its position to the window buffers, up to
-   * hi; true when it stopped inside the block (the cursor is left on the first document >= hi).
-   */
-  private scanBlock(i: number, bound: number, cuts: boolean, setsCut: boolean): boolean {
-    const c = this.c;
-    const norms = c.index.norms;
-    const cache = c.normCache;
-    const table = c.scoreTable;
+    const { cur, docs: allDocs, tfs: allTfs, pos, cnt, normCache: cache, scoreTable: table } = c;
+    const { norms, blockLastDoc: last } = c.index;
     const { lo, hi, theta, masked, acc, bits, bitsetCut: bc } = this;
-    const mask = this.mask.words;
-    const maskBase = this.mask.base;
+    const { words: mask, base: maskBase } = this.mask;
     const w = c.weight[i]!;
     const tableBase = (i * TABLE_TF - 1) * 256;
-    const docs = c.docs[i]!;
-    const tfs = c.tfs[i]!;
-    const n = c.cnt[i]!;
-    let p = c.pos[i]!;
-    let d = c.cur[i]!;
+    const cuts = f(bound * INFLATE) < theta;
     let dropped = 0;
     let cut = 0;
     let bitsetCut = 0;
-    while (p < n) {
-      d = docs[p]!;
-      if (d >= hi) break;
-      if (masked && (mask[(d >>> 5) - maskBase]! & (1 << (d & 31))) === 0) {
-        p++;
-        dropped++;
+    this.startClause(i);
+    while (cur[i]! < hi) {
+      const b = c.blk[i]!;
+      if (f((c.blockMax(i, b) + bound) * INFLATE) < theta) {
+        this.skipBlock(i, Math.min(hi - 1, last[b]!));
         continue;
       }
-      const tf = tfs[p]!;
-      const norm = norms[d]!;
-      const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
-      const o = d - lo;
-      const bit = 1 << (o & 31);
-      const word = bits[o >>> 5]!;
-      if ((word & bit) === 0) {
-        if (cuts && f((s + bound) * INFLATE) < theta) {
-          p++;
-          cut++;
+      this.decodeBlock(i, b);
+      const docs = allDocs[i]!;
+      const tfs = allTfs[i]!;
+      const n = cnt[i]!;
+      let p = pos[i]!;
+      let d = cur[i]!;
+      for (; p < n; p++) {
+        d = docs[p]!;
+        if (d >= hi) break;
+        if (masked && (mask[(d >>> 5) - maskBase]! & (1 << (d & 31))) === 0) {
+          dropped++;
           continue;
         }
-        if (setsCut && !bc.mayReach(d, s, theta)) {
-          p++;
-          bitsetCut++;
-          continue;
+        const tf = tfs[p]!;
+        const norm = norms[d]!;
+        const s = tf <= TABLE_TF ? table[tableBase + (tf << 8) + norm]! : f(w - f(w / f(1 + f(tf * cache[norm]!))));
+        const o = d - lo;
+        const bit = 1 << (o & 31);
+        const word = bits[o >>> 5]!;
+        if ((word & bit) === 0) {
+          if (cuts && f((s + bound) * INFLATE) < theta) {
+            cut++;
+            continue;
+          }
+          if (setsCut && !bc.mayReach(d, s, theta)) {
+            bitsetCut++;
+            continue;
+          }
         }
+        acc[o]! += s;
+        bits[o >>> 5] = word | bit;
       }
-      acc[o]! += s;
-      bits[o >>> 5] = word | bit;
-      p++;
+      if (!this.afterBlock(i, b, p, d)) break;
     }
     this.nMasked += dropped;
     this.nCut += cut;
     this.nBitsetCut += bitsetCut;
-    if (p >= n) return false;
-    c.pos[i] = p;
-    c.cur[i] = d;
-    return true;
   }
 
-  /** Clause i's block b is exhausted: on to the next one, decoded; false when the clause is exhausted. */
-  private nextBlock(i: number, b: number): boolean {
+  /** Before clause i's scan: its block now is where its lookups start. */
+  private startClause(i: number): void {
+    const b = this.c.blk[i]!;
+    this.blockAtStart[i] = b;
+    this.c.startLookups(i, b);
+  }
+
+  /**
+   * No new candidate can come from clause i's current block: the candidates the other clauses find
+   * in its range (up to rangeEnd) look the clause up when they are completed (a gap).
+   */
+  private skipBlock(i: number, rangeEnd: number): void {
+    this.counters.blocksSkipped++;
+    this.addGap(i, this.c.cur[i]!, rangeEnd);
+    this.c.advance(i, rangeEnd + 1); // past the range, by the block headers only
+  }
+
+  /** Clause i's block b opened and decoded (its position kept). */
+  private decodeBlock(i: number, b: number): void {
     const c = this.c;
+    if (c.opened[i] !== b) c.open(i, b);
+    if (c.decoded[i] !== b) {
+      const p = c.pos[i]!;
+      c.decode(i);
+      c.pos[i] = p;
+    }
+  }
+
+  /**
+   * After the scan of clause i's block b stopped at position p (document d): false when it stopped
+   * inside the block (the cursor left on d, the first document >= hi) or the clause is exhausted;
+   * true when the next block is decoded for the scan to go on.
+   */
+  private afterBlock(i: number, b: number, p: number, d: number): boolean {
+    const c = this.c;
+    if (p < c.cnt[i]!) {
+      c.pos[i] = p;
+      c.cur[i] = d;
+      return false;
+    }
     c.blk[i] = b + 1;
     if (b + 1 === c.blkEnd[i]) {
       c.cur[i] = END;
