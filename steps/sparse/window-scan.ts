@@ -143,7 +143,12 @@ export class WindowScan {
         acc[o]! += s;
         bits[o >>> 5] = word | bit;
       }
-      if (!this.afterBlock(i, b, p, d)) break;
+      if (p < n) {
+        pos[i] = p;
+        cur[i] = d;
+        break;
+      }
+      if (!this.nextBlock(i, b)) break;
     }
     this.nMasked += dropped;
     this.nCut += cut;
@@ -178,18 +183,9 @@ export class WindowScan {
     }
   }
 
-  /**
-   * After the scan of clause i's block b stopped at position p (document d): false when it stopped
-   * inside the block (the cursor left on d, the first document >= hi) or the clause is exhausted;
-   * true when the next block is decoded for the scan to go on.
-   */
-  private afterBlock(i: number, b: number, p: number, d: number): boolean {
+  /** Clause i's block b is exhausted: on to the next one, decoded; false when the clause is exhausted. */
+  private nextBlock(i: number, b: number): boolean {
     const c = this.c;
-    if (p < c.cnt[i]!) {
-      c.pos[i] = p;
-      c.cur[i] = d;
-      return false;
-    }
     c.blk[i] = b + 1;
     if (b + 1 === c.blkEnd[i]) {
       c.cur[i] = END;
