@@ -19,6 +19,7 @@ import { hostname } from "node:os";
 import type { Project } from "../session.ts";
 import type { Entry } from "../engine/store.ts";
 import type { InputKinds, OutputDecls, StepContext } from "../engine/step.ts";
+import { inputKeyOf } from "../engine/step.ts";
 import { cacheKey, diffFingerprints, type Fingerprint } from "../engine/fingerprint.ts";
 import { fingerprintOf } from "../engine/keys.ts";
 import { describeFailure } from "../engine/failures.ts";
@@ -64,7 +65,7 @@ export async function runStepSpec(project: Project, spec: StepSpec, out: (line: 
   const ctx: StepContext<unknown, InputKinds, OutputDecls> = {
     params,
     inputs: slotValues(step.def.inputs, Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, v.path]))),
-    inputKeys: slotValues(step.def.inputs, Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, { key: v.key, stepId: v.stepId, kind: fp.inputs[k]!.kind }]))),
+    inputKeys: slotValues(step.def.inputs, Object.fromEntries(Object.entries(spec.inputs).map(([k, v]) => [k, inputKeyOf(step.def, k, v.key, v.stepId, fp.inputs[k]!.kind)]))),
     outputs: Object.fromEntries(Object.entries(spec.outputs).map(([k, v]) => [k, v.path])),
     workDir: spec.workDir,
     scratchDir: spec.scratchDir,

@@ -10,6 +10,7 @@ import { copyFile, mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { hostname, cpus, platform, arch } from "node:os";
 import type { AnyStep, ContainerRuntime, InProcessRuntime, InputKinds, OutputDecls, ProgressSink, RunSettings, StepContext } from "./step.ts";
+import { inputKeyOf } from "./step.ts";
 import type { Entry, Manifest, OutputRecord, Store } from "./store.ts";
 import type { LockEntry } from "./datasets-lock.ts";
 import type { Fingerprint } from "./fingerprint.ts";
@@ -271,7 +272,7 @@ async function runInProcess(rt: InProcessRuntime<unknown, InputKinds, OutputDecl
   const stepCtx: StepContext<unknown, InputKinds, OutputDecls> = {
     params: r.params,
     inputs: slotValues(r.step.def.inputs, paths(r.inputPaths)),
-    inputKeys: slotValues(r.step.def.inputs, Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, { key: v.entry.key, stepId: v.entry.stepId, kind: r.fingerprint.inputs[k]!.kind }]))),
+    inputKeys: slotValues(r.step.def.inputs, Object.fromEntries(Object.entries(r.inputs).map(([k, v]) => [k, inputKeyOf(r.step.def, k, v.entry.key, v.entry.stepId, r.fingerprint.inputs[k]!.kind)]))),
     outputs: paths(r.outputPaths),
     workDir: r.workDir,
     scratchDir: r.scratchDir,

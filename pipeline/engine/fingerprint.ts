@@ -33,7 +33,8 @@ export interface Fingerprint {
   readonly sources: Record<string, string>;
   readonly packages: Record<string, string>;
   readonly params: Json;
-  readonly inputs: Record<string, { readonly kind: string; readonly digest: string }>;
+  /** Per input: its kind and the sha256 of its bytes; and its producer's key for a step with `provenanceKeys` (step.ts). */
+  readonly inputs: Record<string, { readonly kind: string; readonly digest: string; readonly producer?: string }>;
   readonly datasets: Record<string, string>;
   readonly env: Record<string, string | null>;
   readonly runtime: Json;

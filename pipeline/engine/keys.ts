@@ -57,14 +57,15 @@ export function fingerprintOf(
   producerEntry: (input: string) => Entry | undefined,
   ctx: KeyContext,
 ): Fingerprint | undefined {
-  const inputs: Record<string, { kind: string; digest: string }> = {};
+  const inputs: Record<string, { kind: string; digest: string; producer?: string }> = {};
   for (const { name, ref } of wiredInputs(step)) {
     const entry = producerEntry(name);
     if (!entry) return undefined;
     const rec = entry.manifest.outputs[ref.output];
     if (!rec) throw new Error(`${step.name}: producer entry ${entry.key} lacks output ${ref.output}`);
     // The output's own kind: the slot's, once analysis checked it, or the element's in a slot of any kind.
-    inputs[name] = { kind: ref.kind, digest: rec.digest };
+    // A step that writes its producers' keys into its outputs has them in its own (step.ts provenanceKeys).
+    inputs[name] = step.def.provenanceKeys === true ? { kind: ref.kind, digest: rec.digest, producer: entry.key } : { kind: ref.kind, digest: rec.digest };
   }
   const src = ctx.scanner.fingerprint(step.def.source, step.def.extraSources ?? []);
   const datasets: Record<string, string> = {};

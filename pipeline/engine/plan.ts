@@ -65,6 +65,8 @@ export function plannedKey(step: AnyStep, row: PlanRow | undefined, inputs: Read
     const i = inputs[name];
     const digest = i?.entry.manifest.outputs[i.output]?.digest;
     if (digest === undefined || planned[name]?.digest !== digest) return undefined;
+    // A step keyed by its producers' keys too (provenanceKeys) keeps the planned key only for the same producers.
+    if (planned[name]?.producer !== undefined && planned[name].producer !== i!.entry.key) return undefined;
   }
   return { fingerprint: row.fingerprint, key: row.key };
 }

@@ -77,6 +77,22 @@ export interface InputKey {
   readonly kind: string;
 }
 
+/**
+ * An input's InputKey as a step sees it: its producer's key readable only by a step that declares
+ * `provenanceKeys` (the key is then in its own key); any other step reading it is a bug that
+ * would make its bytes depend on something its key does not hold.
+ */
+export function inputKeyOf(def: { readonly id: string; readonly provenanceKeys?: boolean }, input: string, key: string, stepId: string, kind: string): InputKey {
+  if (def.provenanceKeys === true) return { key, stepId, kind };
+  return {
+    get key(): string {
+      throw new Error(`step ${def.id} reads the producer key of input '${input}' without declaring provenanceKeys: true (pipeline/engine/step.ts), so that key is not in its own`);
+    },
+    stepId,
+    kind,
+  };
+}
+
 /** What an in-process step sees while it runs. Paths are absolute. */
 export interface StepContext<P, I extends InputKinds, O extends OutputDecls> {
   readonly params: P;
@@ -195,6 +211,13 @@ export interface StepDef<S extends ParamsSchema = ParamsSchema, I extends InputK
   readonly datasets?: readonly string[];
   /** Environment variables whose values enter the key. */
   readonly env?: readonly string[];
+  /**
+   * The step writes its inputs' producer keys into its outputs (`ctx.inputKeys[..].key`: the
+   * report's provenance links). Those keys then enter its own key (keys.ts), so a producer re-keyed
+   * with identical bytes reruns it instead of leaving an entry whose bytes name the old keys under
+   * the same key. A step without it that reads a producer key fails (inputKeyOf).
+   */
+  readonly provenanceKeys?: boolean;
   readonly runtime: Runtime<z.output<S>, I, O>;
   readonly description?: string;
   /**

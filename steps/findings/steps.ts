@@ -48,6 +48,8 @@ async function checkFindings(ctx: FindingsContext, paths: Readonly<Record<string
 export const checkFindingsStep = defineStep({
   id: "check-findings",
   version: 1,
+  // Its outputs name the producers' keys (provenance links): they are in its key (step.ts provenanceKeys).
+  provenanceKeys: true,
   source: import.meta.url,
   description: DESCRIPTION,
   params,

@@ -54,6 +54,8 @@ async function resolvePoint(
 export const renderFigureStep = defineStep({
   id: "render-figure",
   version: 2,
+  // Its outputs name the producers' keys (provenance links): they are in its key (step.ts provenanceKeys).
+  provenanceKeys: true,
   source: import.meta.url,
   description: "SVG chart plus the JSON of the numbers plotted (mean ± sd over seeds, N, provenance keys) and the paper's numbers.",
   params,

@@ -63,6 +63,8 @@ export interface ProvenanceIndex {
 export const renderProvenanceStep = defineStep({
   id: "render-provenance",
   version: 1,
+  // Its outputs name the producers' keys (provenance links): they are in its key (step.ts provenanceKeys).
+  provenanceKeys: true,
   source: import.meta.url,
   description: "Static provenance pages (HTML) for every step behind the report, with run files, metrics and training curves.",
   params,

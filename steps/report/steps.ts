@@ -88,6 +88,8 @@ type Source = CellInput[] | { noInput: string } | { noTurns: string };
 export const renderTableStep = defineStep({
   id: "render-table",
   version: 2,
+  // Its outputs name the producers' keys (provenance links): they are in its key (step.ts provenanceKeys).
+  provenanceKeys: true,
   source: import.meta.url,
   description: "Markdown/CSV/JSON table with the paper's numbers, mean ± sd over seeds and provenance keys.",
   params,

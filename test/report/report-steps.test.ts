@@ -65,6 +65,8 @@ const writeFindings = defineStep({
   params: z.object({}).strict(),
   inputs: { m: "json:metrics" },
   outputs: { findings: file("json:findings", "findings.json") },
+  // Its evidence names the `m` input's producer key, as check-findings' does.
+  provenanceKeys: true,
   runtime: {
     type: "in-process",
     async run(ctx) {
