@@ -15,7 +15,7 @@
  * or on the table's order. Turns without a gold passage or entity keep an empty history.
  */
 import type { HistoryItem, TurnRow } from "../data/schemas.ts";
-import { mixSeed, Rng } from "../data/mini/rng.ts";
+import { rngFor } from "../data/mini/rng.ts";
 
 export interface SyntheticHistoryOptions {
   /** The longest history; lengths are uniform over 0..maxTurns. */
@@ -64,7 +64,7 @@ export function withSyntheticHistory(turns: readonly TurnRow[], titleOf: (pid: s
 
 /** Up to a uniform 0..maxTurns of `others` in a random order (a partial Fisher-Yates shuffle). */
 function drawHistory(qid: string, others: readonly TurnRow[], o: SyntheticHistoryOptions): HistoryItem[] {
-  const rng = new Rng(mixSeed(mixSeed(o.seed, "synthetic-history"), qid));
+  const rng = rngFor(o.seed, "synthetic-history", qid);
   const n = Math.min(rng.int(o.maxTurns + 1), others.length);
   const pool = [...others];
   const out: HistoryItem[] = [];
