@@ -15,6 +15,9 @@
  * p = 0.11, and a "holds" by it (IHN > IBN on QReCC, +7.2 ± 1.0) became +1.3 ± 3.4 when the
  * same run was computed with other BLAS kernels. With one value (BM25, or a single seed) there
  * is no spread: m is 0 and the verdict compares the value itself.
+ * A gain claim may name a ceiling for each side (Table 5: the oracle extractive reader on each
+ * retriever's passages): the finding then says whether the difference is measurable at that
+ * ceiling (see ceilingOf).
  * Pure: the step (steps.ts) reads the metrics files and writes findings.json / findings.md.
  */
 import { z } from "zod";
@@ -52,8 +55,11 @@ export const claimSpecSchema = z
     threshold: z.number(),
     direction: z.enum(["at-least", "at-most", "above"]),
     unit: z.enum(["ratio", "points", "fraction"]),
+    /** A gain claim's ceilings: the most each side could reach (paired by seed with the rule's operands), and what they are in words. */
+    ceiling: z.object({ better: operandSchema, worse: operandSchema, label: z.string().min(1) }).strict().optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.ceiling === undefined || c.rule.kind === "gain", { message: "only a gain claim can have a ceiling", path: ["ceiling"] });
 export type ClaimSpec = z.infer<typeof claimSpecSchema>;
 
 export type Verdict = "holds" | "does-not-hold" | "inconclusive";
@@ -77,7 +83,26 @@ export interface Finding {
   readonly threshold: string;
   readonly verdict: Verdict | "not-measured";
   readonly note?: string;
+  readonly ceiling?: CeilingCheck;
   readonly evidence: readonly Evidence[];
+}
+
+/**
+ * Whether a gain is measurable at its ceiling. `gap`: the better side's ceiling minus the worse
+ * side's (mean over seeds); `share`: the share of their ceilings the two sides reach (their sum
+ * over the ceilings' sum, mean over seeds); `expected`: the gain if each side turned the same
+ * share of its ceiling into its score (share x gap, mean over seeds); `resolvable`: the smallest
+ * mean gain the seeds' spread can tell from zero (the rule's t-margin; null with one value:
+ * no spread to compare with). Measurable when |expected| > resolvable.
+ */
+export interface CeilingCheck {
+  readonly label: string;
+  readonly gap: number;
+  readonly share: number;
+  readonly expected: number;
+  readonly resolvable: number | null;
+  readonly measurable: boolean | null;
+  readonly text: string;
 }
 
 export interface FindingsFile {
@@ -194,6 +219,27 @@ function everyStep(spec: ClaimSpec, overall: Verdict, steps: readonly (number | 
   return { verdict: overall };
 }
 
+/** The ceiling check of a gain claim with a ceiling (see CeilingCheck); null when a seed lacks a value. */
+function ceilingOf(spec: ClaimSpec, look: Lookup, gainSd: number | null, n: number): CeilingCheck | null {
+  const c = spec.ceiling;
+  if (c === undefined || spec.rule.kind !== "gain") return null;
+  const [b, w, cb, cw] = [spec.rule.better, spec.rule.worse, c.better, c.worse].map((op) => values(op, look));
+  const k = scale(spec);
+  const gaps = paired(cb!, cw!, (x, y) => (x - y) * k);
+  const shares = paired(paired(b!, w!, (x, y) => x + y), paired(cb!, cw!, (x, y) => x + y), (x, y) => (y === 0 ? Number.NaN : x / y));
+  const expected = paired(shares, gaps, (s, g) => s * g);
+  const ok = (xs: readonly (number | undefined)[]): xs is number[] => xs.every((x) => x !== undefined && Number.isFinite(x));
+  if (!ok(gaps) || !ok(shares) || !ok(expected)) return null;
+  const [gap, share, exp] = [mean(gaps)!, mean(shares)!, mean(expected)!];
+  const resolvable = n < 2 || gainSd === null ? null : margin95(gainSd, n);
+  const measurable = resolvable === null ? null : Math.abs(exp) > resolvable;
+  const num = (x: number): string => fmt(x, spec.unit);
+  const signed = (x: number): string => `${x >= 0 ? "+" : ""}${num(x)}`;
+  const verdict = measurable === null ? "no spread over seeds to compare it with" : `${measurable ? "above" : "below"} the ${num(resolvable!)} that ${n} seeds resolve: ${measurable ? "" : "not "}measurable at this ceiling`;
+  const text = `ceiling (${c.label}): the better side's ${signed(gap)} over the other's; the two reach ${(100 * share).toFixed(1)}% of their ceilings, so a gain in that proportion would be ${signed(exp)}, ${verdict}`;
+  return { label: c.label, gap, share, expected: exp, resolvable, measurable, text };
+}
+
 /** One claim checked against the numbers; `evidence` lists the evaluations it read. */
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
   const { perSeed, steps } = statistic(spec, look);
@@ -207,17 +253,20 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   let note: string | undefined;
   if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, steps));
   if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
-  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, verdict, ...(note === undefined ? {} : { note }) };
+  const ceiling = ceilingOf(spec, look, sd, defined.length);
+  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, verdict, ...(note === undefined ? {} : { note }), ...(ceiling === null ? {} : { ceiling }) };
 }
 
 /** Every input a claim reads (for the step's wiring and the evidence list). */
-export function inputsOf(rule: Rule): string[] {
+export function inputsOf(spec: Pick<ClaimSpec, "rule" | "ceiling">): string[] {
+  const rule = spec.rule;
   const ops: Operand[] =
     rule.kind === "ratio" ? [rule.num, rule.den]
     : rule.kind === "gain" ? [rule.better, rule.worse]
     : rule.kind === "gain-difference" ? [rule.a.better, rule.a.worse, rule.b.better, rule.b.worse]
     : rule.steps;
-  return [...new Set(ops.flatMap((o) => o.inputs))];
+  const ceiling = spec.ceiling === undefined ? [] : [spec.ceiling.better, spec.ceiling.worse];
+  return [...new Set([...ops, ...ceiling].flatMap((o) => o.inputs))];
 }
 
 export function findingsMarkdown(f: FindingsFile): string {
@@ -225,7 +274,8 @@ export function findingsMarkdown(f: FindingsFile): string {
   lines.push("| claim | paper | measured | threshold | verdict |", "|---|---|---|---|---|");
   for (const c of f.claims) {
     const value = c.value === null ? "-" : `${fmt(c.value, c.unit)}${c.sd === null ? "" : ` ± ${fmt(c.sd, c.unit).replace(" points", "")}`} (${c.seeds} seed${c.seeds === 1 ? "" : "s"})`;
-    lines.push(`| ${c.title} | ${c.paper} | ${value}: ${c.measure} | ${c.threshold} | ${c.verdict}${c.note === undefined ? "" : ` (${c.note})`} |`);
+    const notes = [c.note, c.ceiling?.text].filter((x) => x !== undefined);
+    lines.push(`| ${c.title} | ${c.paper} | ${value}: ${c.measure} | ${c.threshold} | ${c.verdict}${notes.length === 0 ? "" : ` (${notes.join("; ")})`} |`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -31,7 +31,7 @@ async function checkFindings(ctx: FindingsContext, paths: Readonly<Record<string
   for (const name of Object.keys(paths).sort()) files.set(name, JSON.parse(await readFile(paths[name]!, "utf8")) as MetricsFile);
   const look = lookupIn(files);
   const claims = ctx.params.claims.map((spec) => {
-    const used = inputsOf(spec.rule);
+    const used = inputsOf(spec);
     for (const u of used) {
       if (!files.has(u)) throw new InputError(`claim '${spec.id}' reads input '${u}', which is not wired`, { field: `claims.${spec.id}`, fix: "wire every input a claim names" });
     }

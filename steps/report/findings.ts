@@ -30,6 +30,8 @@ export const findingsSchema = z
           unit: z.enum(["ratio", "percent", "points", "fraction"]),
           threshold: z.string(),
           verdict: z.enum(VERDICTS),
+          /** A gain claim's ceiling check (steps/findings/claims.ts CeilingCheck): its text is shown under the rule. */
+          ceiling: z.object({ text: z.string().min(1), measurable: z.boolean().nullable() }).loose().optional(),
           evidence: z.array(z.object({ label: z.string().min(1), stepKey: z.string().regex(/^[0-9a-f]{64}$/, "a 64-hex cache key"), stepId: z.string().min(1) }).strict()),
         })
         .loose(),
@@ -94,6 +96,7 @@ export function findingsHtml(f: Findings, href: (key: string) => string | undefi
         el("p", {}, el("strong", {}, "Paper: "), raw(labelHtml(c.paper))),
         el("p", {}, el("strong", {}, "Ours: "), raw(labelHtml(c.measure)), " = ", el("strong", {}, claimValue(c))),
         el("p", { class: "caption" }, "Rule: ", raw(labelHtml(c.threshold))),
+        c.ceiling === undefined ? raw("") : el("p", { class: "caption" }, "Ceiling: ", raw(labelHtml(c.ceiling.text))),
         c.evidence.length === 0
           ? raw("")
           : el("p", { class: "caption" }, "Evidence: ", ...c.evidence.flatMap((e, i) => {
@@ -110,6 +113,7 @@ export function findingsMarkdown(f: Findings, href: (key: string) => string | un
   for (const c of f.claims) {
     md.push(`### ${labelMarkdown(c.title)}: **${VERDICT_TEXT[c.verdict]}**`, "");
     md.push(`- Paper: ${labelMarkdown(c.paper)}`, `- Ours: ${labelMarkdown(c.measure)} = **${claimValue(c)}**`, `- Rule: ${labelMarkdown(c.threshold)}`);
+    if (c.ceiling !== undefined) md.push(`- Ceiling: ${labelMarkdown(c.ceiling.text)}`);
     if (c.evidence.length > 0) {
       md.push(`- Evidence: ${c.evidence.map((e) => {
         const h = href(e.stepKey);

@@ -117,7 +117,7 @@ test("rise over iterations: last - first, and every step must hold on its own", 
   const down = rise("down");
   assert.equal(down.verdict, "does-not-hold");
   assert.equal(down.note, "step 2 -> 3: -10.3 ± 0.6 points does not hold");
-  assert.deepEqual(inputsOf({ kind: "rise", steps: [op("a"), { inputs: ["bm25"], metric: "recall@10" }] }), [...seeds("a"), "bm25"]);
+  assert.deepEqual(inputsOf({ rule: { kind: "rise", steps: [op("a"), { inputs: ["bm25"], metric: "recall@10" }] } }), [...seeds("a"), "bm25"]);
 });
 
 test("a claim on a group without turns is not measured; the Markdown lists every claim", () => {

@@ -5,7 +5,10 @@
  * findings step (steps/findings/claims.ts) from the evaluations Table 5's cells are made of:
  * the value, the spread over seeds (mean ± sd, paired by seed, as soon as the QA setup has more
  * than one) and a verdict. "Beats" is strict: a tie does not hold. The paper's
- * numbers in each claim's text come from paper-numbers.json (final Table 5).
+ * numbers in each claim's text come from paper-numbers.json (final Table 5). Each claim also
+ * names its ceiling (issue 32): the oracle extractive reader's EM / F1 on the reader's own top k
+ * of each retriever's passages (measure-answerability, dev split), so the finding says whether
+ * the difference could be measured at the share of that ceiling the readers reach.
  */
 import { use, type OutputRef } from "../../engine/step.ts";
 import { checkFindingsStep } from "../../../steps/findings/steps.ts";
@@ -16,6 +19,7 @@ import type { DenseContext } from "../dense/base.ts";
 import { qaEvaluations, qaSetupOf, READER_LABEL, READERS, type ReaderName, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel } from "./retrievers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
+import { ANSWERABILITY_SPLIT, answerabilityOf, readerDepths } from "./answerability.ts";
 import { perDataset } from "../../../steps/data/datasets/registry.ts";
 
 const DATASET_LABEL = perDataset((d) => d.label);
@@ -55,6 +59,21 @@ export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, 
     });
     return { inputs: names, metric };
   };
+  const depth = readerDepths(ctx);
+  const k = (reader: ReaderName): number => (reader === "fid" ? depth.fid : depth.dprReader);
+  /** The oracle's metric on the reader's top k of the retriever's passages, per seed of the reader's evaluations. */
+  const ceiling = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => {
+    const evals = evaluations(dataset, retriever, reader);
+    const names = evals.map((e) => {
+      const r = retriever(e.seed);
+      const base = `${dataset}_${retrieverId(ctx, dataset, r)}_answerability`.replace(/[^A-Za-z0-9]/g, "_");
+      const name = evals.length === 1 ? base : `${base}_s${e.seed}`;
+      refs[name] = answerabilityOf(ctx, dataset, r);
+      labels[name] = `${DATASET_LABEL[dataset]} ${ANSWERABILITY_SPLIT}: answerability of ${retrieverLabel(ctx, dataset, r)} passages, seed ${e.seed}`;
+      return name;
+    });
+    return { inputs: names, metric: `oracle-${metric}@${k(reader)}` };
+  };
   const claims = QA_DATASETS.flatMap((dataset) =>
     READERS.flatMap((reader) =>
       METRICS.map(
@@ -67,6 +86,11 @@ export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, 
           threshold: 0,
           direction: "above",
           unit: "points",
+          ceiling: {
+            better: ceiling(dataset, (s) => paperRetrievers(ctx, dataset, s).ihn, reader, m.id),
+            worse: ceiling(dataset, (s) => paperRetrievers(ctx, dataset, s).ibn, reader, m.id),
+            label: `the oracle extractive reader's ${m.label} on the ${READER_LABEL[reader]}'s top ${k(reader)} passages, ${DATASET_LABEL[dataset]} ${ANSWERABILITY_SPLIT}`,
+          },
         }),
       ),
     ),
