@@ -80,7 +80,15 @@ export interface DenseSetup {
    * keep `seeds`).
    */
   readonly claimSeeds: Readonly<Record<SeedHungryClaim, readonly number[]>>;
-  /** Token budget of conversational inputs (first question pinned, the rest truncated from the left) and passages. */
+  /**
+   * Token budget of conversational inputs (first question pinned, the rest truncated from the left) and passages.
+   * Mini 64: 128 of X_t's 295 mini QReCC dev inputs (gold only) are truncated at 64 tokens, but
+   * the whole history was worse on dev, not better (issue 29 item 5, 2026-11-29, IBN from θ0,
+   * seed 1, the mini schedules, pinned kernels): at 128 tokens dev R@5 0.314 on QReCC against
+   * 0.361 at 64, and 0.287 on TopiOCQA against 0.408 (the DPR^shortcut, X_t without q_t: 0.086
+   * against 0.100), and slower to train. A two-layer width-64 encoder reads the recent turns
+   * better than the whole conversation. Real data: 128, the paper's (docs/paper-notes.md).
+   */
   readonly maxQueryLength: number;
   readonly maxPassageLength: number;
   /**
