@@ -168,6 +168,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     exportDir?: string;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
+    const paths = await import("./commands/paths.ts");
+    if (flags.dataDir !== undefined) paths.checkInputDir(resolve(flags.dataDir), "--data-dir");
+    if (flags.exportDir !== undefined) paths.checkOutputDir(resolve(flags.exportDir), "--export-dir");
     const p = await project();
     const settings: RunSettings = {
       allowCpu: flags.allowCpu,
