@@ -79,3 +79,10 @@ test("--data-dir must name an existing directory (run, plan, diagnose and lock a
   ]);
   assert.equal(existsSync(store), false, "nothing ran");
 });
+
+test("a mistyped option is named even when the command also misses a required option (evaluate --runs, bm25 index --colection)", () => {
+  const typo = (flag: string, near: string) => `error: unknown option '${flag}'\n(Did you mean ${near}?)\n(add --help for usage)\n`;
+  assert.deepEqual(refused(["evaluate", "--runs", "r.trec", "--qrels", "q.txt"]), [2, "", typo("--runs", "--run")]);
+  assert.deepEqual(refused(["bm25", "index", "--colection", "c.jsonl", "--index", "i"]), [2, "", typo("--colection", "--collection")]);
+  assert.deepEqual(refused(["evaluate", "--qrels", "q.txt"]), [2, "", "error: required option '--run <file>' not specified\n(add --help for usage)\n"]);
+});
