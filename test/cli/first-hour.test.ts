@@ -86,3 +86,16 @@ test("a mistyped option is named even when the command also misses a required op
   assert.deepEqual(refused(["bm25", "index", "--colection", "c.jsonl", "--index", "i"]), [2, "", typo("--colection", "--collection")]);
   assert.deepEqual(refused(["evaluate", "--qrels", "q.txt"]), [2, "", "error: required option '--run <file>' not specified\n(add --help for usage)\n"]);
 });
+
+test("bm25 index: a duplicate passage id names the file and line of both passages, across the files of a collection directory", () => {
+  const dir = tempDir("cspipe-first-hour-");
+  mkdirSync(join(dir, "coll", "sub"), { recursive: true });
+  writeFileSync(join(dir, "coll", "a.tsv"), "id\ttext\ttitle\np1\tgreen tea\tTea\np2\tblack coffee\tCoffee\n");
+  writeFileSync(join(dir, "coll", "sub", "b.jsonl"), '{"id": "p3", "contents": "jazz"}\n\n{"id": "p2", "contents": "espresso"}\n');
+  const r = cspipe(["bm25", "index", "--collection", join(dir, "coll"), "--index", join(dir, "idx"), "--store", join(dir, "store")]);
+  const failed = r.stderr.split("\n").find((l) => l.startsWith("FAILED    ")) ?? r.stderr;
+  assert.deepEqual(
+    [r.status, failed.replace(/ \(log: .*\)$/, "")],
+    [2, `FAILED    index-collection-files: ${dir}/coll/sub/b.jsonl:3: field 'id': duplicate passage id 'p2' (first at ${dir}/coll/a.tsv:3) Fix: passage ids must be unique across the collection; remove or rename one`],
+  );
+});
