@@ -34,6 +34,7 @@ import { registerExecStepCommand } from "./commands/exec-step.ts";
 import { producedReport } from "./produced.ts";
 import { registerTargetsCommand } from "./commands/targets.ts";
 import { markPhase } from "./engine/phases.ts";
+import { unknownOptionError } from "./commands/unknown-options.ts";
 
 /** Running from dist/ (`npm run build`, then `node dist/pipeline/main.js`) rather than under tsx. */
 const COMPILED = import.meta.url.endsWith(".js");
@@ -122,7 +123,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .enablePositionalOptions()
     .showHelpAfterError("(add --help for usage)")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // A missing required option is reported after a mistyped one (commands/unknown-options.ts).
+      outputError: (s, write) => write(s.startsWith("error: required option") ? (unknownOptionError(program, argv) ?? s) : s),
+    });
 
   // `--store` is accepted before and after the subcommand.
   let subStore: string | undefined;
@@ -168,6 +174,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     exportDir?: string;
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
+    const paths = await import("./commands/paths.ts");
+    if (flags.dataDir !== undefined) paths.checkInputDir(resolve(flags.dataDir), "--data-dir");
+    if (flags.exportDir !== undefined) paths.checkOutputDir(resolve(flags.exportDir), "--export-dir");
     const p = await project();
     const settings: RunSettings = {
       allowCpu: flags.allowCpu,

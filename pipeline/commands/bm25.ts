@@ -92,6 +92,7 @@ async function indexCommand(io: StepRunIO, flags: CommonFlags & { collection: st
   const { ANALYZER_ID } = await import("../../steps/sparse/analyzer.ts");
   const collection = resolve(flags.collection);
   const indexDir = resolve(flags.index);
+  (await import("./paths.ts")).checkOutputDir(indexDir, "--index");
   await checkReplaceable(indexDir);
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "bm25-index");
@@ -127,7 +128,11 @@ async function searchCommand(
   const { digestFiles } = await import("../../steps/files/digest-cache.ts");
   const { SEARCH_PARAMS } = await import("../../steps/files/steps.ts");
   const { bm25Search } = await import("../definitions/user-files.ts");
+  const paths = await import("./paths.ts");
+  const output = resolve(flags.output);
+  paths.checkOutputFile(output, "--output");
   const indexDir = resolve(flags.index);
+  paths.checkInputDir(indexDir, "--index");
   const idx = join(indexDir, "bm25.idx");
   if (!existsSync(idx)) {
     const lucene = existsSync(indexDir) && readdirSync(indexDir).some((n) => n.startsWith("segments_"));
@@ -140,7 +145,6 @@ async function searchCommand(
   if (!params.success) throw new InputError(params.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --hits, --k1, --b (0..1) and --runtag (no spaces)" });
   const topicsPath = resolve(flags.topics);
   (await import("../../steps/lib/text.ts")).checkInputFile(topicsPath, "--topics");
-  const output = resolve(flags.output);
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "bm25-search");
   const [indexId, topicsId] = await digestFiles([idx, topicsPath], project.store.scratchDir("user-file-digests"), hashNotice(io));

@@ -124,6 +124,9 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   if (user && (flags.conversations === undefined || flags.collection === undefined)) throw new InputError("--conversations and --collection go together", { field: flags.conversations === undefined ? "--conversations" : "--collection", fix: "pass both files" });
   const cutoffs = [...new Set(flags.cutoffs.split(",").map((c) => Number(c.trim())))].sort((a, b) => a - b);
   if (cutoffs.some((k) => !Number.isInteger(k) || k < 1)) throw new InputError(`cutoffs '${flags.cutoffs}' are not positive integers`, { field: "--cutoffs", fix: "e.g. --cutoffs 10,100" });
+  const paths = await import("./paths.ts");
+  paths.checkOutputDir(resolve(flags.out), "--out");
+  if (flags.dataDir !== undefined) paths.checkInputDir(resolve(flags.dataDir), "--data-dir");
 
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "diagnose");

@@ -70,6 +70,7 @@ async function evaluateQa(flags: Flags): Promise<string> {
   checkInputFile(predPath, "--predictions");
   checkInputFile(refPath, "--references");
   if (flags.labels !== undefined) checkInputFile(resolve(flags.labels), "--labels");
+  if (flags.out !== undefined) (await import("./paths.ts")).checkOutputDir(resolve(flags.out), "--out");
   const preds = readPredictions(predPath);
   const refs = readReferences(refPath);
   const scoring = flags.dataset ?? SCORING_OF_REFERENCES[refs.format];

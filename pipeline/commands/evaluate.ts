@@ -136,6 +136,9 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   for (const r of flags.run) checkInputFile(resolve(r), "--run");
   checkInputFile(resolve(flags.qrels), "--qrels");
   if (flags.labels !== undefined) checkInputFile(resolve(flags.labels), "--labels");
+  const { checkOutputDir, checkOutputFile } = await import("./paths.ts");
+  if (flags.out !== undefined) checkOutputDir(resolve(flags.out), "--out");
+  if (typeof flags.perQuery === "string") checkOutputFile(resolve(flags.perQuery), "--per-query");
 
   const metrics = flags.metrics.split(",").map((m) => m.trim()).filter((m) => m !== "");
   if (metrics.length === 0) throw new InputError("no metrics given", { field: "--metrics", fix: "pass e.g. --metrics mrr,recall@10" });

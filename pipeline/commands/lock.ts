@@ -89,6 +89,7 @@ export function registerLockCommand(program: Command, io: LockCommandIO, setExit
         await writeFile(tmp, serializeLockFile(lock));
         await rename(tmp, lockPath);
       };
+      if (flags.dataDir !== undefined) (await import("./paths.ts")).checkInputDir(resolve(flags.dataDir), "--data-dir");
       let failed = 0;
       for (const name of [...new Set(updates)]) {
         const entry = lock.entries[name]!;

@@ -234,6 +234,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .option(...GPUS_OPTION, gpuCount)
     .action(async (targets: string[], flags: PlanFlags) => {
       const p = await io.project();
+      if (flags.dataDir !== undefined) (await import("./paths.ts")).checkInputDir(resolve(flags.dataDir), "--data-dir");
       const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
       const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, ...withSlurmFlags(flags), settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {

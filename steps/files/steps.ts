@@ -26,6 +26,7 @@ import { Searcher, type RunRow } from "../sparse/search.ts";
 import { writeLines } from "../eval/trec-run.ts";
 import { parseCollection, formatOfName, type Passage } from "./collection.ts";
 import { readHashedLines } from "./hashed-lines.ts";
+import { locateDuplicateId } from "./duplicate-ids.ts";
 import { parseTopics, type Topic } from "./topics.ts";
 import { Checkpoints } from "../lib/cancel.ts";
 
@@ -83,6 +84,8 @@ export function indexCollectionDef(locations: FileLocations) {
           tmpDir: ctx.workDir,
           signal: ctx.signal,
           ...(ctx.params.maxPostingsInMemory !== undefined ? { maxPostingsInMemory: ctx.params.maxPostingsInMemory } : {}),
+        }).catch(async (e: unknown) => {
+          throw await locateDuplicateId(e, files.map((f) => ({ path: locate(locations, f.name), sha256: f.sha256 })));
         });
         if (passages === 0) {
           throw new InputError(`the collection holds no passages (${files.length} file${files.length === 1 ? "" : "s"} read)`, {
