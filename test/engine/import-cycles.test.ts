@@ -29,7 +29,11 @@ function scripts(dir: string): string[] {
   return out;
 }
 
-/** Module -> the local modules it imports (loaded or type-only), every path relative to `root`. */
+/**
+ * Module -> the local modules it imports (loaded or type-only), every path relative to `root`.
+ * A specifier that names no file is left out: the scanner's patterns also match import lines that
+ * scripts write as text (scripts/build.mjs, gen-wordbreak-table.ts); a real one fails the type-check.
+ */
 function importGraph(root: string, trees: readonly string[]): Map<string, string[]> {
   const rel = (p: string) => relative(root, p).split(sep).join("/");
   const graph = new Map<string, string[]>();
