@@ -37,30 +37,31 @@ export async function runGraph(graph: Graph, opts: RunOptions): Promise<RunResul
 
 /** The end of a run: its record (run-record.ts), then the `analysis-failed` event if any and `finished`. */
 async function finishRun(run: GraphRun, graph: Graph, opts: RunOptions): Promise<RunResult> {
-  const { interrupted, failures, analysisFailures, results } = run;
+  const settled = run.outcome();
+  const { interrupted } = settled;
   const recordFailure = await recordRunOutcome(opts.store, run.claim, {
     record: opts.record !== false,
     graph,
-    results,
-    seconds: run.seconds,
+    results: settled.results,
+    seconds: settled.seconds,
     targets: opts.targets,
-    started: run.started,
+    started: settled.started,
     ...(opts.about !== undefined ? { about: opts.about } : {}),
-    status: interrupted !== undefined ? "interrupted" : failures.length === 0 && analysisFailures.length === 0 ? "ok" : "failed",
+    status: interrupted !== undefined ? "interrupted" : settled.failures.length === 0 && settled.analysisFailures.length === 0 ? "ok" : "failed",
     ...(interrupted !== undefined ? { signal: interrupted } : {}),
   });
   if (recordFailure) run.fail(recordFailure);
+  // Read after the record: a step abandoned after a stop may still finish meanwhile.
+  const { results, failures, analysisFailures, executed, cached, elapsedSeconds } = run.outcome();
   const ok = failures.length === 0 && analysisFailures.length === 0 && interrupted === undefined;
   if (analysisFailures.length > 0) opts.emit({ type: "analysis-failed", failures: analysisFailures });
-  // Read after the record: a step abandoned after a stop may still finish meanwhile.
-  const { executed, cached } = run;
   const finished: { type: "finished"; ok: boolean; executed: number; cached: number; failed: number; seconds: number; interrupted?: string } = {
     type: "finished",
     ok,
     executed,
     cached,
     failed: failures.filter((f) => f.reason !== "cancelled" && f.reason !== "upstream-failed").length,
-    seconds: (performance.now() - run.t0) / 1000,
+    seconds: elapsedSeconds,
   };
   if (interrupted !== undefined) finished.interrupted = interrupted;
   opts.emit(finished);

@@ -34,26 +34,37 @@ interface Resolved {
   readonly inputs: Inputs;
 }
 
-export class GraphRun {
-  readonly t0 = performance.now();
-  readonly started = new Date().toISOString();
-  readonly results = new Map<string, StepResult>();
-  readonly failures: RunFailure[] = [];
-  readonly analysisFailures: AnalysisFailure[] = [];
-  /** Key -> execution time, for the run record. */
-  readonly seconds = new Map<string, number>();
-  executed = 0;
-  cached = 0;
+/** What a run has come to when asked (GraphRun.outcome): a snapshot the run's end (engine.ts) records and returns. */
+export interface GraphRunOutcome {
+  /** When the run began (ISO 8601), and the seconds since. */
+  readonly started: string;
+  readonly elapsedSeconds: number;
+  readonly results: ReadonlyMap<string, StepResult>;
+  readonly failures: readonly RunFailure[];
+  readonly analysisFailures: readonly AnalysisFailure[];
+  /** Key -> execution time of each step this run executed, for the run record. */
+  readonly seconds: ReadonlyMap<string, number>;
+  readonly executed: number;
+  readonly cached: number;
   /** The signal that stopped the run, if one did. */
-  interrupted: string | undefined;
-  /** Claims each key in the run's in-progress record before it is looked up (set by `open`). */
-  claim!: Claimer;
+  readonly interrupted?: string;
+}
+
+export class GraphRun {
+  private readonly t0 = performance.now();
+  private readonly started = new Date().toISOString();
+  private readonly results = new Map<string, StepResult>();
+  private readonly failures: RunFailure[] = [];
+  private readonly analysisFailures: AnalysisFailure[] = [];
+  private readonly seconds = new Map<string, number>();
+  private executed = 0;
+  private cached = 0;
+  private interrupted: string | undefined;
 
   private readonly sem: PrioritySemaphore;
   private readonly gpuPool: DevicePool;
   private readonly priority: Map<AnyStep, number>;
   private readonly readiness: Readiness;
-  private readonly abort = new AbortController();
   private readonly outcomes = new Map<AnyStep, Promise<Outcome>>();
   private readonly inflight = new Map<string, Promise<Entry | RunFailure>>();
   private readonly repairs = new Map<string, Promise<Entry | RunFailure>>();
@@ -67,6 +78,9 @@ export class GraphRun {
   private constructor(
     private readonly graph: Graph,
     private readonly opts: RunOptions,
+    private readonly abort: AbortController,
+    /** Claims each key in the run's in-progress record before it is looked up. */
+    readonly claim: Claimer,
   ) {
     this.sem = new PrioritySemaphore(Math.max(1, opts.concurrency));
     this.gpuPool = new DevicePool(opts.gpus ?? 0);
@@ -78,8 +92,8 @@ export class GraphRun {
 
   /** A run of `graph`: its claims' record started (run-record.ts), listening for `opts.signal`. */
   static async open(graph: Graph, opts: RunOptions): Promise<GraphRun> {
-    const run = new GraphRun(graph, opts);
-    run.claim = await claimer(opts.store, opts.targets, opts.record !== false, run.abort.signal, opts.emit);
+    const abort = new AbortController();
+    const run = new GraphRun(graph, opts, abort, await claimer(opts.store, opts.targets, opts.record !== false, abort.signal, opts.emit));
     if (opts.signal?.aborted) run.onSignal();
     else opts.signal?.addEventListener("abort", run.onSignal, { once: true });
     return run;
@@ -122,6 +136,21 @@ export class GraphRun {
       dropHeldLeasesSync();
     }
     this.opts.signal?.removeEventListener("abort", this.onSignal);
+  }
+
+  /** What the run has come to so far (copies: later steps and failures do not change a returned outcome). */
+  outcome(): GraphRunOutcome {
+    return {
+      started: this.started,
+      elapsedSeconds: (performance.now() - this.t0) / 1000,
+      results: new Map(this.results),
+      failures: [...this.failures],
+      analysisFailures: [...this.analysisFailures],
+      seconds: new Map(this.seconds),
+      executed: this.executed,
+      cached: this.cached,
+      ...(this.interrupted !== undefined ? { interrupted: this.interrupted } : {}),
+    };
   }
 
   /** A run failure: kept, reported, and the failure mode applied (stop new work, or kill running work too). */

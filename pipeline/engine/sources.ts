@@ -7,7 +7,8 @@
  * side-effect imports, dynamic imports of a string literal, and `new URL` of a relative
  * literal against import.meta.url, for worker entry points and data files read next to the
  * module, when that file exists); `import type` lines are
- * skipped because they cannot change behaviour. Node builtins are not hashed. A package loaded
+ * skipped because they cannot change behaviour (importSpecifiers still lists them, for the
+ * import-cycle test). Node builtins are not hashed. A package loaded
  * through `createRequire(import.meta.url)("name")` is a package of the module like an imported one.
  *
  * Extra sources are files, directories, or `python:<root>:<module>`: a Python module's import
@@ -272,12 +273,9 @@ export class SourceScanner {
   }
 
   private resolveLocal(from: string, spec: string): string {
-    const base = resolve(dirname(from), spec);
-    for (const ext of EXTENSIONS) {
-      const candidate = base + ext;
-      if (isFile(candidate)) return candidate;
-    }
-    throw new Error(`${this.rel(from)}: cannot resolve import '${spec}'`);
+    const file = resolveLocalImport(from, spec);
+    if (file === undefined) throw new Error(`${this.rel(from)}: cannot resolve import '${spec}'`);
+    return file;
   }
 
   private packageVersion(pkg: string): string {
@@ -291,18 +289,36 @@ export class SourceScanner {
   }
 }
 
-/** What a module's text says (pure): its sha256, and for a script its import specifiers (sorted) and `new URL` references. */
+/** The specifiers a script names (pure, each list sorted): those it loads, and those only `import type` / `export type` lines name. */
+export interface ImportSpecifiers {
+  /** Loaded at run time (static, side-effect, dynamic and `createRequire` imports): these enter keys. */
+  readonly loaded: readonly string[];
+  /** Named only by type-only lines, which the build erases: never in a key, but edges of the import graph (test/engine/import-cycles.test.ts). */
+  readonly typeOnly: readonly string[];
+}
+
+export function importSpecifiers(text: string): ImportSpecifiers {
+  const loaded = new Set<string>();
+  const typeOnly = new Set<string>();
+  for (const m of text.matchAll(IMPORT_FROM)) (m[2] ? typeOnly : loaded).add(m[3]!);
+  for (const m of text.matchAll(SIDE_EFFECT)) loaded.add(m[1]!);
+  for (const m of text.matchAll(DYNAMIC)) loaded.add(m[1]!);
+  for (const m of text.matchAll(CREATE_REQUIRE)) loaded.add(m[1]!);
+  for (const s of loaded) typeOnly.delete(s);
+  return { loaded: [...loaded].sort(), typeOnly: [...typeOnly].sort() };
+}
+
+/** What a module's text says (pure): its sha256, and for a script the specifiers it loads (sorted) and `new URL` references. */
 function moduleText(path: string, text: string): ModuleText {
-  const specs = new Set<string>();
-  const urlRefs: string[] = [];
-  if (SCRIPT.test(path)) {
-    for (const m of text.matchAll(IMPORT_FROM)) if (!m[2]) specs.add(m[3]!);
-    for (const m of text.matchAll(SIDE_EFFECT)) specs.add(m[1]!);
-    for (const m of text.matchAll(DYNAMIC)) specs.add(m[1]!);
-    for (const m of text.matchAll(CREATE_REQUIRE)) specs.add(m[1]!);
-    for (const m of text.matchAll(URL_REF)) urlRefs.push(m[1]!);
-  }
-  return { digest: sha256Hex(text), specs: [...specs].sort(), urlRefs };
+  if (!SCRIPT.test(path)) return { digest: sha256Hex(text), specs: [], urlRefs: [] };
+  const urlRefs = [...text.matchAll(URL_REF)].map((m) => m[1]!);
+  return { digest: sha256Hex(text), specs: importSpecifiers(text).loaded, urlRefs };
+}
+
+/** The file a relative or absolute specifier names from module `from`, as the scanner resolves it; undefined when none exists. */
+export function resolveLocalImport(from: string, spec: string): string | undefined {
+  const base = resolve(dirname(from), spec);
+  return EXTENSIONS.map((ext) => base + ext).find(isFile);
 }
 
 /** An existing regular file (following links), in one stat: resolution stays live, and a graph's closures resolve ~1,000 imports. */

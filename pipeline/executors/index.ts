@@ -2,29 +2,13 @@
 import type { Executor } from "../engine/executor.ts";
 import type { AnalysisFailure } from "../engine/failures.ts";
 import { LocalExecutor } from "./local.ts";
-import type { SlurmFlags } from "./slurm/config.ts";
+import type { ExecutorContext } from "./context.ts";
 
 export type ExecutorChoice = "local" | "dagger" | "slurm" | "auto";
 export const EXECUTOR_CHOICES: readonly ExecutorChoice[] = ["local", "dagger", "slurm", "auto"];
 
 export function inDaggerSession(env: Readonly<Record<string, string | undefined>>): boolean {
   return Boolean(env.DAGGER_SESSION_PORT && env.DAGGER_SESSION_TOKEN);
-}
-
-/** The run an executor is made for, as a batch executor needs it to rebuild the graph on a node. */
-export interface RunRef {
-  readonly root: string;
-  readonly storeRoot: string;
-  readonly data: string;
-  readonly targets: readonly string[];
-  readonly sets: readonly string[];
-}
-
-/** What a factory may reuse: the project's local executor (its interpreter answers are remembered), the run, the --slurm-* flags. */
-export interface ExecutorContext {
-  readonly local?: () => LocalExecutor;
-  readonly run?: RunRef;
-  readonly slurm?: SlurmFlags;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;

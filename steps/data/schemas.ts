@@ -19,7 +19,7 @@
  * - `topic` / `topic_section`: TopiOCQA's gold article and section; null elsewhere.
  */
 import * as arrow from "apache-arrow";
-import type { DatasetName } from "./datasets/registry.ts";
+import type { DatasetName } from "./datasets/names.ts";
 import { once } from "../lib/once.ts";
 
 const utf8 = (name: string, nullable = false) => new arrow.Field(name, new arrow.Utf8(), nullable);
@@ -49,7 +49,7 @@ export const passagesSchema = once(() => new arrow.Schema([utf8("id"), utf8("tit
 
 export const qrelsSchema = once(() => new arrow.Schema([utf8("split"), utf8("qid"), utf8("pid"), int32("relevance")]));
 
-/** A registered conversational dataset (steps/data/datasets/registry.ts). */
+/** A registered conversational dataset (steps/data/datasets/names.ts, registry.ts). */
 export type { DatasetName };
 export type QreccQuestionType = "first" | "switch" | "no-switch";
 export type TopiocqaQuestionType = "first" | "topic-continues" | "topic-switch";

@@ -14,7 +14,7 @@ import { searchDcsr } from "../../../steps/dcsr/search.ts";
 import { mineDcsrNegatives } from "../../../steps/dcsr/mining.ts";
 import { pretrainDcsrDef, trainDcsrDef } from "../../../steps/dcsr/train-steps.ts";
 import { memo } from "../memo.ts";
-import { baseOf, theta0For } from "../dense/base.ts";
+import { baseOf, devEvaluationOf, theta0For } from "../dense/base.ts";
 import { dcsrSetupOf, denseOf, type DcsrContext } from "./parameters.ts";
 import { evalSplit, setupOf } from "../dense/models.ts";
 import { DENSE_METRICS, selectionOf } from "../dense/setup.ts";
@@ -73,7 +73,7 @@ export function dcsrModelOf(ctx: DcsrContext, v: DcsrVariant): Model {
     const s = setupOf(ctx);
     const d = dcsrSetupOf(ctx);
     const name = `${datasetTag(ctx, v.dataset)}.${modelLabel(v)}`;
-    const own = { seed: v.seed, in_passage_negatives: v.inPassage, negative_sentences: v.negativeSentences, dev_top_m: d.topM, max_markers: d.maxMarkers, eval_before_training: s.evalBeforeTraining, eval_every: s.devEvalEvery };
+    const own = { seed: v.seed, in_passage_negatives: v.inPassage, negative_sentences: v.negativeSentences, dev_top_m: d.topM, max_markers: d.maxMarkers, ...devEvaluationOf(s) };
     const inputs = { examples: examples(ctx, v), passages: markerTokensOf(ctx, v.dataset) };
     if (v.dataset === "nq") {
       const t = s.theta0;

@@ -43,6 +43,15 @@ export function denseContext(t: TargetContext, profile: Profile): DenseContext {
 /** The setup of a context: the code's values for its data source and profile, with its overrides applied. */
 export const setupOf = (ctx: DenseContext): DenseSetup => denseSetup(ctx.data, ctx.profile, ctx.overrides);
 
+/**
+ * The trainers' dev-evaluation cadence (their config fields eval_before_training and eval_every,
+ * steps/training/config-schema.ts) as the setup gives it: the one place every training of a setup
+ * (θ0, DPR, DCSR) reads it from.
+ */
+export function devEvaluationOf(setup: DenseSetup): { readonly eval_before_training: boolean; readonly eval_every: number } {
+  return { eval_before_training: setup.evalBeforeTraining, eval_every: setup.devEvalEvery };
+}
+
 type Model = OutputRef<"dpr:model">;
 type Metrics = OutputRef<"json:metrics">;
 type Vocab = OutputRef<"wordpiece:vocab">;
@@ -109,7 +118,7 @@ function miniTheta0(ctx: DenseContext, seed: number): Model {
     name: `pretrain-dpr.${tag}.theta0${seed === 1 ? "" : `.s${seed}`}`,
     params: {
       epochs: t.epochs, patience: t.patience, min_delta: t.minDelta, select: selectionOf(t), batch_size: t.batch, lr: t.lr, n_hard_negatives: 0,
-      seed: THETA0_SEED + seed - 1, eval_before_training: setup.evalBeforeTraining, eval_every: setup.devEvalEvery, init: { kind: "random", bert_config: setup.model },
+      seed: THETA0_SEED + seed - 1, ...devEvaluationOf(setup), init: { kind: "random", bert_config: setup.model },
     },
     inputs: { examples: theta0Examples(ctx, setup, nq), passages: nq.passages, vocab: nq.vocab },
   }).out.model;

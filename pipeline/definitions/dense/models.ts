@@ -18,7 +18,7 @@ import { tablesIn, type DatasetTables } from "../datasets.ts";
 import { bm25Of, preprocessOf } from "../shared-parameters.ts";
 import { EVAL_SETUP } from "../lexical.ts";
 import { memo } from "../memo.ts";
-import { baseOf, hasOwnTheta0, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
+import { baseOf, devEvaluationOf, hasOwnTheta0, releasedDevIds, setupOf, tagOf, theta0For, type DenseContext } from "./base.ts";
 import { DENSE_METRICS, HAS_TITLES, INPUT_FORM, selectionOf } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
@@ -219,8 +219,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
         lr: sched.lr,
         n_hard_negatives: hard ? sched.n : 0,
         seed: v.seed,
-        eval_before_training: s.evalBeforeTraining,
-        eval_every: s.devEvalEvery,
+        ...devEvaluationOf(s),
         ...(v.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
       },
       inputs: { examples: examples(ctx, v), passages: tokenizedPassages(ctx, v.dataset), init: theta0For(ctx, v.seed) },

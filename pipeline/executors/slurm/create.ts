@@ -1,6 +1,6 @@
 /** `--executor slurm`: the settings from cspipe.slurm.json and the flags, then the executor (or why not). */
 import type { AnalysisFailure } from "../../engine/failures.ts";
-import type { ExecutorContext } from "../index.ts";
+import type { ExecutorContext } from "../context.ts";
 import { LocalExecutor } from "../local.ts";
 import { flagProblems, readSlurmConfig, slurmConfigPath, slurmSettings } from "./config.ts";
 import { SlurmExecutor } from "./executor.ts";

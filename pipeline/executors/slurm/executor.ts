@@ -24,7 +24,7 @@ import { onHardStop } from "../../engine/interrupt.ts";
 import type { Json } from "../../engine/canonical.ts";
 import type { ContainerRuntime } from "../../engine/step.ts";
 import type { LocalExecutor } from "../local.ts";
-import type { RunRef } from "../index.ts";
+import type { RunRef } from "../context.ts";
 import type { SlurmSettings } from "./config.ts";
 import { slurmClients, type SlurmClients } from "./commands.ts";
 import { gpuCapacity, gpusPerJob, parseSinfo, requestProblem, targetPartitions, type Partition } from "./cluster.ts";

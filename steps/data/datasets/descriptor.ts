@@ -6,8 +6,8 @@
  * BM25 presets, and the definitions' preprocess params, evaluation setups, titles, input forms,
  * question-type groups (tables, figures, DCSR's switch claims), the QA stage's datasets, scoring
  * and reference files, and the `diagnose` command's dataset names. Adding a dataset is a module
- * beside qrecc.ts plus one line in the registry. Tables inside a step's own code (evaluation's
- * group order, DCSR's evidence readers, diagnose's type spellings) stay literal, so that a
+ * beside qrecc.ts, one line in the registry and its name in names.ts. Tables inside a step's own
+ * code (evaluation's group order, DCSR's evidence readers, diagnose's type spellings) stay literal, so that a
  * descriptor's edit re-keys no evaluation: test/data/datasets.test.ts holds them to the registry.
  * The per-dataset claims of the findings (pipeline/definitions/findings.ts: hard negatives help,
  * dense beats BM25) are one per descriptor, in its `claimMetric` and `inputForm`.

@@ -1,9 +1,11 @@
 /**
  * The registry of dataset descriptors (descriptor.ts): the one list every per-dataset table is
- * derived from. A new dataset is a descriptor module beside qrecc.ts and one entry here; its
- * name joins `DatasetName`, and every table built with `perDataset` gets it.
+ * derived from. A new dataset is a descriptor module beside qrecc.ts, one entry here and its
+ * name in names.ts (`DatasetName`, below the tables' schemas: this module sits above the parsers
+ * that write them); every table built with `perDataset` gets it.
  */
 import type { DatasetDescriptor } from "./descriptor.ts";
+import type { DatasetName } from "./names.ts";
 import { orquac } from "./orquac.ts";
 import { qrecc } from "./qrecc.ts";
 import { topiocqa } from "./topiocqa.ts";
@@ -11,7 +13,11 @@ import { topiocqa } from "./topiocqa.ts";
 /** The conversational datasets, in the order targets list them. */
 export const DATASET_DESCRIPTORS = [qrecc, topiocqa, orquac] as const;
 
-export type DatasetName = (typeof DATASET_DESCRIPTORS)[number]["name"];
+export type { DatasetName };
+/** Compiles only while the descriptors carry exactly names.ts's names, no more, no fewer. */
+export type NamesMatch = Expect<SameNames<(typeof DATASET_DESCRIPTORS)[number]["name"], DatasetName>>;
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<T extends true> = T;
 
 /** The dataset names, in registry order. */
 export const DATASETS: readonly DatasetName[] = DATASET_DESCRIPTORS.map((d) => d.name);
