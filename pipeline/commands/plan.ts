@@ -13,6 +13,7 @@
  *   --format mermaid   a Mermaid flowchart; --collapse as for dot
  *   --gpus N           as run (GPU slots); text adds the GPU steps per kind and how many run at once
  */
+import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { resolve } from "node:path";
 import { describeFailures } from "../engine/failures.ts";
@@ -252,5 +253,7 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
         mermaid: () => planMermaid(doc, flags.collapse),
       };
       io.out(render[format]());
+      // A store that does not exist plans everything cold: say so, since a mistyped --store looks the same.
+      if (!existsSync(p.store.root)) io.err(`note: no store at ${p.store.root} yet, so every step is planned as not cached (check --store or $CSPIPE_STORE if you meant an existing store)`);
     });
 }

@@ -99,3 +99,13 @@ test("bm25 index: a duplicate passage id names the file and line of both passage
     [2, `FAILED    index-collection-files: ${dir}/coll/sub/b.jsonl:3: field 'id': duplicate passage id 'p2' (first at ${dir}/coll/a.tsv:3) Fix: passage ids must be unique across the collection; remove or rename one`],
   );
 });
+
+test("plan on a store that does not exist says that everything is planned cold (a mistyped --store looks the same)", () => {
+  const dir = place();
+  const missing = join(dir, "no-such-store");
+  const r = cspipe(["plan", "table3-bm25", "--store", missing]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, / steps: 0 cached, /);
+  assert.equal(r.stderr, `note: no store at ${missing} yet, so every step is planned as not cached (check --store or $CSPIPE_STORE if you meant an existing store)\n`);
+  assert.equal(existsSync(missing), false, "plan creates no store");
+});
