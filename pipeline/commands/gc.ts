@@ -30,6 +30,9 @@ function nonNegativeInt(v: string): number {
   return n;
 }
 
+/** "1 dir", "2 dirs". */
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 export function registerGcCommand(program: Command, ctx: StoreCommandContext): void {
   const { out, err } = ctx;
   program
@@ -46,19 +49,19 @@ export function registerGcCommand(program: Command, ctx: StoreCommandContext): v
       for (const e of r.removed) out(`${flags.dryRun ? "would remove" : "removed"} ${e.key.slice(0, 12)} ${e.manifest.step.name}`);
       for (const d of r.removedDamaged) out(`${flags.dryRun ? "would remove" : "removed"} ${d} (moved aside earlier as damaged)`);
       const s = r.scratch;
-      const scratch = s.removed ? `, ${s.dirs} scratch dirs` : "";
-      out(`${flags.dryRun ? "would free" : "freed"} ${ctx.humanBytes(r.bytes)} (${r.removed.length} entries, ${r.staging} staging dirs${scratch}); kept ${r.kept} keys`);
+      const scratch = s.removed ? `, ${plural(s.dirs, "scratch dir")}` : "";
+      out(`${flags.dryRun ? "would free" : "freed"} ${ctx.humanBytes(r.bytes)} (${plural(r.removed.length, "entry", "entries")}, ${plural(r.staging, "staging dir")}${scratch}); kept ${plural(r.kept, "key")}`);
       const by = r.keptBy;
-      out(`  kept for: ${by.pins} pinned, ${by.recentRuns} of the last ${flags.keepRuns} runs of each target, ${by.runningRuns} of running runs, ${by.interruptedRuns} of interrupted runs, ${by.leases} leased`);
+      out(`  kept for (a key may have several reasons): ${by.pins} pinned, ${by.recentRuns} in the last ${plural(flags.keepRuns, "run")} of each target, ${by.runningRuns} in running runs, ${by.interruptedRuns} in interrupted runs, ${by.leases} leased`);
       for (const i of r.interrupted) out(`  interrupted run of ${i.time}: ${i.keys} keys kept until ${i.keptUntil} (--grace; ${i.file})`);
       if (r.restored > 0) out(`  ${r.restored} entries put back: a run claimed them while gc was deciding`);
       for (const d of r.damaged) err(`warning: ${d.file}: ${d.problem}; entry kept ('doctor --repair' moves it aside)`);
       if (s.busy.length > 0) {
         const who = s.busy.map((h) => `pid ${h.pid} on ${h.host}`).join(", ");
-        err(`error: scratch kept (${ctx.humanBytes(s.bytes)} in ${s.dirs} dirs): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
+        err(`error: scratch kept (${ctx.humanBytes(s.bytes)} in ${plural(s.dirs, "dir")}): a run is active on this store (${who}); rerun gc --scratch when it has finished`);
         ctx.setExitCode(1);
       } else if (!s.removed && s.bytes > 0) {
-        out(`scratch: ${ctx.humanBytes(s.bytes)} in ${s.dirs} dirs kept (partial downloads resume from there); gc --scratch removes them`);
+        out(`scratch: ${ctx.humanBytes(s.bytes)} in ${plural(s.dirs, "dir")} kept (partial downloads resume from there); gc --scratch removes them`);
       }
     });
 

@@ -93,13 +93,15 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   if (!existsSync(store.root)) return emptyResult();
   const lock = options.dryRun ? undefined : await acquireLease(gcLockPath(store.root));
   const keep = new Set<string>();
-  const add = (keys: Iterable<string>): number => {
-    let n = 0;
+  // Each reason counts the distinct keys it keeps (a key in five run records is one key), so no
+  // reason's count exceeds `kept`; a key kept for two reasons counts under both.
+  const reasons = { pins: new Set<string>(), recentRuns: new Set<string>(), runningRuns: new Set<string>(), interruptedRuns: new Set<string>(), leases: new Set<string>() };
+  const add = (keys: Iterable<string>, reason: keyof typeof reasons): number => {
     for (const k of keys) {
-      n++;
+      reasons[reason].add(k);
       keep.add(k);
     }
-    return n;
+    return reasons[reason].size;
   };
   const removed: Entry[] = [];
   const trash = join(store.root, "trash", `gc-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -114,23 +116,23 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
     // In-progress records first: a run that ends meanwhile writes its final record before it
     // drops its in-progress one, so its keys are in one or the other of what is read here.
     for (const r of await readLiveRuns(store.root)) {
-      if (r.state === "running") keptBy.runningRuns += add(r.keys);
+      if (r.state === "running") keptBy.runningRuns = add(r.keys, "runningRuns");
       else if (r.mtimeMs + graceMs > now) {
-        keptBy.interruptedRuns += add(r.keys);
+        keptBy.interruptedRuns = add(r.keys, "interruptedRuns");
         interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
       } else staleLive.push(r.path);
     }
-    for (const p of await store.pins()) keptBy.pins += add(p.keys);
+    for (const p of await store.pins()) keptBy.pins = add(p.keys, "pins");
     const records = await store.runRecords(undefined, { strict: true });
     recent = recentPerTarget(records, keepRuns);
-    for (const { file, record } of records) if (recent.has(file)) keptBy.recentRuns += add(record.keys);
+    for (const { file, record } of records) if (recent.has(file)) keptBy.recentRuns = add(record.keys, "recentRuns");
     for (const { file, record } of records) {
       const until = Date.parse(record.time) + graceMs;
       if (record.status !== "interrupted" || until <= now) continue;
-      keptBy.interruptedRuns += add(record.keys);
+      keptBy.interruptedRuns = add(record.keys, "interruptedRuns");
       interrupted.push({ file, time: record.time, keys: record.keys.length, keptUntil: new Date(until).toISOString() });
     }
-    keptBy.leases = add(await keysOfLiveLeases(store.root));
+    keptBy.leases = add(await keysOfLiveLeases(store.root), "leases");
 
     const scan = await store.scan();
     damaged = scan.damaged;

@@ -79,7 +79,7 @@ test("SIGKILL mid-step leaves no complete-looking entry; the next run matches an
   assert.equal(clean.status, 0, clean.stderr);
   assert.deepEqual(outputsByName(store), outputsByName(fresh));
   const gc = cliSync(["--store", store, "gc"], {});
-  assert.match(gc.stdout, /freed .* \(0 entries, 1 staging dirs\)/);
+  assert.match(gc.stdout, /freed .* \(0 entries, 1 staging dir\)/);
 });
 
 test("two concurrent runs on one store compute each key exactly once", { timeout: 120_000 }, async () => {
