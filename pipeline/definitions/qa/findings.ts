@@ -17,7 +17,7 @@ import { paperValue } from "../../../steps/report/paper-numbers.ts";
 import { evalSplit } from "../dense/models.ts";
 import type { DenseContext } from "../dense/base.ts";
 import { qaEvaluations, qaSetupOf, READER_LABEL, READERS, type ReaderName, type RetrieverOf } from "./readers.ts";
-import { paperRetrievers, retrieverId, retrieverLabel } from "./retrievers.ts";
+import { paperRetrievers, retrieverId, retrieverLabel, type QaRetriever } from "./retrievers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
 import { ANSWERABILITY_SPLIT, answerabilityOf, readerDepths } from "./answerability.ts";
 import { perDataset } from "../../../steps/data/datasets/registry.ts";
@@ -47,33 +47,29 @@ export type QaEvaluations = (dataset: QaDataset, retriever: RetrieverOf, reader:
 export function qaClaims(ctx: DenseContext, evaluations: QaEvaluations = (d, r, reader) => qaEvaluations(ctx, d, r, reader)): { claims: ClaimSpec[]; refs: Record<string, Metrics>; labels: Record<string, string> } {
   const refs: Record<string, Metrics> = {};
   const labels: Record<string, string> = {};
-  const operand = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => {
+  /** One input per seed of the reader's evaluations, `<dataset>_<retriever id>_<what>[_s<seed>]`, wired to `metricsOf`. */
+  const perSeed = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, what: string, metricsOf: (e: { seed: number; metrics: Metrics }, r: QaRetriever) => Metrics, label: (r: QaRetriever) => string): string[] => {
     const evals = evaluations(dataset, retriever, reader);
-    const names = evals.map((e) => {
+    return evals.map((e) => {
       const r = retriever(e.seed);
-      const base = `${dataset}_${retrieverId(ctx, dataset, r)}_${reader}`.replace(/[^A-Za-z0-9]/g, "_");
+      const base = `${dataset}_${retrieverId(ctx, dataset, r)}_${what}`.replace(/[^A-Za-z0-9]/g, "_");
       const name = evals.length === 1 ? base : `${base}_s${e.seed}`;
-      refs[name] = e.metrics;
-      labels[name] = `${DATASET_LABEL[dataset]} ${READER_LABEL[reader]} on ${retrieverLabel(ctx, dataset, r)} passages, seed ${e.seed}`;
+      refs[name] = metricsOf(e, r);
+      labels[name] = `${label(r)}, seed ${e.seed}`;
       return name;
     });
-    return { inputs: names, metric };
   };
+  const operand = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => ({
+    inputs: perSeed(dataset, retriever, reader, reader, (e) => e.metrics, (r) => `${DATASET_LABEL[dataset]} ${READER_LABEL[reader]} on ${retrieverLabel(ctx, dataset, r)} passages`),
+    metric,
+  });
   const depth = readerDepths(ctx);
   const k = (reader: ReaderName): number => (reader === "fid" ? depth.fid : depth.dprReader);
   /** The oracle's metric on the reader's top k of the retriever's passages, per seed of the reader's evaluations. */
-  const ceiling = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => {
-    const evals = evaluations(dataset, retriever, reader);
-    const names = evals.map((e) => {
-      const r = retriever(e.seed);
-      const base = `${dataset}_${retrieverId(ctx, dataset, r)}_answerability`.replace(/[^A-Za-z0-9]/g, "_");
-      const name = evals.length === 1 ? base : `${base}_s${e.seed}`;
-      refs[name] = answerabilityOf(ctx, dataset, r);
-      labels[name] = `${DATASET_LABEL[dataset]} ${ANSWERABILITY_SPLIT}: answerability of ${retrieverLabel(ctx, dataset, r)} passages, seed ${e.seed}`;
-      return name;
-    });
-    return { inputs: names, metric: `oracle-${metric}@${k(reader)}` };
-  };
+  const ceiling = (dataset: QaDataset, retriever: RetrieverOf, reader: ReaderName, metric: string): Operand => ({
+    inputs: perSeed(dataset, retriever, reader, "answerability", (_e, r) => answerabilityOf(ctx, dataset, r), (r) => `${DATASET_LABEL[dataset]} ${ANSWERABILITY_SPLIT}: answerability of ${retrieverLabel(ctx, dataset, r)} passages`),
+    metric: `oracle-${metric}@${k(reader)}`,
+  });
   const claims = QA_DATASETS.flatMap((dataset) =>
     READERS.flatMap((reader) =>
       METRICS.map(
