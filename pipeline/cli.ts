@@ -175,14 +175,14 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   }
   const runAction = async (targets: string[], flags: RunFlags) => {
     const paths = await import("./commands/paths.ts");
-    if (flags.dataDir !== undefined) paths.checkInputDir(resolve(flags.dataDir), "--data-dir");
+    const dataDir = paths.dataDirOf(flags);
     if (flags.exportDir !== undefined) paths.checkOutputDir(resolve(flags.exportDir), "--export-dir");
     const p = await project();
     const settings: RunSettings = {
       allowCpu: flags.allowCpu,
       offline: flags.offline,
       allowUnpinned: flags.allowUnpinned,
-      ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}),
+      ...(flags.dataDir && dataDir !== undefined ? { dataDir } : {}),
     };
     // Ctrl-C / SIGTERM stop the run cleanly (engine/interrupt.ts); a second one kills at once.
     const stop = installInterruptHandlers({ onFirst: (sig) => err(`${sig}: stopping (leases released, run recorded as interrupted); send it again to kill at once`) });

@@ -126,7 +126,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   if (cutoffs.some((k) => !Number.isInteger(k) || k < 1)) throw new InputError(`cutoffs '${flags.cutoffs}' are not positive integers`, { field: "--cutoffs", fix: "e.g. --cutoffs 10,100" });
   const paths = await import("./paths.ts");
   paths.checkOutputDir(resolve(flags.out), "--out");
-  if (flags.dataDir !== undefined) paths.checkInputDir(resolve(flags.dataDir), "--data-dir");
+  const dataDir = paths.dataDirOf(flags);
 
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "diagnose");
@@ -182,7 +182,7 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   const dense = flags.denseModel === undefined ? undefined : await denseModelFiles(digestCache, flags.denseModel, flags.denseVocab);
   const render = diagnosis(base, params, flags.threads, dense);
   steps = [render];
-  const settings = { ...(flags.dataDir !== undefined ? { dataDir: resolve(flags.dataDir) } : {}), allowUnpinned: flags.allowUnpinned };
+  const settings = { ...(dataDir !== undefined ? { dataDir } : {}), allowUnpinned: flags.allowUnpinned };
   const r = await runProjectSteps(project, io, { target: "diagnose", json: flags.json, verbose: flags.verbose, settings });
   if (r.exitCode !== 0) return r.exitCode;
   const entry = r.entries.get(render.name)!;

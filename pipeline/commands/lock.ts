@@ -89,14 +89,14 @@ export function registerLockCommand(program: Command, io: LockCommandIO, setExit
         await writeFile(tmp, serializeLockFile(lock));
         await rename(tmp, lockPath);
       };
-      if (flags.dataDir !== undefined) (await import("./paths.ts")).checkInputDir(resolve(flags.dataDir), "--data-dir");
+      const dataDir = (await import("./paths.ts")).dataDirOf(flags);
       let failed = 0;
       for (const name of [...new Set(updates)]) {
         const entry = lock.entries[name]!;
         try {
           let after: { sha256: string; size: number };
           let from: string;
-          const placed = flags.dataDir === undefined ? [] : await fetchMod.findInDataDir(resolve(flags.dataDir), entry.file);
+          const placed = dataDir === undefined ? [] : await fetchMod.findInDataDir(dataDir, entry.file);
           if (flags.dataDir !== undefined && placed.length > 1) {
             throw new InputError(`${placed.length} files named '${entry.file}' under ${flags.dataDir}: ${placed.join(", ")}`, { file: flags.dataDir, fix: "keep only the original file" });
           }

@@ -8,7 +8,7 @@
  * steps/lib/text.ts (kept there, beside the readers, so this CLI-only module re-keys no step).
  */
 import { statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { InputError } from "../engine/errors.ts";
 
 type PathKind = "file" | "directory" | "missing";
@@ -45,6 +45,14 @@ export function checkOutputDir(path: string, option: string): void {
   const kind = kindOf(path, option);
   if (kind === "file") throw new InputError(`${option}: this is a file; ${option} takes a directory to write into.`, { file: path, fix: "name a directory (a new one is created)" });
   if (kind === "missing") checkCreatable(path, option);
+}
+
+/** `--data-dir`'s directory, resolved and checked to exist; undefined without the option. */
+export function dataDirOf(flags: { readonly dataDir?: string }): string | undefined {
+  if (flags.dataDir === undefined) return undefined;
+  const dir = resolve(flags.dataDir);
+  checkInputDir(dir, "--data-dir");
+  return dir;
 }
 
 /** A directory the command reads from: it must exist. */

@@ -15,7 +15,6 @@
  */
 import { existsSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { resolve } from "node:path";
 import { describeFailures } from "../engine/failures.ts";
 import { producerOf, type Graph } from "../engine/graph.ts";
 import { wiredInputs } from "../engine/wiring.ts";
@@ -235,8 +234,8 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
     .option(...GPUS_OPTION, gpuCount)
     .action(async (targets: string[], flags: PlanFlags) => {
       const p = await io.project();
-      if (flags.dataDir !== undefined) (await import("./paths.ts")).checkInputDir(resolve(flags.dataDir), "--data-dir");
-      const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir ? { dataDir: resolve(flags.dataDir) } : {}) };
+      const dataDir = (await import("./paths.ts")).dataDirOf(flags);
+      const settings: RunSettings = { allowCpu: flags.allowCpu, offline: flags.offline, allowUnpinned: flags.allowUnpinned, ...(flags.dataDir && dataDir !== undefined ? { dataDir } : {}) };
       const r = await planRun(p, { targets, sets: flags.set, force: flags.force, ...(flags.only !== undefined ? { only: flags.only } : {}), executor: flags.executor, ...withSlurmFlags(flags), settings, concurrency: flags.concurrency, ...(flags.gpus !== undefined ? { gpus: flags.gpus } : {}) });
       if (!r.ok) {
         for (const line of describeFailures(r.failures)) io.err(line);
