@@ -96,12 +96,11 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   // Each reason counts the distinct keys it keeps (a key in five run records is one key), so no
   // reason's count exceeds `kept`; a key kept for two reasons counts under both.
   const reasons = { pins: new Set<string>(), recentRuns: new Set<string>(), runningRuns: new Set<string>(), interruptedRuns: new Set<string>(), leases: new Set<string>() };
-  const add = (keys: Iterable<string>, reason: keyof typeof reasons): number => {
+  const add = (keys: Iterable<string>, reason: keyof typeof reasons): void => {
     for (const k of keys) {
       reasons[reason].add(k);
       keep.add(k);
     }
-    return reasons[reason].size;
   };
   const removed: Entry[] = [];
   const trash = join(store.root, "trash", `gc-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -109,30 +108,29 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   let bytes = 0;
   let damaged: DamagedEntry[] = [];
   const interrupted: InterruptedRun[] = [];
-  const keptBy = { pins: 0, recentRuns: 0, runningRuns: 0, interruptedRuns: 0, leases: 0 };
   const staleLive: string[] = [];
   let recent = new Set<string>();
   try {
     // In-progress records first: a run that ends meanwhile writes its final record before it
     // drops its in-progress one, so its keys are in one or the other of what is read here.
     for (const r of await readLiveRuns(store.root)) {
-      if (r.state === "running") keptBy.runningRuns = add(r.keys, "runningRuns");
+      if (r.state === "running") add(r.keys, "runningRuns");
       else if (r.mtimeMs + graceMs > now) {
-        keptBy.interruptedRuns = add(r.keys, "interruptedRuns");
+        add(r.keys, "interruptedRuns");
         interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
       } else staleLive.push(r.path);
     }
-    for (const p of await store.pins()) keptBy.pins = add(p.keys, "pins");
+    for (const p of await store.pins()) add(p.keys, "pins");
     const records = await store.runRecords(undefined, { strict: true });
     recent = recentPerTarget(records, keepRuns);
-    for (const { file, record } of records) if (recent.has(file)) keptBy.recentRuns = add(record.keys, "recentRuns");
+    for (const { file, record } of records) if (recent.has(file)) add(record.keys, "recentRuns");
     for (const { file, record } of records) {
       const until = Date.parse(record.time) + graceMs;
       if (record.status !== "interrupted" || until <= now) continue;
-      keptBy.interruptedRuns = add(record.keys, "interruptedRuns");
+      add(record.keys, "interruptedRuns");
       interrupted.push({ file, time: record.time, keys: record.keys.length, keptUntil: new Date(until).toISOString() });
     }
-    keptBy.leases = add(await keysOfLiveLeases(store.root), "leases");
+    add(await keysOfLiveLeases(store.root), "leases");
 
     const scan = await store.scan();
     damaged = scan.damaged;
@@ -202,6 +200,7 @@ export async function collectGarbage(store: Store, options: GcOptions = {}): Pro
   }
 
   const prunedRuns = options.dryRun ? 0 : await pruneRuns(store, new Set([...recent, ...interrupted.map((r) => r.file)]));
+  const keptBy = { pins: reasons.pins.size, recentRuns: reasons.recentRuns.size, runningRuns: reasons.runningRuns.size, interruptedRuns: reasons.interruptedRuns.size, leases: reasons.leases.size };
   return { removed, bytes, staging: staging.count, scratch, kept: keep.size, keptBy, interrupted, restored, damaged, removedDamaged, prunedRuns };
 }
 
