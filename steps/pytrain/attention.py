@@ -9,8 +9,21 @@ import torch
 from torch.nn import functional as F
 
 HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
-# torch >= 2.1 takes the scale; 2.0 always divides by sqrt(head width).
-_TAKES_SCALE = HAS_SDPA and "scale" in inspect.signature(F.scaled_dot_product_attention).parameters
+
+
+def takes_scale(signature=inspect.signature, version=torch.__version__):
+    """Whether scaled_dot_product_attention takes `scale` (torch >= 2.1; 2.0 always divides by
+    sqrt(head width)). Asked of its signature, which some builds do not expose for the builtin
+    (torch 2.11 on Python 3.12: ValueError, which stopped every trainer on an H200 on
+    2026-11-29), else of the version."""
+    try:
+        return "scale" in signature(getattr(F, "scaled_dot_product_attention", None)).parameters
+    except (TypeError, ValueError):
+        major, minor = (int("".join(c for c in part if c.isdigit()) or 0) for part in version.split(".")[:2])
+        return (major, minor) >= (2, 1)
+
+
+_TAKES_SCALE = HAS_SDPA and takes_scale()
 ATTENTION_MODES = ("auto", "sdpa", "math")
 
 

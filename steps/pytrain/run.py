@@ -41,7 +41,12 @@ def seed_everything(seed, deterministic=True):
     if deterministic:
         # cuBLAS needs a fixed workspace for deterministic GEMMs; set before CUDA initialises.
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.use_deterministic_algorithms(True, warn_only=True)
+        # Strict, not warn_only: with warn_only, fused attention on CUDA keeps its non-deterministic
+        # backward (flash and memory-efficient accumulate with atomics; cuDNN attention is chosen
+        # too) and only warns, as it did on an H200 with torch 2.11 (2026-11-29); strict mode makes
+        # torch pick their deterministic backward or another kernel, and an op with no deterministic
+        # kernel stops the program instead of publishing other bytes under the same key.
+        torch.use_deterministic_algorithms(True)
 
 
 def cuda_summary():

@@ -23,7 +23,7 @@ import { mergeDenseHits, searchDenseShard } from "../../steps/dense/shard-steps.
 import type { RunRow } from "../../steps/eval/run-table.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
-const PY = "/usr/bin/python3";
+const PY = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("../encoding/onnx/tiny_encoder.py", import.meta.url));
 const torchCheck = spawnSync(PY, ["-c", "import torch"], { encoding: "utf8" });
 const skip = torchCheck.status === 0 ? false : `no torch for ${PY} (apt-get install -y python3-torch)`;

@@ -23,7 +23,7 @@ import { rescoreDepth, pickSearcher } from "../../steps/dense/shard-search.ts";
 import { proofHolds, provenTopK, runTorchCandidates } from "../../steps/dense/torch-search.ts";
 import { tempDir } from "../engine/helpers.ts";
 
-const PY = "/usr/bin/python3";
+const PY = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const skip = spawnSync(PY, ["-c", "import torch"]).status === 0 ? false : `no torch for ${PY} (apt-get install -y python3-torch)`;
 const ENV = { ...process.env, CSPIPE_PYTHON: process.env.CSPIPE_PYTHON ?? PY };
 

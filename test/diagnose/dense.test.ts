@@ -15,7 +15,7 @@ import { tempDir } from "../tmp.ts";
  * non-empty query retrieves every passage (recall@10 = 1), while X_t \ q_t of a first turn is empty
  * ([CLS] [SEP]: no hits). Kept share @10: first 0, switch 1, no-switch 1, all 4/7.
  */
-const PY = "/usr/bin/python3";
+const PY = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const torch = spawnSync(PY, ["-c", "import torch"], { encoding: "utf8" });
 const missing = torch.status === 0 ? undefined : `no torch for ${PY} (apt-get install -y python3-torch)`;
 const fixtures = fileURLToPath(new URL("./fixtures/", import.meta.url));

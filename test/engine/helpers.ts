@@ -24,7 +24,9 @@ export function project(targets: TargetRegistry, options: { store?: string; lock
   const dir = tempDir();
   const lockPath = join(dir, "datasets.lock");
   writeFileSync(lockPath, serializeLockFile(options.lock ?? { version: 1, entries: {} }));
-  return new Project({ root: ROOT, store: options.store ?? join(dir, "store"), lockPath, targets, env: options.env ?? {} });
+  // Hermetic by default, except for the interpreter the user named (a GPU machine's torch often lives in a venv).
+  const env = options.env ?? (process.env.CSPIPE_PYTHON !== undefined ? { CSPIPE_PYTHON: process.env.CSPIPE_PYTHON } : {});
+  return new Project({ root: ROOT, store: options.store ?? join(dir, "store"), lockPath, targets, env });
 }
 
 export async function run(p: Project, targets: string[], extra: Partial<Omit<RunRequest, "emit" | "targets">> = {}) {

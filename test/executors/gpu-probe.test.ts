@@ -31,7 +31,8 @@ const gpuTrain = defineStep({
   outputs: { model: file("checkpoint", "model.txt") },
   runtime: { type: "container", image: IMAGE, argv: ["python3", "-c", "open('{out:model}', 'w').write('trained')"], pythonModules: ["torch"], gpu: { count: 1, required: true } },
 });
-const env = { CSPIPE_PYTHON: PYTHON, PATH: process.env.PATH };
+// CUDA hidden: the premise (a torch that sees no GPU) must hold on a GPU machine too.
+const env = { CSPIPE_PYTHON: PYTHON, PATH: process.env.PATH, CUDA_VISIBLE_DEVICES: "" };
 
 /** The probe's JSON line for a torch of `version`, built for `cuda`, seeing `names`. */
 const answer = (version: string, cuda: string | null, names: string[]): string =>
@@ -96,7 +97,7 @@ test("the program refuses at once too: a GPU-required step's trainer does not fa
   writeSyntheticInputs(join(dir, "in"));
   const cfg = join(dir, "cfg.json");
   writeFileSync(cfg, JSON.stringify(trainingConfig({ epochs: 1, init: { kind: "random" } })));
-  const r = spawnSync(PYTHON, program(TRAINER_MODULE, ["--config", cfg, "--inputs", join(dir, "in"), "--out", join(dir, "out")]), { encoding: "utf8", env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required" } });
+  const r = spawnSync(PYTHON, program(TRAINER_MODULE, ["--config", cfg, "--inputs", join(dir, "in"), "--out", join(dir, "out")]), { encoding: "utf8", env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required", CUDA_VISIBLE_DEVICES: "" } });
   assert.equal(r.status, 2, r.stderr);
   assert.match(r.stderr, /error: field 'device': a GPU is required but torch \S+ at \S+ \(.*\) sees no CUDA device.* Fix: .*--allow-cpu/);
 });

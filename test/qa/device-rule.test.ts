@@ -23,11 +23,11 @@ test("the DPR reader, FiD and the DCSR trainer refuse to train on CPU when their
     for (const [name, argv, config] of PROGRAMS) {
       const cfg = join(dir, "cfg.json");
       writeFileSync(cfg, JSON.stringify(config));
-      const r = spawnSync(PYTHON, [...argv, "--config", cfg, "--inputs", join(dir, "missing"), "--out", join(dir, "out")], { encoding: "utf8", timeout: 120_000, env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required" } });
+      const r = spawnSync(PYTHON, [...argv, "--config", cfg, "--inputs", join(dir, "missing"), "--out", join(dir, "out")], { encoding: "utf8", timeout: 120_000, env: { ...process.env, CSPIPE_DEVICE_HINT: "cuda-required", CUDA_VISIBLE_DEVICES: "" } });
       assert.equal(r.status, 2, `${name}: ${r.stderr}`);
       assert.match(r.stderr, /error: .*a GPU is required but torch \S+ at \S+ \(.*\) sees no CUDA device.* Fix: .*--allow-cpu/, name);
       // Without the hint the same call gets past the device and stops at the missing inputs.
-      const plain = spawnSync(PYTHON, [...argv, "--config", cfg, "--inputs", join(dir, "missing"), "--out", join(dir, "out")], { encoding: "utf8", timeout: 120_000, env: { ...process.env, CSPIPE_DEVICE_HINT: "cpu-allowed" } });
+      const plain = spawnSync(PYTHON, [...argv, "--config", cfg, "--inputs", join(dir, "missing"), "--out", join(dir, "out")], { encoding: "utf8", timeout: 120_000, env: { ...process.env, CSPIPE_DEVICE_HINT: "cpu-allowed", CUDA_VISIBLE_DEVICES: "" } });
       assert.notEqual(plain.status, 0, name);
       assert.doesNotMatch(plain.stderr, /a GPU is required/, name);
     }

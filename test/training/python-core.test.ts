@@ -113,3 +113,10 @@ test("bad input exits 2 with one line naming the missing file and its expected s
   assert.equal(r2.status, 2);
   assert.match(r2.stderr, /cfg\.json: field 'epoch': unknown key\(s\) epoch Fix: valid keys: /);
 });
+
+test("deterministic mode is strict (no warn-only fallback to non-deterministic kernels); the attention scale rule survives an unreadable builtin signature", () => {
+  // warn_only let fused attention keep its atomic-add backward on an H200 (torch 2.11), and an
+  // unreadable signature of scaled_dot_product_attention stopped every trainer there.
+  const r = selftest<{ deterministic: boolean; warn_only: boolean; cublas_workspace: string; takes_scale: Record<string, boolean> }>("run-rules", { versions: ["2.11.0+cu130", "2.1.0", "2.0.1", "1.13.0a0"] });
+  assert.deepEqual(r, { deterministic: true, warn_only: false, cublas_workspace: ":4096:8", takes_scale: { "2.11.0+cu130": true, "2.1.0": true, "2.0.1": false, "1.13.0a0": false } });
+});

@@ -6,6 +6,7 @@
     roundtrip   {prefix, dtype: F32|F16|BF16, seed} -> {max_abs_diff, prefix, loaded, ignored, unexpected}
     decode      {dtype, bits: [uint16...]}          -> {values}
     load-error  {layers_in_file, layers_in_model}   -> {error}
+    run-rules   {versions: [str...]}                -> {deterministic, warn_only, cublas_workspace, takes_scale}
     and the training step's: selftest_steps.py
 """
 import os
@@ -14,10 +15,12 @@ import tempfile
 import numpy as np
 import torch
 
+from pytrain.attention import takes_scale
 from pytrain.bert_model import build_random
 from pytrain.checkpoint import load_encoder, read_state_dict
 from pytrain.errors import InputError
 from pytrain.model_configs import BertConfig
+from pytrain.run import seed_everything
 from pytrain.safetensors_np import decode_tensor, write_safetensors
 from training.dpr.losses import false_negative_mask, in_batch_nll
 from training.dpr.negatives import gold_set, sample_negatives
@@ -92,6 +95,19 @@ def _load_error(a):
     return {"error": None}
 
 
-SELFTESTS = {"loss": _loss, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
+def _run_rules(a):
+    """What every program's start (pytrain/run.py) leaves torch with in deterministic mode, and the
+    attention kernel's `scale` rule when the builtin's signature is unreadable."""
+    os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+    seed_everything(1, deterministic=True)
+    def unreadable(fn):
+        raise ValueError(f"no signature found for builtin {fn!r}")
+    return {"deterministic": torch.are_deterministic_algorithms_enabled(),
+            "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+            "cublas_workspace": os.environ.get("CUBLAS_WORKSPACE_CONFIG"),
+            "takes_scale": {v: takes_scale(unreadable, v) for v in a["versions"]}}
+
+
+SELFTESTS = {"loss": _loss, "run-rules": _run_rules, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
              **STEP_SELFTESTS}
 

@@ -15,7 +15,7 @@ import { tokenMatrixFromNpy } from "../../../steps/encoding/onnx/batch.ts";
 import { splitRows } from "../../../steps/encoding/onnx/shards.ts";
 import { tempDir } from "../../tmp.ts";
 
-const PY = "/usr/bin/python3";
+const PY = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
 const SCRIPT = fileURLToPath(new URL("./tiny_encoder.py", import.meta.url));
 const torchCheck = spawnSync(PY, ["-c", "import torch"], { encoding: "utf8" });
 const skip = torchCheck.status === 0 ? false : `no torch for ${PY} (apt-get install -y python3-torch): ${(torchCheck.stderr ?? torchCheck.error?.message ?? "").trim().split("\n").at(-1)}`;
