@@ -50,6 +50,20 @@ def _blas(paths):
     return None
 
 
+def static_blas(build_config):
+    """The BLAS linked into torch itself (pip wheels link MKL statically, so no BLAS library shows
+    in the process's maps), from torch.__config__.show(): its BLAS_INFO and, for MKL, MKL's own
+    version line. None when the build names no BLAS, or a generic one (a shared library then)."""
+    info = None
+    for part in build_config.replace("\n", ",").split(","):
+        if "BLAS_INFO=" in part:
+            info = part.split("BLAS_INFO=", 1)[1].strip()
+    if info in (None, "", "generic", "open"):
+        return None
+    version = next((line.strip().lstrip("- ") for line in build_config.splitlines() if "Math Kernel Library" in line), None)
+    return {"kind": info, "config": f"{version or info} (linked into torch)"}
+
+
 def _torch(torch):
     out = {"version": torch.__version__, "cuda": torch.version.cuda, "devices": 0, "names": []}
     try:
@@ -65,6 +79,10 @@ def _torch(torch):
             out["capability"] = line.split(":", 1)[1].strip()
     a = torch.ones((8, 8))
     (a @ a).sum().item()  # loads the BLAS behind matmul
+    linked = static_blas(torch.__config__.show())
+    if linked is not None:
+        lib = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "lib", "libtorch_cpu.so")
+        out["linked_blas"] = {**linked, "path": lib if os.path.exists(lib) else os.path.realpath(torch.__file__)}
     return out
 
 
@@ -84,7 +102,7 @@ def main(modules):
         if name == "torch":
             out["torch"] = _torch(mod)
     if "torch" in out["modules"] or "numpy" in out["modules"]:
-        out["blas"] = _blas(_loaded_libraries())
+        out["blas"] = _blas(_loaded_libraries()) or out.get("torch", {}).pop("linked_blas", None)
         if out["blas"]:
             files.append(out["blas"]["path"])
     # Installing or removing a package changes its directory: an answer about a missing module goes stale then.
