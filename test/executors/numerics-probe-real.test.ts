@@ -36,8 +36,9 @@ test("the H200 machine's answer: a CUDA step's identity names the GPU, CUDA and 
   const facts = parseProbe("python3", { status: 0, stderr: "", stdout: readFileSync(fixture("probe-h200-torch-2.11.json"), "utf8") });
   const cpu = { arch: "x64", model: "Intel(R) Xeon(R) Processor", flags: ["avx2", "fma", "avx512f"] };
   const base = { facts, modules: ["numpy", "torch"], mode: "pinned" as const, pinned: true, threads: 1, cpu, choices: {} };
-  const cuda = programNumerics({ ...base, cuda: true }) as Record<string, unknown>;
-  assert.deepEqual([cuda.device, cuda.gpus, cuda.cuda, cuda.cudnn], ["cuda", ["NVIDIA H200"], "13.0", 91900]);
+  const cuda = programNumerics({ ...base, cuda: true });
+  const f = cuda as Record<string, unknown>;
+  assert.deepEqual([f.device, f.gpus, f.cuda, f.cudnn], ["cuda", ["NVIDIA H200"], "13.0", 91900]);
   assert.equal(describeNumerics(cuda).split(", pinned")[0], "CUDA on NVIDIA H200 (CUDA 13.0, cuDNN 91900)");
   assert.notDeepEqual(programNumerics({ ...base, cuda: false }), cuda);
 });
