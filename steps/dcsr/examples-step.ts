@@ -4,38 +4,20 @@
  * mined negatives (BM25 passages, or sentences mined by a DCSR model) and the dev collection.
  * One def per (negative kind, dev collection kind), so the wiring stays typed.
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import { defineStep, dir, type InputKinds } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
-import { readParquetRows } from "../lib/parquet.ts";
-import { npyHeader, writeNpy } from "../lib/npy.ts";
+import { writeNpy } from "../lib/npy.ts";
 import { readNpyRows } from "../lib/npy-rows.ts";
-import type { TurnRow } from "../data/schemas.ts";
 import { readNegatives } from "../mining/steps.ts";
 import { buildExamples } from "../training/examples.ts";
+import { assembleParams, readGold, readLines, writeRows } from "../training/assemble-common.ts";
 import { sameVocabulary, tokensVocab } from "../encoding/vocab-identity.ts";
 import { buildDcsrExamples } from "./examples.ts";
 import { readAnswerSentences } from "./label-step.ts";
 import { readSentenceNegatives } from "./mining.ts";
-
-async function readLines(path: string): Promise<string[]> {
-  return (await readFile(path, "utf8")).split("\n").filter((l) => l.length > 0);
-}
-
-function writeRows(src: string, rows: readonly number[], dest: string): void {
-  const { header, bytes } = readNpyRows(src, rows);
-  const fd = openSync(dest, "w");
-  try {
-    writeSync(fd, npyHeader(header.dtype, [rows.length, header.cols]));
-    writeSync(fd, bytes);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Marked slots per passage row, for the rows asked (markers.npy: int32 [N, maxMarkers], -1 padded). */
 function markedCounts(markersFile: string, rows: readonly number[]): { counts: Map<number, number>; maxMarkers: number } {
@@ -52,18 +34,6 @@ function markedCounts(markersFile: string, rows: readonly number[]): { counts: M
   return { counts, maxMarkers: header.cols };
 }
 
-const params = z
-  .object({
-    trainSplit: z.string().default("train"),
-    devSplit: z.string().default("dev"),
-    /** Mined negatives kept per example (top k). */
-    k: z.number().int().positive().default(100),
-    /** Dev collection: the dev gold plus a seeded sample up to this many passages (0 = all); ignored with a devCollection input. */
-    devPassages: z.number().int().nonnegative().default(0),
-    seed: z.number().int().default(42),
-  })
-  .strict();
-
 type NegativeKind = "passages" | "sentences";
 const NEGATIVE_INPUT = { passages: "parquet:negatives", sentences: "parquet:sentence-negatives" } as const;
 
@@ -73,7 +43,7 @@ function makeDef<I extends InputKinds>(id: string, inputs: I, negatives: Negativ
     version: 1,
     source: import.meta.url,
     description: "The DCSR trainer's input files: examples (positive sentence labels, gold, mined negatives), dev queries and the dev collection with its markers.",
-    params,
+    params: assembleParams,
     inputs,
     outputs: { examples: dir("dcsr:examples", "examples") },
     runtime: {
@@ -82,12 +52,7 @@ function makeDef<I extends InputKinds>(id: string, inputs: I, negatives: Negativ
         const p = ctx.params;
         const inp = ctx.inputs as Readonly<Record<string, string>>;
         const vocabDigest = sameVocabulary([inp.passages!, inp.trainQueries!, inp.devQueries!].map(tokensVocab));
-        const trainGold = new Map<string, string[]>();
-        const devGold = new Map<string, string[]>();
-        for await (const t of readParquetRows<TurnRow>(inp.turns!)) {
-          if (t.split === p.trainSplit) trainGold.set(t.qid, [...t.gold_passage_ids]);
-          if (t.split === p.devSplit) devGold.set(t.qid, [...t.gold_passage_ids]);
-        }
+        const { trainGold, devGold } = await readGold(inp.turns!, p.trainSplit, p.devSplit);
         const pids = await readLines(join(inp.passages!, "pids.txt"));
         const rowOf = new Map(pids.map((pid, i) => [pid, i]));
         const trainQids = await readLines(join(inp.trainQueries!, "qids.txt"));

@@ -4,18 +4,19 @@
  * maxMarkers], the marker positions of each row, -1 padded). Reads the passages and the
  * sentences table in lockstep (both are in collection order), so memory stays bounded.
  */
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parquetLayout } from "../lib/parquet.ts";
-import { RowSpill, readSpill } from "../encoding/steps.ts";
 import { NpyRowWriter } from "../encoding/format/npy-row-writer.ts";
+import { spillRows, writeSpilledRows, type SpilledRows } from "../encoding/format/row-spill.ts";
 import { readVocabFile } from "../encoding/tokenize/vocab.ts";
 import { createBertTokenizer } from "../encoding/tokenize/bert-tokenizer.ts";
 import { assembleMarkedPassage, DEFAULT_MAX_MARKERS } from "./marker-tokens.ts";
-import { passagesWithSentences } from "./sentences.ts";
+import { passagesWithSentences, type SentenceRow } from "./sentences.ts";
+import type { PassageRow } from "../data/schemas.ts";
 
 /** The DCSR-specific part of the token directory's meta.json. */
 export interface DcsrTokensMeta {
@@ -67,53 +68,32 @@ export const tokenizeDcsrPassages = defineStep({
         throw new InputError(`marker ${marker} is a structural token ([PAD], [UNK], [CLS] or [SEP])`, { field: "marker", fix: "pick an unused token ([unused0]) or [MASK]" });
       }
       const total = (await parquetLayout(ctx.inputs.passages)).rows;
-      const spill = new RowSpill(join(ctx.workDir, "rows.bin"));
       const markers = new NpyRowWriter(join(ctx.outputs.tokens, "markers.npy"), "int32", maxMarkers);
-      const pidFd = openSync(join(ctx.outputs.tokens, "pids.txt"), "w");
       const stats = { sentences: 0, marked: 0, pastMaxMarkers: 0, truncatedMarkers: 0, passagesWithoutMarkers: 0, markerIdInText: 0, truncated: 0 };
-      let longest = 0;
-      let pidLines: string[] = [];
+      const tokenize = ({ passage, sentences }: { passage: PassageRow; sentences: readonly SentenceRow[] }) => {
+        const useTitle = title && passage.title !== null && passage.title.trim() !== "";
+        const seq = assembleMarkedPassage(useTitle ? encoder.encode(passage.title!) : null, sentences.map((s) => encoder.encode(s.text)), encoder.special, { marker: markerId, maxLength, maxMarkers, segmentIds });
+        const row = new Int32Array(maxMarkers).fill(-1);
+        row.set(seq.markers);
+        markers.append(row);
+        stats.sentences += sentences.length;
+        stats.marked += seq.markers.length;
+        stats.pastMaxMarkers += sentences.length - seq.placed;
+        stats.truncatedMarkers += seq.placed - seq.markers.length;
+        if (seq.markers.length === 0) stats.passagesWithoutMarkers++;
+        stats.markerIdInText += seq.ids.filter((id) => id === markerId).length - seq.markers.length;
+        if (seq.truncated) stats.truncated++;
+        return { id: passage.id, seq };
+      };
+      let spilled: SpilledRows;
       try {
-        for await (const { passage, sentences } of passagesWithSentences(ctx.inputs.passages, ctx.inputs.sentences)) {
-          const useTitle = title && passage.title !== null && passage.title.trim() !== "";
-          const seq = assembleMarkedPassage(useTitle ? encoder.encode(passage.title!) : null, sentences.map((s) => encoder.encode(s.text)), encoder.special, { marker: markerId, maxLength, maxMarkers, segmentIds });
-          spill.append(seq);
-          const row = new Int32Array(maxMarkers).fill(-1);
-          row.set(seq.markers);
-          markers.append(row);
-          stats.sentences += sentences.length;
-          stats.marked += seq.markers.length;
-          stats.pastMaxMarkers += sentences.length - seq.placed;
-          stats.truncatedMarkers += seq.placed - seq.markers.length;
-          if (seq.markers.length === 0) stats.passagesWithoutMarkers++;
-          stats.markerIdInText += seq.ids.filter((id) => id === markerId).length - seq.markers.length;
-          if (seq.truncated) stats.truncated++;
-          if (seq.ids.length > longest) longest = seq.ids.length;
-          pidLines.push(passage.id);
-          if (pidLines.length === 4096) {
-            writeSync(pidFd, pidLines.join("\n") + "\n");
-            pidLines = [];
-          }
-          if (spill.rows % 1000 === 0) ctx.progress(spill.rows, total, "tokenize");
-        }
-        if (pidLines.length > 0) writeSync(pidFd, pidLines.join("\n") + "\n");
+        spilled = await spillRows(passagesWithSentences(ctx.inputs.passages, ctx.inputs.sentences), tokenize, { spill: join(ctx.workDir, "rows.bin"), pids: join(ctx.outputs.tokens, "pids.txt") }, (done) => ctx.progress(done, total, "tokenize"));
       } finally {
-        closeSync(pidFd);
         markers.close();
       }
-      const lengths = spill.close();
+      const { lengths, longest } = spilled;
       if (lengths.length === 0) throw new InputError("the passages table is empty", { file: ctx.inputs.passages, fix: "preprocess a collection first" });
-      const ids = new NpyRowWriter(join(ctx.outputs.tokens, "ids.npy"), "int32", longest);
-      const types = new NpyRowWriter(join(ctx.outputs.tokens, "type_ids.npy"), "int8", longest);
-      try {
-        for (const row of readSpill(spill.path, lengths)) {
-          ids.append(row.ids);
-          types.append(row.types);
-        }
-      } finally {
-        ids.close();
-        types.close();
-      }
+      writeSpilledRows(ctx.outputs.tokens, spilled);
       const { truncated, ...counts } = stats;
       const dcsr: DcsrTokensMeta = { marker, markerId, maxMarkers, ...counts };
       const meta = {

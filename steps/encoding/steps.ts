@@ -6,18 +6,19 @@
  * Matrices are [N, L] with L = the longest real row (capped at maxLength), so small
  * collections give small files; the encoders trim each batch to its own longest row anyway.
  */
-import { closeSync, openSync, readSync, writeFileSync, writeSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { parquetLayout, readParquetRows } from "../lib/parquet.ts";
 import type { PassageRow, TurnRow } from "../data/schemas.ts";
-import type { TurnRow as FormatTurnRow, EncodedSequence } from "./format/rows.ts";
+import type { TurnRow as FormatTurnRow } from "./format/rows.ts";
 import { encodePassage, DEFAULT_MAX_PASSAGE_LENGTH } from "./format/passage-tokens.ts";
 import { encodeQuery, DEFAULT_MAX_QUERY_LENGTH } from "./format/query-tokens.ts";
 import { QUERY_FORM_NAMES } from "./format/query-forms.ts";
 import { NpyRowWriter } from "./format/npy-row-writer.ts";
+import { spillRows, writeSpilledRows } from "./format/row-spill.ts";
 import { countWords, trainWordPieceFromCounts } from "./tokenize/wordpiece-trainer.ts";
 import { readVocabFile, vocabFromTokens, writeVocabFile } from "./tokenize/vocab.ts";
 import { writeTokenizerJson } from "./tokenize/bert-tokenizer-json.ts";
@@ -99,76 +100,6 @@ export const trainVocab = defineStep({
   },
 });
 
-/** Appends variable-length rows (int32 ids, int8 type ids) to a scratch file; lengths stay in memory (2 bytes a row). */
-export class RowSpill {
-  private readonly fd: number;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private lengths = new Uint16Array(1024);
-  rows = 0;
-  constructor(readonly path: string) {
-    this.fd = openSync(path, "w");
-  }
-  append(seq: EncodedSequence): void {
-    const n = seq.ids.length;
-    const buf = Buffer.allocUnsafe(n * 5);
-    for (let i = 0; i < n; i++) buf.writeInt32LE(seq.ids[i]!, i * 4);
-    for (let i = 0; i < n; i++) buf.writeInt8(seq.typeIds[i]!, n * 4 + i);
-    this.pending.push(buf);
-    this.pendingBytes += buf.length;
-    if (this.rows === this.lengths.length) {
-      const grown = new Uint16Array(this.lengths.length * 2);
-      grown.set(this.lengths);
-      this.lengths = grown;
-    }
-    this.lengths[this.rows++] = n;
-    if (this.pendingBytes >= 1 << 22) this.flush();
-  }
-  private flush(): void {
-    if (this.pendingBytes > 0) writeSync(this.fd, Buffer.concat(this.pending, this.pendingBytes));
-    this.pending = [];
-    this.pendingBytes = 0;
-  }
-  close(): Uint16Array {
-    this.flush();
-    closeSync(this.fd);
-    return this.lengths.subarray(0, this.rows);
-  }
-}
-
-/** Reads the spilled rows back in order, one at a time, through a bounded buffer. */
-export function* readSpill(path: string, lengths: Uint16Array, bufferBytes = 1 << 22): Generator<{ ids: Int32Array; types: Int8Array }> {
-  const fd = openSync(path, "r");
-  let buf = Buffer.alloc(bufferBytes);
-  let start = 0;
-  let end = 0;
-  let filePos = 0;
-  try {
-    for (const n of lengths) {
-      const need = n * 5;
-      if (end - start < need) {
-        if (need > buf.length) buf = Buffer.concat([buf], need);
-        buf.copy(buf, 0, start, end);
-        end -= start;
-        start = 0;
-        while (end < need) {
-          const got = readSync(fd, buf, end, buf.length - end, filePos);
-          if (got === 0) throw new Error(`${path}: spill file ended early`);
-          end += got;
-          filePos += got;
-        }
-      }
-      const ids = new Int32Array(n);
-      for (let i = 0; i < n; i++) ids[i] = buf.readInt32LE(start + i * 4);
-      const types = new Int8Array(buf.buffer.slice(buf.byteOffset + start + n * 4, buf.byteOffset + start + need));
-      start += need;
-      yield { ids, types };
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 export const tokenizePassages = defineStep({
   id: "tokenize-passages",
   version: 1,
@@ -192,45 +123,19 @@ export const tokenizePassages = defineStep({
       const encoder = loadTokenizer(ctx.inputs.vocab);
       const total = (await parquetLayout(ctx.inputs.passages)).rows;
       // Pass 1: tokenize once, spill the variable-length rows, write pids, find L.
-      const spill = new RowSpill(join(ctx.workDir, "rows.bin"));
-      const pidFd = openSync(join(ctx.outputs.tokens, "pids.txt"), "w");
-      let pidLines: string[] = [];
-      let longest = 0;
       let truncated = 0;
-      try {
-        for await (const p of readParquetRows<PassageRow>(ctx.inputs.passages)) {
-          checkId(p.id, ctx.inputs.passages, "id");
-          const seq = encodePassage(p, encoder, { maxLength, useTitle: title, segmentIds });
-          spill.append(seq);
-          if (seq.truncated) truncated++;
-          if (seq.ids.length > longest) longest = seq.ids.length;
-          pidLines.push(p.id);
-          if (pidLines.length === 4096) {
-            writeSync(pidFd, pidLines.join("\n") + "\n");
-            pidLines = [];
-          }
-          if (spill.rows % 1000 === 0) ctx.progress(spill.rows, total, "tokenize");
-        }
-        if (pidLines.length > 0) writeSync(pidFd, pidLines.join("\n") + "\n");
-      } finally {
-        closeSync(pidFd);
-      }
-      const lengths = spill.close();
-      const rows = lengths.length;
+      const tokenize = (p: PassageRow) => {
+        checkId(p.id, ctx.inputs.passages, "id");
+        const seq = encodePassage(p, encoder, { maxLength, useTitle: title, segmentIds });
+        if (seq.truncated) truncated++;
+        return { id: p.id, seq };
+      };
+      const spilled = await spillRows(readParquetRows<PassageRow>(ctx.inputs.passages), tokenize, { spill: join(ctx.workDir, "rows.bin"), pids: join(ctx.outputs.tokens, "pids.txt") }, (done) => ctx.progress(done, total, "tokenize"));
+      const { longest } = spilled;
+      const rows = spilled.lengths.length;
       if (rows === 0) throw new InputError("the passages table is empty", { file: ctx.inputs.passages, fix: "preprocess a collection first" });
       // Pass 2: pad to L and write the matrices.
-      const ids = new NpyRowWriter(join(ctx.outputs.tokens, "ids.npy"), "int32", longest);
-      const types = new NpyRowWriter(join(ctx.outputs.tokens, "type_ids.npy"), "int8", longest);
-      try {
-        for (const row of readSpill(spill.path, lengths)) {
-          ids.append(row.ids);
-          types.append(row.types);
-          if (ids.count % 10000 === 0) ctx.progress(ids.count, rows, "write");
-        }
-      } finally {
-        ids.close();
-        types.close();
-      }
+      writeSpilledRows(ctx.outputs.tokens, spilled, (done) => ctx.progress(done, rows, "write"));
       ctx.progress(rows, rows, "write");
       writeMeta(ctx.outputs.tokens, {
         ...baseMeta(encoder),

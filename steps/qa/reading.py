@@ -20,6 +20,12 @@ def init_flag(init_from, other, other_flag, other_kind):
     return None, None
 
 
+def dev_em_summary(result):
+    """The text of a reader's `done:` line (pytrain/train_program.py): its dev EM; none for a result
+    without one (pretrain-span)."""
+    return f"dev EM {result['dev_em']}" if "dev_em" in result else None
+
+
 def em_f1_selector():
     """The readers' rule: the best dev EM, ties broken by dev F1, a full tie keeps the earlier epoch
     (QReCC's sentence answers leave EM at 0 for every epoch of a small reader, so EM alone would

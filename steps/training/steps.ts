@@ -8,55 +8,22 @@
  *   torch under the local executor. `pretrain-dpr` starts from a random tiny BERT (the mini
  *   benchmark's θ0); `train-dpr` starts from an earlier model (θ0 for every IHN iteration).
  */
-import { readFile, writeFile } from "node:fs/promises";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
 import { defineStep, dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
-import { readParquetRows } from "../lib/parquet.ts";
-import { npyHeader, writeNpy } from "../lib/npy.ts";
-import { readNpyRows } from "../lib/npy-rows.ts";
-import type { TurnRow } from "../data/schemas.ts";
+import { writeNpy } from "../lib/npy.ts";
 import { readNegatives } from "../mining/steps.ts";
 import { buildExamples } from "./examples.ts";
+import { assembleParams, readGold, readLines, writeRows } from "./assemble-common.ts";
 import { sameVocabulary, tokensVocab } from "../encoding/vocab-identity.ts";
 import { TRAINER_MODULE } from "./contract.ts";
 import { trainerParamsShape } from "./config-schema.ts";
 import { BERT, modelConfigParams } from "../pytrain/model-configs.ts";
 import { pythonArgv } from "../pytrain/launch.ts";
-
-async function readLines(path: string): Promise<string[]> {
-  const text = await readFile(path, "utf8");
-  return text.split("\n").filter((l) => l.length > 0);
-}
-
-/** Copies rows of a token matrix into a new .npy (same dtype and width). */
-function writeRows(src: string, rows: readonly number[], dest: string): void {
-  const { header, bytes } = readNpyRows(src, rows);
-  const fd = openSync(dest, "w");
-  try {
-    writeSync(fd, npyHeader(header.dtype, [rows.length, header.cols]));
-    writeSync(fd, bytes);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-const assembleParams = z
-  .object({
-    /** Split whose turns are the training examples (their qids must match the train query tokens). */
-    trainSplit: z.string().default("train"),
-    devSplit: z.string().default("dev"),
-    /** Mined negatives kept per example (top k). */
-    k: z.number().int().positive().default(100),
-    /** Dev collection size: the dev turns' gold passages plus a seeded sample; 0 = the whole collection. */
-    devPassages: z.number().int().nonnegative().default(0),
-    seed: z.number().int().default(42),
-  })
-  .strict();
 
 const assembleOutputs = { examples: dir("dpr:examples", "examples") };
 
@@ -71,13 +38,7 @@ async function assemble(
   const { trainSplit, devSplit, k, devPassages, seed } = ctx.params;
   // Queries and passages must share a vocabulary; the trainer checks it again against its initial model.
   const vocabDigest = sameVocabulary([ctx.inputs.passages, ctx.inputs.trainQueries, ctx.inputs.devQueries].map(tokensVocab));
-  // Per split: qids repeat across splits (TopiOCQA numbers conversations from 1 in each).
-  const trainGold = new Map<string, string[]>();
-  const devGold = new Map<string, string[]>();
-  for await (const t of readParquetRows<TurnRow>(ctx.inputs.turns)) {
-    if (t.split === trainSplit) trainGold.set(t.qid, [...t.gold_passage_ids]);
-    if (t.split === devSplit) devGold.set(t.qid, [...t.gold_passage_ids]);
-  }
+  const { trainGold, devGold } = await readGold(ctx.inputs.turns, trainSplit, devSplit);
   const pids = await readLines(join(ctx.inputs.passages, "pids.txt"));
   const rowOf = new Map(pids.map((p, i) => [p, i]));
   const trainQids = await readLines(join(ctx.inputs.trainQueries, "qids.txt"));

@@ -14,7 +14,8 @@ import { passagesSchema, turnsSchema, type PassageRow, type TurnRow } from "../.
 import { readNpy } from "../../steps/lib/npy.ts";
 import { writeVocabFile } from "../../steps/encoding/tokenize/vocab.ts";
 import { trainWordPieceVocab } from "../../steps/encoding/tokenize/wordpiece-trainer.ts";
-import { readSpill, RowSpill, tokenizePassages, tokenizeQueries, trainVocab, type TokensMeta } from "../../steps/encoding/steps.ts";
+import { tokenizePassages, tokenizeQueries, trainVocab, type TokensMeta } from "../../steps/encoding/steps.ts";
+import { readSpill, RowSpill } from "../../steps/encoding/format/row-spill.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
 // Fixture steps get a stand-alone source file: this test's own import closure reaches

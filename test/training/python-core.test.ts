@@ -114,6 +114,29 @@ test("bad input exits 2 with one line naming the missing file and its expected s
   assert.match(r2.stderr, /cfg\.json: field 'epoch': unknown key\(s\) epoch Fix: valid keys: /);
 });
 
+test("input .npy files (pytrain/npy_inputs.py, every trainer and reader): missing, optional, not integer, unreadable, wrong dimensions, each one line naming the file", () => {
+  const want = "int32 [N] ids";
+  const r = selftest<({ shape: number[] | null } | { error: string })[]>("batch", [
+    ["npy-input", { write: "int32", int: true, expected: want }],
+    ["npy-input", { write: null, int: true, expected: want, required: false }],
+    ["npy-input", { write: null, int: true, expected: want }],
+    ["npy-input", { write: "float32", int: true, expected: want }],
+    ["npy-input", { write: "garbage", int: true, expected: want }],
+    ["npy-input", { write: null, int: false }],
+    ["npy-input", { write: "int8", int: false, ndim: 3 }],
+    ["npy-input", { write: "garbage", int: false, ndim: 2 }],
+  ]);
+  assert.deepEqual(r.slice(0, 4), [
+    { shape: [2, 3] },
+    { shape: null },
+    { error: "<dir>/x.npy: missing input file, expected int32 [N] ids Fix: write it" },
+    { error: "<dir>/x.npy: dtype float32 is not an integer type; expected int32 [N] ids" },
+  ]);
+  assert.match((r[4] as { error: string }).error, /^<dir>\/x\.npy: not a readable \.npy \(.+\); expected int32 \[N\] ids$/);
+  assert.deepEqual(r.slice(5, 7), [{ error: "<dir>/x.npy: missing input file Fix: write it" }, { error: "<dir>/x.npy: has 2 dimensions, expected 3" }]);
+  assert.match((r[7] as { error: string }).error, /^<dir>\/x\.npy: not a readable \.npy \(.+\)$/);
+});
+
 test("deterministic mode is strict (no warn-only fallback to non-deterministic kernels); the attention scale rule survives an unreadable builtin signature", () => {
   // warn_only let fused attention keep its atomic-add backward on an H200 (torch 2.11), and an
   // unreadable signature of scaled_dot_product_attention stopped every trainer there.

@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from pytrain.errors import InputError
+from pytrain.npy_inputs import load_int_npy
 
 # name -> (expected content, required?)
 FILES = {
@@ -27,17 +28,7 @@ PASSAGE_FILES = {"ids.npy": True, "type_ids.npy": False, "markers.npy": True}
 
 
 def _load(path, what, required=True):
-    if not os.path.isfile(path):
-        if required:
-            raise InputError(f"missing input file, expected {what}", file=path, fix="assemble it with assemble-dcsr-examples (steps/dcsr/README.md)")
-        return None
-    try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    except ValueError as e:
-        raise InputError(f"not a readable .npy ({e}); expected {what}", file=path) from e
-    if arr.dtype.kind not in "iu":
-        raise InputError(f"dtype {arr.dtype} is not an integer type; expected {what}", file=path)
-    return arr
+    return load_int_npy(path, what, "assemble it with assemble-dcsr-examples (steps/dcsr/README.md)", required)
 
 
 class Inputs:

@@ -6,10 +6,11 @@
  *   <name>.meta.json           sidecar (see TokenMatrixMeta)
  * Streams: memory stays O(chunk), whatever the number of rows.
  */
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../../pipeline/engine/errors.ts";
 import type { TokenEncoder } from "../tokenize/encoder.ts";
+import { LineWriter } from "./line-writer.ts";
 import { NpyRowWriter } from "./npy-row-writer.ts";
 import { DEFAULT_MAX_PASSAGE_LENGTH, encodePassage, type PassageEncodingOptions } from "./passage-tokens.ts";
 import type { QueryFormName } from "./query-forms.ts";
@@ -50,30 +51,25 @@ export function writeTokenMatrix(
   const files = { input_ids: `${name}.input_ids.npy`, token_type_ids: `${name}.token_type_ids.npy`, row_ids: `${name}.row_ids.txt` };
   const ids = new NpyRowWriter(join(dir, files.input_ids), "int32", info.maxLength);
   const types = new NpyRowWriter(join(dir, files.token_type_ids), "int8", info.maxLength);
-  const rowFd = openSync(join(dir, files.row_ids), "w");
+  const rowIds = new LineWriter(join(dir, files.row_ids));
   let truncated = 0;
   let longest = 0;
-  let pending: string[] = [];
   try {
     for (const row of rows) {
       if (/[\n\r]/.test(row.id)) throw new InputError(`row id ${JSON.stringify(row.id)} contains a line break`, { field: "id" });
       if (row.seq.ids.length > info.maxLength) throw new Error(`row ${row.id}: ${row.seq.ids.length} tokens > maxLength ${info.maxLength}`);
       ids.append(row.seq.ids);
       types.append(row.seq.typeIds);
-      pending.push(row.id);
-      if (pending.length === 4096) {
-        writeSync(rowFd, pending.join("\n") + "\n");
-        pending = [];
-      }
+      rowIds.push(row.id);
       if (row.seq.truncated) truncated++;
       if (row.seq.ids.length > longest) longest = row.seq.ids.length;
       if (ids.count % 1000 === 0) onProgress?.(ids.count);
     }
-    if (pending.length > 0) writeSync(rowFd, pending.join("\n") + "\n");
+    rowIds.flush();
   } finally {
     ids.close();
     types.close();
-    closeSync(rowFd);
+    rowIds.close();
   }
   onProgress?.(ids.count, ids.count);
   const meta: TokenMatrixMeta = {

@@ -19,15 +19,11 @@ import os
 import numpy as np
 
 from pytrain.errors import InputError
+from pytrain.npy_inputs import load_npy
 
 
 def _npy(path, ndim):
-    if not os.path.isfile(path):
-        raise InputError("missing input file", path, fix="write the inputs with the prepare-dpr-reader-inputs step")
-    a = np.load(path, mmap_mode="r", allow_pickle=False)
-    if a.ndim != ndim:
-        raise InputError(f"has {a.ndim} dimensions, expected {ndim}", path)
-    return a
+    return load_npy(path, "write the inputs with the prepare-dpr-reader-inputs step", ndim=ndim)
 
 
 def strip(row):

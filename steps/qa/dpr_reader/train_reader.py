@@ -12,21 +12,17 @@ Outputs: reader.safetensors, config.json, reader.onnx + parity/, dev_predictions
 metrics.jsonl, result.json. stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only.
 Exit 2 on bad input, 3 without torch.
 """
-import argparse
 import sys
 
 from pytrain.errors import InputError
 from pytrain.program import emit, log, require_modules, run_program
+from pytrain.train_program import run_training, training_parser
 
 MODULE = "qa.dpr_reader.train_reader"
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog=MODULE)
-    for flag in ("--config", "--inputs", "--out", "--init-from", "--init-bert", "--selftest"):
-        ap.add_argument(flag)
-    ap.add_argument("--threads", type=int)
-    args = ap.parse_args(argv)
+    args = training_parser(MODULE, ("--config", "--inputs", "--out", "--init-from", "--init-bert", "--selftest")).parse_args(argv)
     require_modules("numpy", "torch")
     if args.selftest:
         from pytrain.selftest import run_selftest  # noqa: PLC0415 - after the availability check
@@ -34,26 +30,15 @@ def main(argv):
         return run_selftest(TESTS, args.selftest, sys.stdin.read(), emit)
     if not (args.config and args.inputs and args.out):
         raise InputError("--config, --inputs and --out are required")
-    from pytrain import distributed  # noqa: PLC0415
     from pytrain.config import load_config  # noqa: PLC0415
-    from pytrain.run import setup_run  # noqa: PLC0415
     from qa.dpr_reader.config_schema import SCHEMA  # noqa: PLC0415
     from qa.dpr_reader.data import ReaderInputs  # noqa: PLC0415
     from qa.dpr_reader.reader_trainer import train  # noqa: PLC0415
-    from qa.reading import init_flag  # noqa: PLC0415
+    from qa.reading import dev_em_summary, init_flag  # noqa: PLC0415
     cfg = load_config(args.config, SCHEMA, *init_flag(args.init_from, args.init_bert, "--init-bert", "bert"))
-    device = setup_run(cfg, args.threads, log=log)  # a GPU step fails at once without one
-    inp = ReaderInputs(args.inputs)
-    group, status = distributed.start(cfg, MODULE, argv, log)
-    if group is None:
-        return status
-    try:
-        result = train(cfg, inp, args.out, device, log, emit, group)
-    finally:
-        group.close()
-    if result is not None:
-        log(f"done: best epoch {result['best_epoch']}, dev EM {result['dev_em']}, {result['seconds']} s")
-    return 0
+    return run_training(cfg, args.threads, MODULE, argv,
+                        lambda inp, device, group: train(cfg, inp, args.out, device, log, emit, group),
+                        dev_em_summary, lambda: ReaderInputs(args.inputs))
 
 
 if __name__ == "__main__":

@@ -14,23 +14,20 @@ collection from a random T5 (span_trainer.py), the mini stand-in for t5-base's p
 model starts `train`. stdout: `PROGRESS <done> <total>` and `EPOCH <json>` lines only. Exit 2 on
 bad input, 3 without torch.
 """
-import argparse
 import json
 import sys
 
 from pytrain.errors import InputError
 from pytrain.program import emit, log, require_modules, run_program
+from pytrain.train_program import run_training, training_parser
 
 MODULE = "qa.fid.fid"
 
 
 def parse(argv):
-    ap = argparse.ArgumentParser(prog=MODULE)
+    ap = training_parser(MODULE, ("--config", "--inputs", "--out", "--init-from", "--init-hf-t5", "--model"))
     ap.add_argument("mode", choices=["train", "predict", "pretrain-span", "selftest"])
     ap.add_argument("name", nargs="?")
-    for flag in ("--config", "--inputs", "--out", "--init-from", "--init-hf-t5", "--model"):
-        ap.add_argument(flag)
-    ap.add_argument("--threads", type=int)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--params", help="predict: a JSON file {batch} (the pipeline step's params)")
     args = ap.parse_args(argv)
@@ -41,22 +38,12 @@ def parse(argv):
 
 
 def _train(args, argv, schema, init, run):
-    """train and pretrain-span: the config, the run's setup, the process group, the task's `run`."""
-    from pytrain import distributed  # noqa: PLC0415
+    """train and pretrain-span: the config, then the training programs' tail (pytrain/train_program.py)
+    around the task's `run`; the trainers read their inputs themselves."""
     from pytrain.config import load_config  # noqa: PLC0415
-    from pytrain.run import setup_run  # noqa: PLC0415
+    from qa.reading import dev_em_summary  # noqa: PLC0415
     cfg = load_config(args.config, schema, *init)
-    device = setup_run(cfg, args.threads, log=log)  # a GPU step fails at once without one
-    group, status = distributed.start(cfg, MODULE, argv, log)
-    if group is None:
-        return status
-    try:
-        result = run(cfg, device, group)
-    finally:
-        group.close()
-    if result is not None and "dev_em" in result:
-        log(f"done: best epoch {result['best_epoch']}, dev EM {result['dev_em']}, {result['seconds']} s")
-    return 0
+    return run_training(cfg, args.threads, MODULE, argv, lambda _inputs, device, group: run(cfg, device, group), dev_em_summary)
 
 
 def main(argv):

@@ -18,6 +18,7 @@ import torch
 from pytrain.checkpoint import read_state_dict
 from pytrain.errors import InputError
 from pytrain.model_configs import T5Config
+from pytrain.npy_inputs import load_npy
 from pytrain.safetensors_np import read_safetensors, write_safetensors
 from qa.fid.t5_model import FiDT5
 
@@ -27,12 +28,7 @@ TOLERATED = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight", "deco
 
 
 def npy(path, ndim):
-    if not os.path.isfile(path):
-        raise InputError("missing input file", path, fix="write the inputs with the prepare-fid-inputs step")
-    a = np.load(path, mmap_mode="r", allow_pickle=False)
-    if a.ndim != ndim:
-        raise InputError(f"has {a.ndim} dimensions, expected {ndim}", path)
-    return a
+    return load_npy(path, "write the inputs with the prepare-fid-inputs step", ndim=ndim)
 
 
 def read_json(path):

@@ -4,6 +4,7 @@ import os
 import numpy as np
 
 from pytrain.errors import InputError
+from pytrain.npy_inputs import load_int_npy
 
 # name -> (expected shape text, required?)
 FILES = {
@@ -43,18 +44,7 @@ def _load(d, name, passages_dir=None):
     if passages_dir is not None and name in PASSAGE_DIR_FILES:
         path = os.path.join(passages_dir, PASSAGE_DIR_FILES[name])
     shape_text, required = FILES[name]
-    if not os.path.isfile(path):
-        if required:
-            raise InputError(f"missing input file, expected {shape_text}", file=path,
-                                     fix="write it with numpy.save (see steps/training/README.md)")
-        return None
-    try:
-        arr = np.load(path, mmap_mode="r", allow_pickle=False)
-    except ValueError as e:
-        raise InputError(f"not a readable .npy ({e}); expected {shape_text}", file=path) from e
-    if arr.dtype.kind not in "iu":
-        raise InputError(f"dtype {arr.dtype} is not an integer type; expected {shape_text}", file=path)
-    return arr
+    return load_int_npy(path, shape_text, "write it with numpy.save (see steps/training/README.md)", required)
 
 
 def _shape(arrays, d, name, ndim, rows=None, cols_like=None):

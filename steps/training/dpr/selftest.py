@@ -7,6 +7,7 @@
     decode      {dtype, bits: [uint16...]}          -> {values}
     load-error  {layers_in_file, layers_in_model}   -> {error}
     run-rules   {versions: [str...]}                -> {deterministic, warn_only, cublas_workspace, takes_scale}
+    npy-input   {write: dtype|"garbage"|null, int, expected?, required?, ndim?} -> {shape} or {error} (path as <dir>/x.npy)
     and the training step's: selftest_steps.py
 """
 import os
@@ -20,6 +21,7 @@ from pytrain.bert_model import build_random
 from pytrain.checkpoint import load_encoder, read_state_dict
 from pytrain.errors import InputError
 from pytrain.model_configs import BertConfig
+from pytrain.npy_inputs import load_int_npy, load_npy
 from pytrain.run import seed_everything
 from pytrain.safetensors_np import decode_tensor, write_safetensors
 from training.dpr.losses import false_negative_mask, in_batch_nll
@@ -95,6 +97,25 @@ def _load_error(a):
     return {"error": None}
 
 
+def _npy_input(a):
+    """pytrain/npy_inputs.py on one file [2, 3] written here (or none, or bytes that are no .npy)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "x.npy")
+        if a["write"] == "garbage":
+            with open(path, "wb") as f:
+                f.write(b"not an npy file")
+        elif a["write"] is not None:
+            np.save(path, np.arange(6, dtype=a["write"]).reshape(2, 3))
+        try:
+            if a["int"]:
+                arr = load_int_npy(path, a["expected"], "write it", a.get("required", True))
+            else:
+                arr = load_npy(path, "write it", a.get("expected"), a.get("required", True), a.get("ndim"))
+            return {"shape": None if arr is None else list(arr.shape)}
+        except InputError as e:
+            return {"error": str(e).replace(d, "<dir>")}
+
+
 def _run_rules(a):
     """What every program's start (pytrain/run.py) leaves torch with in deterministic mode, and the
     attention kernel's `scale` rule when the builtin's signature is unreadable."""
@@ -108,6 +129,6 @@ def _run_rules(a):
             "takes_scale": {v: takes_scale(unreadable, v) for v in a["versions"]}}
 
 
-SELFTESTS = {"loss": _loss, "run-rules": _run_rules, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
+SELFTESTS = {"loss": _loss, "run-rules": _run_rules, "npy-input": _npy_input, "negatives": _negatives, "roundtrip": _roundtrip, "decode": _decode, "load-error": _load_error,
              **STEP_SELFTESTS}
 

@@ -17,6 +17,7 @@ import sys
 
 from pytrain.errors import InputError
 from pytrain.program import emit, log, require_modules, run_program
+from pytrain.train_program import run_training
 
 MODULE = "training.dpr.train"
 
@@ -47,8 +48,6 @@ def main(argv):
     if not (args.config and args.out):
         raise InputError("--config and --out are required (and --inputs unless epochs is 0)",
                          fix="python3 steps training.dpr.train --config cfg.json --inputs DIR --out DIR")
-    from pytrain import distributed  # noqa: PLC0415
-    from pytrain.run import setup_run  # noqa: PLC0415
     from pytrain.vocab_identity import digest_of_vocab_file, training_vocab_digest  # noqa: PLC0415
     from training.dpr.config import load_config  # noqa: PLC0415
     from training.dpr.inputs import load_inputs  # noqa: PLC0415
@@ -61,20 +60,15 @@ def main(argv):
     if not args.inputs and (cfg["epochs"] > 0 or args.passages):
         raise InputError("--inputs is required when epochs > 0 or --passages is given", file=args.config, field="epochs",
                          fix="pass --inputs DIR, or set epochs to 0 to export the initial encoders only")
-    device = setup_run(cfg, args.threads, log=log)
-    inputs = load_inputs(args.inputs, args.passages) if args.inputs else None
-    group, status = distributed.start(cfg, MODULE, argv, log, training=cfg["epochs"] > 0)
-    if group is None:
-        return status
-    try:
-        result = train(cfg, inputs, args.out, device, log, emit, vocab, group)
-    finally:
-        group.close()
-    if result is not None:  # None: a data-parallel process other than the first
+
+    def summary(result):
         recall = result[recall_key(cfg)]
-        log(f"done: best epoch {result['best_epoch']}, dev R@{cfg['recall_k']} "
-            f"{'n/a' if recall is None else format(recall, '.4f')}, {result['seconds']} s")
-    return 0
+        return f"dev R@{cfg['recall_k']} {'n/a' if recall is None else format(recall, '.4f')}"
+
+    return run_training(cfg, args.threads, MODULE, argv,
+                        lambda inputs, device, group: train(cfg, inputs, args.out, device, log, emit, vocab, group),
+                        summary, lambda: load_inputs(args.inputs, args.passages) if args.inputs else None,
+                        training=cfg["epochs"] > 0)
 
 
 if __name__ == "__main__":
