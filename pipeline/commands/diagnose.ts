@@ -19,6 +19,8 @@ import type { AnyStep } from "../engine/step.ts";
 import type { DenseModelFiles, DiagnosisBase, DiagnosisParams } from "../definitions/diagnose.ts";
 import type { DatasetName } from "../../steps/data/schemas.ts";
 import type { DataSource } from "../engine/targets.ts";
+import type { Entry, Store } from "../engine/store.ts";
+import { InputError } from "../engine/errors.ts";
 
 interface DiagnoseFlags {
   conversations?: string;
@@ -84,7 +86,6 @@ export function registerDiagnoseCommand(program: Command, io: StepRunIO, setExit
       try {
         setExitCode(await diagnoseCommand(io, flags));
       } catch (e) {
-        const { InputError } = await import("../engine/errors.ts");
         if (!(e instanceof InputError)) throw e;
         io.stderr.write(`error: ${e.message}\n`);
         setExitCode(2);
@@ -112,18 +113,10 @@ async function denseModelFiles(digestCache: string, modelDir: string, vocabFile:
 }
 
 async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<number> {
-  const { resolve, join, basename } = await import("node:path");
-  const { mkdir, copyFile, rename, readFile } = await import("node:fs/promises");
-  const { InputError } = await import("../engine/errors.ts");
+  const { resolve } = await import("node:path");
   const { openProject, runProjectSteps } = await import("./run-steps.ts");
-  const { RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
-  const { datasetDiagnosisBase, diagnosis, userDiagnosisBase } = await import("../definitions/diagnose.ts");
-
-  const user = flags.conversations !== undefined || flags.collection !== undefined;
-  if (user === (flags.dataset !== undefined)) throw new InputError("give either --conversations with --collection, or --dataset", { field: "--conversations", fix: "see 'diagnose --help'" });
-  if (user && (flags.conversations === undefined || flags.collection === undefined)) throw new InputError("--conversations and --collection go together", { field: flags.conversations === undefined ? "--conversations" : "--collection", fix: "pass both files" });
-  const cutoffs = [...new Set(flags.cutoffs.split(",").map((c) => Number(c.trim())))].sort((a, b) => a - b);
-  if (cutoffs.some((k) => !Number.isInteger(k) || k < 1)) throw new InputError(`cutoffs '${flags.cutoffs}' are not positive integers`, { field: "--cutoffs", fix: "e.g. --cutoffs 10,100" });
+  const { diagnosis } = await import("../definitions/diagnose.ts");
+  const cutoffs = checkedCutoffs(flags);
   const paths = await import("./paths.ts");
   paths.checkOutputDir(resolve(flags.out), "--out");
   const dataDir = paths.dataDirOf(flags);
@@ -131,70 +124,92 @@ async function diagnoseCommand(io: StepRunIO, flags: DiagnoseFlags): Promise<num
   let steps: AnyStep[] = [];
   const project = await openProject(io, flags.store, () => steps, "diagnose");
   const digestCache = project.store.scratchDir("user-file-digests");
-  const checked = (params: Record<string, unknown>): DiagnosisParams => {
-    const r = RENDER_PARAMS.safeParse(params);
-    if (!r.success) throw new InputError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --bootstrap, --seed, --level (0..1), --k1 and --b (0..1)" });
-    return r.data;
-  };
-  let base: DiagnosisBase;
-  let params: DiagnosisParams;
-  if (user) {
-    const { listCollection } = await import("../../steps/files/collection.ts");
-    const { digestFiles } = await import("../../steps/files/digest-cache.ts");
-    const convPath = resolve(flags.conversations!);
-    (await import("../../steps/lib/text.ts")).checkInputFile(convPath, "--conversations");
-    const { files, skipped } = await listCollection(resolve(flags.collection!));
-    if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
-    const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);
-    const convFile = { name: basename(convPath), sha256: ids[0]!.sha256, size: ids[0]!.size, path: convPath };
-    const collection = files.map((f, i) => ({ name: f.name, sha256: ids[i + 1]!.sha256, size: ids[i + 1]!.size, path: f.path }));
-    const split = flags.split ?? "all";
-    params = checked({
-      title: flags.title ?? `Shortcut exposure: ${convFile.name}`,
-      source: [`conversations ${convFile.name} (sha256 ${convFile.sha256})`, ...collection.map((f) => `collection ${f.name} (sha256 ${f.sha256})`)],
-      split,
-      cutoffs,
-      samples: flags.bootstrap,
-      seed: flags.seed,
-      level: flags.level,
-      k1: flags.k1 ?? 0.9,
-      b: flags.b ?? 0.4,
-    });
-    base = userDiagnosisBase(convFile, collection, split);
-  } else {
-    const dataset = flags.dataset!;
-    const { EVAL_SETUP } = await import("../definitions/lexical.ts");
-    const { BM25_PRESETS } = await import("../../steps/sparse/presets.ts");
-    const split = flags.split ?? EVAL_SETUP[dataset].split;
-    params = checked({
-      title: flags.title ?? `Shortcut exposure: ${dataset} ${split} (${flags.data === "mini" ? "mini benchmark" : "real data"})`,
-      source: [`dataset ${dataset}, split ${split}, ${flags.data === "mini" ? "the seeded mini benchmark" : "the real release (datasets.lock)"}`],
-      split,
-      cutoffs,
-      samples: flags.bootstrap,
-      seed: flags.seed,
-      level: flags.level,
-      k1: flags.k1 ?? BM25_PRESETS[dataset].k1,
-      b: flags.b ?? BM25_PRESETS[dataset].b,
-    });
-    base = datasetDiagnosisBase(dataset, flags.data, split);
-  }
+  const { base, params } = flags.dataset === undefined ? await userFilesBase(io, flags, cutoffs, digestCache) : await datasetBase(flags.dataset, flags, cutoffs);
   const dense = flags.denseModel === undefined ? undefined : await denseModelFiles(digestCache, flags.denseModel, flags.denseVocab);
   const render = diagnosis(base, params, flags.threads, dense);
   steps = [render];
   const settings = { ...(dataDir !== undefined ? { dataDir } : {}), allowUnpinned: flags.allowUnpinned };
   const r = await runProjectSteps(project, io, { target: "diagnose", json: flags.json, verbose: flags.verbose, settings });
   if (r.exitCode !== 0) return r.exitCode;
-  const entry = r.entries.get(render.name)!;
-  const out = resolve(flags.out);
+  await writeReports(io, project.store, r.entries.get(render.name)!, resolve(flags.out));
+  return 0;
+}
+
+/** Either user files (both of them) or a dataset; the cutoffs as sorted distinct positive integers. */
+function checkedCutoffs(flags: DiagnoseFlags): number[] {
+  const user = flags.conversations !== undefined || flags.collection !== undefined;
+  if (user === (flags.dataset !== undefined)) throw new InputError("give either --conversations with --collection, or --dataset", { field: "--conversations", fix: "see 'diagnose --help'" });
+  if (user && (flags.conversations === undefined || flags.collection === undefined)) throw new InputError("--conversations and --collection go together", { field: flags.conversations === undefined ? "--conversations" : "--collection", fix: "pass both files" });
+  const cutoffs = [...new Set(flags.cutoffs.split(",").map((c) => Number(c.trim())))].sort((a, b) => a - b);
+  if (cutoffs.some((k) => !Number.isInteger(k) || k < 1)) throw new InputError(`cutoffs '${flags.cutoffs}' are not positive integers`, { field: "--cutoffs", fix: "e.g. --cutoffs 10,100" });
+  return cutoffs;
+}
+
+/** The render step's params, validated: a bad --bootstrap, --seed, --level, --k1 or --b is an InputError. */
+async function checkedParams(params: Record<string, unknown>): Promise<DiagnosisParams> {
+  const { RENDER_PARAMS } = await import("../../steps/diagnose/steps.ts");
+  const r = RENDER_PARAMS.safeParse(params);
+  if (!r.success) throw new InputError(r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "), { field: "options", fix: "check --bootstrap, --seed, --level (0..1), --k1 and --b (0..1)" });
+  return r.data;
+}
+
+type Diagnosed = { base: DiagnosisBase; params: DiagnosisParams };
+
+/** --conversations and --collection: the files hashed (by content, so a rerun is cached), BM25's defaults unless given. */
+async function userFilesBase(io: StepRunIO, flags: DiagnoseFlags, cutoffs: number[], digestCache: string): Promise<Diagnosed> {
+  const { resolve, basename } = await import("node:path");
+  const { listCollection } = await import("../../steps/files/collection.ts");
+  const { digestFiles } = await import("../../steps/files/digest-cache.ts");
+  const { userDiagnosisBase } = await import("../definitions/diagnose.ts");
+  const convPath = resolve(flags.conversations!);
+  (await import("../../steps/lib/text.ts")).checkInputFile(convPath, "--conversations");
+  const { files, skipped } = await listCollection(resolve(flags.collection!));
+  if (skipped.length > 0) io.stderr.write(`skipped ${skipped.length} file(s) that are not .jsonl/.json/.tsv(.gz): ${skipped.slice(0, 5).join(", ")}\n`);
+  const ids = await digestFiles([convPath, ...files.map((f) => f.path)], digestCache);
+  const convFile = { name: basename(convPath), sha256: ids[0]!.sha256, size: ids[0]!.size, path: convPath };
+  const collection = files.map((f, i) => ({ name: f.name, sha256: ids[i + 1]!.sha256, size: ids[i + 1]!.size, path: f.path }));
+  const split = flags.split ?? "all";
+  const params = await checkedParams({
+    title: flags.title ?? `Shortcut exposure: ${convFile.name}`,
+    source: [`conversations ${convFile.name} (sha256 ${convFile.sha256})`, ...collection.map((f) => `collection ${f.name} (sha256 ${f.sha256})`)],
+    split,
+    ...bootstrapParams(flags, cutoffs),
+    k1: flags.k1 ?? 0.9,
+    b: flags.b ?? 0.4,
+  });
+  return { base: userDiagnosisBase(convFile, collection, split), params };
+}
+
+/** --dataset: its evaluation split and the paper's BM25 values unless given. */
+async function datasetBase(dataset: DatasetName, flags: DiagnoseFlags, cutoffs: number[]): Promise<Diagnosed> {
+  const { EVAL_SETUP } = await import("../definitions/lexical.ts");
+  const { BM25_PRESETS } = await import("../../steps/sparse/presets.ts");
+  const { datasetDiagnosisBase } = await import("../definitions/diagnose.ts");
+  const split = flags.split ?? EVAL_SETUP[dataset].split;
+  const params = await checkedParams({
+    title: flags.title ?? `Shortcut exposure: ${dataset} ${split} (${flags.data === "mini" ? "mini benchmark" : "real data"})`,
+    source: [`dataset ${dataset}, split ${split}, ${flags.data === "mini" ? "the seeded mini benchmark" : "the real release (datasets.lock)"}`],
+    split,
+    ...bootstrapParams(flags, cutoffs),
+    k1: flags.k1 ?? BM25_PRESETS[dataset].k1,
+    b: flags.b ?? BM25_PRESETS[dataset].b,
+  });
+  return { base: datasetDiagnosisBase(dataset, flags.data, split), params };
+}
+
+const bootstrapParams = (flags: DiagnoseFlags, cutoffs: number[]) => ({ cutoffs, samples: flags.bootstrap, seed: flags.seed, level: flags.level });
+
+/** Copy the render step's outputs into `out` (each through a temp file), print the text report, name the files on stderr. */
+async function writeReports(io: StepRunIO, store: Store, entry: Entry, out: string): Promise<void> {
+  const { join } = await import("node:path");
+  const { mkdir, copyFile, rename, readFile } = await import("node:fs/promises");
   await mkdir(out, { recursive: true });
   for (const [output, name] of [["json", "diagnosis.json"], ["markdown", "report.md"], ["html", "report.html"]] as const) {
     const tmp = join(out, `.${name}.tmp-${process.pid}`);
-    await copyFile(project.store.outputPath(entry, output), tmp);
+    await copyFile(store.outputPath(entry, output), tmp);
     await rename(tmp, join(out, name));
   }
   const { renderText } = await import("../../steps/diagnose/render.ts");
   io.stdout.write(renderText(JSON.parse(await readFile(join(out, "diagnosis.json"), "utf8")) as Parameters<typeof renderText>[0]));
   io.stderr.write(`wrote ${join(out, "report.md")}, ${join(out, "report.html")}, ${join(out, "diagnosis.json")} (step key ${entry.key.slice(0, 12)})\n`);
-  return 0;
 }

@@ -28,6 +28,8 @@ import type { Comparison, SignificanceTest } from "../../steps/eval/compare.ts";
 import type { TieRule } from "../../steps/eval/ranking.ts";
 import type { QidMapping } from "../../steps/eval/qids.ts";
 import type { RunReport } from "../../steps/eval/report-text.ts";
+import type * as ReportTextModule from "../../steps/eval/report-text.ts";
+import type { readQrels as ReadQrels } from "../../steps/eval/qrels.ts";
 
 export interface EvaluateCommandIO {
   readonly stdout: { write(chunk: string): unknown };
@@ -123,15 +125,37 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
 
 async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void): Promise<void> {
   const { resolve } = await import("node:path");
-  const { readRun } = await import("../../steps/eval/json-run.ts");
-  const { readQrels } = await import("../../steps/eval/qrels.ts");
-  const { readJsonFile } = await import("../../steps/eval/line-reader.ts");
-  const { evaluateRun } = await import("../../steps/eval/evaluate.ts");
-  const { breakdown, parseLabels } = await import("../../steps/eval/breakdown.ts");
-  const { DOMAIN_ORDER, QUESTION_TYPE_ORDER } = await import("../../steps/eval/outputs.ts");
-  const { normalizeKeys } = await import("../../steps/eval/qids.ts");
-  const { compareRuns, runLabels, SIGNIFICANCE_TESTS } = await import("../../steps/eval/compare.ts");
+  const { runLabels, SIGNIFICANCE_TESTS } = await import("../../steps/eval/compare.ts");
   const text = await import("../../steps/eval/report-text.ts");
+  await checkEvaluatePaths(flags);
+  const { metrics, tests } = parseMetricsAndTests(flags, SIGNIFICANCE_TESTS);
+  const runPaths = flags.run.map((r) => resolve(r));
+  const labels = runLabels(runPaths);
+  // Shared by every report: notes added later (the per-query file) appear in each.
+  const notes: string[] = [];
+  const inputs = await readQrelsAndLabels(flags, notes);
+  const { reports, perQuery } = await scoreRuns(flags, { runPaths, labels, metrics, inputs, notes });
+  const metricNames = Object.keys(reports[0]!.aggregate.metrics);
+  const perQueryTsv = text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames);
+  if (typeof flags.perQuery === "string") {
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(resolve(flags.perQuery), perQueryTsv);
+    notes.push(`per-query values: ${resolve(flags.perQuery)}`);
+  }
+  // stdout holds one format: the table, or (--per-query without a file) the TSV alone.
+  const show = (table: string) => out(flags.perQuery === true ? perQueryTsv : table);
+  const scored: Scored = { flags, inputs, notes, reports, perQuery, metricNames, out, show };
+  if (reports.length === 1) await showSingleRun(scored, text);
+  else await showComparison(scored, runPaths, labels, tests, text);
+}
+
+type LabelMap = Map<string, { questionType?: string; domain?: string }>;
+type LabelledReport = EvaluateReport & { label: string };
+type ReportText = typeof ReportTextModule;
+
+/** The input files exist and the output paths can be written, else an InputError naming the option. */
+async function checkEvaluatePaths(flags: EvaluateFlags): Promise<void> {
+  const { resolve } = await import("node:path");
   const { checkInputFile } = await import("../../steps/lib/text.ts");
   for (const r of flags.run) checkInputFile(resolve(r), "--run");
   checkInputFile(resolve(flags.qrels), "--qrels");
@@ -139,87 +163,132 @@ async function evaluateCommand(flags: EvaluateFlags, out: (text: string) => void
   const { checkOutputDir, checkOutputFile } = await import("./paths.ts");
   if (flags.out !== undefined) checkOutputDir(resolve(flags.out), "--out");
   if (typeof flags.perQuery === "string") checkOutputFile(resolve(flags.perQuery), "--per-query");
+}
 
+/** `--metrics` and `--tests` as lists (tests deduplicated; `none`: no test). */
+function parseMetricsAndTests(flags: EvaluateFlags, known: readonly string[]): { metrics: string[]; tests: string[] } {
   const metrics = flags.metrics.split(",").map((m) => m.trim()).filter((m) => m !== "");
   if (metrics.length === 0) throw new InputError("no metrics given", { field: "--metrics", fix: "pass e.g. --metrics mrr,recall@10" });
   const tests = flags.tests.trim() === "none" ? [] : [...new Set(flags.tests.split(",").map((t) => t.trim()).filter((t) => t !== ""))];
-  for (const t of tests) if (!(SIGNIFICANCE_TESTS as readonly string[]).includes(t)) throw new InputError(`unknown significance test '${t}'`, { field: "--tests", fix: `use ${SIGNIFICANCE_TESTS.join(", ")} or none` });
-  const runPaths = flags.run.map((r) => resolve(r));
-  const labels = runLabels(runPaths);
-  const qrelsPath = resolve(flags.qrels);
-  const notes: string[] = [];
-  const mapping = flags.qidMapping;
+  for (const t of tests) if (!known.includes(t)) throw new InputError(`unknown significance test '${t}'`, { field: "--tests", fix: `use ${known.join(", ")} or none` });
+  return { metrics, tests };
+}
+
+/** The qrels and labels, read with their qids mapped, and the mapping for the runs; each rewrite adds a note. */
+interface QrelsAndLabels {
+  readonly qrelsPath: string;
+  readonly qrels: Awaited<ReturnType<typeof ReadQrels>>;
+  readonly labelsPath: string | undefined;
+  readonly labelMap: LabelMap;
+  readonly mapped: <V>(map: ReadonlyMap<string, V>, file: string, what: string) => Map<string, V>;
+}
+
+async function readQrelsAndLabels(flags: EvaluateFlags, notes: string[]): Promise<QrelsAndLabels> {
+  const { resolve } = await import("node:path");
+  const { readQrels } = await import("../../steps/eval/qrels.ts");
+  const { readJsonFile } = await import("../../steps/eval/line-reader.ts");
+  const { parseLabels } = await import("../../steps/eval/breakdown.ts");
+  const { normalizeKeys } = await import("../../steps/eval/qids.ts");
   const mapped = <V>(map: ReadonlyMap<string, V>, file: string, what: string): Map<string, V> => {
-    const r = normalizeKeys(map, mapping, file);
+    const r = normalizeKeys(map, flags.qidMapping, file);
     if (r.rewritten > 0) notes.push(`qids: ${r.rewritten} of ${map.size} in the ${what} (${file}) read as <conv>_<turn> from <conv>-<turn> (--qid-mapping none keeps them)`);
     return r.map;
   };
+  const qrelsPath = resolve(flags.qrels);
   const qrels = mapped(await readQrels(qrelsPath), qrelsPath, "qrels");
   const labelsPath = flags.labels === undefined ? undefined : resolve(flags.labels);
-  let labelMap = new Map<string, { questionType?: string; domain?: string }>();
+  let labelMap: LabelMap = new Map();
   if (labelsPath !== undefined) {
     const parsed = parseLabels(await readJsonFile(labelsPath), labelsPath);
     const renamed = Object.entries(parsed.renamed);
     if (renamed.length > 0) notes.push(`labels: TopiOCQA keys read as ${renamed.map(([k, v]) => `${k} -> ${v}`).join(", ")}`);
     labelMap = mapped(parsed.labels, labelsPath, "labels");
   }
-  const reports: (EvaluateReport & { label: string })[] = [];
+  return { qrelsPath, qrels, labelsPath, labelMap, mapped };
+}
+
+interface RunsToScore {
+  readonly runPaths: readonly string[];
+  readonly labels: readonly string[];
+  readonly metrics: readonly string[];
+  readonly inputs: QrelsAndLabels;
+  readonly notes: string[];
+}
+
+/** Each run read (qids mapped), refused when unscorable, evaluated, and broken down by question type and domain. */
+async function scoreRuns(flags: EvaluateFlags, r: RunsToScore): Promise<{ reports: LabelledReport[]; perQuery: PerQueryRow[][] }> {
+  const { readRun } = await import("../../steps/eval/json-run.ts");
+  const { evaluateRun } = await import("../../steps/eval/evaluate.ts");
+  const { breakdown } = await import("../../steps/eval/breakdown.ts");
+  const { DOMAIN_ORDER, QUESTION_TYPE_ORDER } = await import("../../steps/eval/outputs.ts");
+  const { qrels, qrelsPath, labelMap, labelsPath } = r.inputs;
+  const reports: LabelledReport[] = [];
   const perQuery: PerQueryRow[][] = [];
-  for (let i = 0; i < runPaths.length; i++) {
-    const run = mapped(await readRun(runPaths[i]!), runPaths[i]!, `run ${labels[i]}`);
-    refuseUnscorable(run, qrels, runPaths[i]!, qrelsPath);
-    const ev = evaluateRun(run, qrels, { metrics, noGold: flags.gold, missing: flags.missing, tieRule: flags.ties });
+  for (let i = 0; i < r.runPaths.length; i++) {
+    const run = r.inputs.mapped(await readRun(r.runPaths[i]!), r.runPaths[i]!, `run ${r.labels[i]}`);
+    refuseUnscorable(run, qrels, r.runPaths[i]!, qrelsPath);
+    const ev = evaluateRun(run, qrels, { metrics: r.metrics, noGold: flags.gold, missing: flags.missing, tieRule: flags.ties });
     perQuery.push(ev.perQuery);
     reports.push({
-      label: labels[i]!,
+      label: r.labels[i]!,
       split: flags.split,
       aggregate: ev.aggregate,
       byQuestionType: breakdown(ev.perQuery, labelMap, { by: "questionType", order: QUESTION_TYPE_ORDER }),
       byDomain: breakdown(ev.perQuery, labelMap, { by: "domain", order: DOMAIN_ORDER }),
-      files: { run: runPaths[i]!, qrels: qrelsPath, labels: labelsPath ?? null },
-      notes,
+      files: { run: r.runPaths[i]!, qrels: qrelsPath, labels: labelsPath ?? null },
+      notes: r.notes,
     });
   }
-  const metricNames = Object.keys(reports[0]!.aggregate.metrics);
-  const withBreakdowns = labelsPath !== undefined;
-  const asRunReport = (r: EvaluateReport & { label: string }): RunReport => ({ label: r.label, file: r.files.run, aggregate: r.aggregate, byQuestionType: r.byQuestionType, byDomain: r.byDomain });
-  const perQueryTsv = text.formatPerQuery(reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })), metricNames);
-  // stdout holds one format: the table, or (--per-query without a file) the TSV alone.
-  const show = (table: string) => out(flags.perQuery === true ? perQueryTsv : table);
-  if (typeof flags.perQuery === "string") {
-    const { writeFile } = await import("node:fs/promises");
-    await writeFile(resolve(flags.perQuery), perQueryTsv);
-    notes.push(`per-query values: ${resolve(flags.perQuery)}`);
-  }
+  return { reports, perQuery };
+}
 
-  if (reports.length === 1) {
-    const report = reports[0]!;
-    if (flags.out !== undefined) await writeRunOutputs(flags.out, report, perQuery[0]!);
-    const { label: _label, ...single } = report;
-    const header = `run ${report.files.run}, qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`;
-    if (flags.json) out(JSON.stringify(single, null, 2) + "\n");
-    else show(text.formatSingleRun(asRunReport(report), header, withBreakdowns, notes));
-    return;
-  }
+/** The scored runs and where their report goes. */
+interface Scored {
+  readonly flags: EvaluateFlags;
+  readonly inputs: QrelsAndLabels;
+  readonly notes: readonly string[];
+  readonly reports: LabelledReport[];
+  readonly perQuery: PerQueryRow[][];
+  readonly metricNames: string[];
+  readonly out: (text: string) => void;
+  /** A table on stdout, or the per-query TSV instead (--per-query without a file). */
+  readonly show: (table: string) => void;
+}
 
+const asRunReport = (r: LabelledReport): RunReport => ({ label: r.label, file: r.files.run, aggregate: r.aggregate, byQuestionType: r.byQuestionType, byDomain: r.byDomain });
+
+const filesLine = (q: QrelsAndLabels): string => `qrels ${q.qrelsPath}${q.labelsPath === undefined ? "" : `, labels ${q.labelsPath}`}`;
+
+/** One run: its metrics.json fields as JSON or its table; --out writes its files. */
+async function showSingleRun(s: Scored, text: ReportText): Promise<void> {
+  const report = s.reports[0]!;
+  if (s.flags.out !== undefined) await writeRunOutputs(s.flags.out, report, s.perQuery[0]!);
+  const { label: _label, ...single } = report;
+  const header = `run ${report.files.run}, ${filesLine(s.inputs)}`;
+  if (s.flags.json) s.out(JSON.stringify(single, null, 2) + "\n");
+  else s.show(text.formatSingleRun(asRunReport(report), header, s.inputs.labelsPath !== undefined, s.notes));
+}
+
+/** Several runs: paired tests against the baseline (or between all pairs) over every label group, as JSON or a table; --out writes their files. */
+async function showComparison(s: Scored, runPaths: readonly string[], labels: readonly string[], tests: readonly string[], text: ReportText): Promise<void> {
+  const { compareRuns } = await import("../../steps/eval/compare.ts");
+  const { flags, reports, perQuery } = s;
   const baseline = baselineIndex(flags.baseline, runPaths, labels);
   if (baseline < 0) throw new InputError(`--baseline '${flags.baseline}' names no run`, { field: "--baseline", fix: `use one of ${labels.join(", ")} or a position 1..${labels.length}` });
-  const groups = [{ name: "all", qids: null }, ...(withBreakdowns ? groupQids(reports.map(asRunReport), perQuery, labelMap) : [])];
+  const withBreakdowns = s.inputs.labelsPath !== undefined;
+  const groups = [{ name: "all", qids: null }, ...(withBreakdowns ? groupQids(reports.map(asRunReport), perQuery, s.inputs.labelMap) : [])];
   const settings = { baseline: labels[baseline]!, pairs: flags.pairs, tests: tests as SignificanceTest[], trials: flags.trials, seed: flags.seed, alpha: flags.alpha };
   const comparisons = compareRuns(
     reports.map((r, i) => ({ label: r.label, perQuery: perQuery[i]! })),
-    metricNames,
+    s.metricNames,
     groups,
     { baseline, pairs: flags.pairs, tests: settings.tests, trials: flags.trials, seed: flags.seed, alpha: flags.alpha },
   );
   const result: ComparisonReport = { runs: reports, comparisons, settings };
   if (flags.out !== undefined) await writeComparisonOutputs(flags.out, result, perQuery);
-  const header = [
-    `runs: ${reports.map((r, i) => `[${i + 1}] ${r.label} = ${r.files.run}`).join(", ")}`,
-    `qrels ${qrelsPath}${labelsPath === undefined ? "" : `, labels ${labelsPath}`}`,
-  ];
-  if (flags.json) out(JSON.stringify({ ...result, notes }, jsonNumbers, 2) + "\n");
-  else show(text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, notes));
+  const header = [`runs: ${reports.map((r, i) => `[${i + 1}] ${r.label} = ${r.files.run}`).join(", ")}`, filesLine(s.inputs)];
+  if (flags.json) s.out(JSON.stringify({ ...result, notes: s.notes }, jsonNumbers, 2) + "\n");
+  else s.show(text.formatComparison(reports.map(asRunReport), header, comparisons, settings, withBreakdowns, s.notes));
 }
 
 /**

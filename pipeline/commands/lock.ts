@@ -13,6 +13,7 @@
  */
 import type { Command } from "commander";
 import type { LockFile } from "../engine/datasets-lock.ts";
+import type * as FetchModule from "../../steps/data/fetch/index.ts";
 
 export interface LockCommandIO {
   readonly stdout: { write(chunk: string): unknown };
@@ -27,9 +28,11 @@ interface LockFlags {
   lock?: string;
 }
 
+type Fetch = typeof FetchModule;
+type Lines = { readonly out: (line: string) => void; readonly err: (line: string) => void };
+
 export function registerLockCommand(program: Command, io: LockCommandIO, setExitCode: (code: number) => void): void {
-  const out = (line: string): void => void io.stdout.write(`${line}\n`);
-  const err = (line: string): void => void io.stderr.write(`${line}\n`);
+  const lines: Lines = { out: (line) => void io.stdout.write(`${line}\n`), err: (line) => void io.stderr.write(`${line}\n`) };
   program
     .command("lock")
     .description("check datasets.lock for unpinned entries, or pin entries by downloading them (--update)")
@@ -37,90 +40,103 @@ export function registerLockCommand(program: Command, io: LockCommandIO, setExit
     .option("--update <names...>", "download these entries and write their sha256 and size into the lock file")
     .option("--data-dir <dir>", "with --update: measure files placed by hand here (by file name) instead of downloading")
     .option("--lock <path>", "lock file (default: <project root>/datasets.lock)")
-    .action(async (flags: LockFlags) => {
-      const { resolve, join } = await import("node:path");
-      const { readFileSync, existsSync } = await import("node:fs");
-      const { writeFile, rename } = await import("node:fs/promises");
-      const { parseLockFile, serializeLockFile } = await import("../engine/datasets-lock.ts");
-      const { InputError } = await import("../engine/errors.ts");
-      const fetchMod = await import("../../steps/data/fetch/index.ts");
+    .action(async (flags: LockFlags) => setExitCode(await lockAction(flags, io, lines)));
+}
 
-      let lockPath: string;
-      if (flags.lock !== undefined) lockPath = resolve(flags.lock);
-      else {
-        const { findProjectRoot } = await import("../engine/sources.ts");
-        lockPath = join(findProjectRoot(), "datasets.lock");
-      }
-      if (!existsSync(lockPath)) {
-        err(`error: ${lockPath}: no such lock file (pass --lock <path>)`);
-        setExitCode(2);
-        return;
-      }
-      let lock: LockFile;
-      try {
-        lock = parseLockFile(readFileSync(lockPath, "utf8"), lockPath);
-      } catch (e) {
-        err(`error: ${(e as Error).message}`);
-        setExitCode(2);
-        return;
-      }
+/** The action; returns the exit code. */
+async function lockAction(flags: LockFlags, io: LockCommandIO, lines: Lines): Promise<number> {
+  const usage = (message: string): number => {
+    lines.err(`error: ${message}`);
+    return 2;
+  };
+  const fetchMod = await import("../../steps/data/fetch/index.ts");
+  const lockPath = await lockPathOf(flags);
+  const read = await readLock(lockPath);
+  if (typeof read === "string") return usage(read);
+  const lock = read;
+  const updates = flags.update ?? [];
+  if (updates.length === 0) {
+    const report = fetchMod.checkLock(lock);
+    io.stdout.write(fetchMod.formatLockCheck(report));
+    return report.ok ? 0 : 1;
+  }
+  if (flags.check) return usage("--check and --update cannot be combined (run --check after the update)");
+  const unknown = updates.filter((n) => lock.entries[n] === undefined);
+  if (unknown.length > 0) return usage(`${lockPath}: no entr${unknown.length > 1 ? "ies" : "y"} named ${unknown.map((n) => `'${n}'`).join(", ")}; known: ${Object.keys(lock.entries).sort().join(", ")}`);
+  const failed = await updateEntries(fetchMod, { lockPath, lock, names: [...new Set(updates)], flags }, lines);
+  return failed > 0 ? 1 : 0;
+}
 
-      const updates = flags.update ?? [];
-      if (updates.length === 0) {
-        const report = fetchMod.checkLock(lock);
-        io.stdout.write(fetchMod.formatLockCheck(report));
-        if (!report.ok) setExitCode(1);
-        return;
-      }
-      if (flags.check) {
-        err("error: --check and --update cannot be combined (run --check after the update)");
-        setExitCode(2);
-        return;
-      }
-      const unknown = updates.filter((n) => lock.entries[n] === undefined);
-      if (unknown.length > 0) {
-        err(`error: ${lockPath}: no entr${unknown.length > 1 ? "ies" : "y"} named ${unknown.map((n) => `'${n}'`).join(", ")}; known: ${Object.keys(lock.entries).sort().join(", ")}`);
-        setExitCode(2);
-        return;
-      }
+/** --lock, else the project's datasets.lock. */
+async function lockPathOf(flags: LockFlags): Promise<string> {
+  const { resolve, join } = await import("node:path");
+  if (flags.lock !== undefined) return resolve(flags.lock);
+  const { findProjectRoot } = await import("../engine/sources.ts");
+  return join(findProjectRoot(), "datasets.lock");
+}
 
-      const write = async (): Promise<void> => {
-        const tmp = `${lockPath}.${process.pid}.tmp`;
-        await writeFile(tmp, serializeLockFile(lock));
-        await rename(tmp, lockPath);
-      };
-      const dataDir = (await import("./paths.ts")).dataDirOf(flags);
-      let failed = 0;
-      for (const name of [...new Set(updates)]) {
-        const entry = lock.entries[name]!;
-        try {
-          let after: { sha256: string; size: number };
-          let from: string;
-          const placed = dataDir === undefined ? [] : await fetchMod.findInDataDir(dataDir, entry.file);
-          if (flags.dataDir !== undefined && placed.length > 1) {
-            throw new InputError(`${placed.length} files named '${entry.file}' under ${flags.dataDir}: ${placed.join(", ")}`, { file: flags.dataDir, fix: "keep only the original file" });
-          }
-          if (placed[0] !== undefined) {
-            // pinned only if it looks like the release (steps/data/fetch/plausibility.ts)
-            after = await fetchMod.measurePlacedFile(name, entry, placed[0], lockPath);
-            from = placed[0];
-          } else {
-            if (flags.dataDir !== undefined) err(`${name}: '${entry.file}' is not in ${flags.dataDir}; downloading`);
-            const change = await fetchMod.measureEntry(name, entry, { lockFile: lockPath });
-            after = change.after;
-            from = change.url;
-          }
-          const before = entry.sha256;
-          lock = fetchMod.withDigest(lock, name, after);
-          await write();
-          if (before === null) out(`${name}: pinned sha256 ${after.sha256} (${after.size} bytes) from ${from}`);
-          else if (before === after.sha256) out(`${name}: unchanged sha256 ${after.sha256} (${after.size} bytes) from ${from}`);
-          else out(`${name}: CHANGED sha256 ${before} -> ${after.sha256} (${after.size} bytes) from ${from}; the publisher changed the file: review before committing`);
-        } catch (e) {
-          failed++;
-          err(`error: ${e instanceof InputError ? e.message : (e as Error).message}`);
-        }
-      }
-      if (failed > 0) setExitCode(1);
-    });
+/** The parsed lock file, or what is wrong with it (a message). */
+async function readLock(lockPath: string): Promise<LockFile | string> {
+  const { readFileSync, existsSync } = await import("node:fs");
+  const { parseLockFile } = await import("../engine/datasets-lock.ts");
+  if (!existsSync(lockPath)) return `${lockPath}: no such lock file (pass --lock <path>)`;
+  try {
+    return parseLockFile(readFileSync(lockPath, "utf8"), lockPath);
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+interface Update {
+  readonly lockPath: string;
+  readonly lock: LockFile;
+  readonly names: readonly string[];
+  readonly flags: LockFlags;
+}
+
+/** Measure and pin each entry in turn, rewriting the lock file after each; returns how many failed. */
+async function updateEntries(fetchMod: Fetch, u: Update, lines: Lines): Promise<number> {
+  const { writeFile, rename } = await import("node:fs/promises");
+  const { serializeLockFile } = await import("../engine/datasets-lock.ts");
+  let lock = u.lock;
+  const dataDir = (await import("./paths.ts")).dataDirOf(u.flags);
+  let failed = 0;
+  for (const name of u.names) {
+    const entry = lock.entries[name]!;
+    try {
+      const { after, from } = await measure(fetchMod, name, entry, u, dataDir, lines);
+      lock = fetchMod.withDigest(lock, name, after);
+      const tmp = `${u.lockPath}.${process.pid}.tmp`;
+      await writeFile(tmp, serializeLockFile(lock));
+      await rename(tmp, u.lockPath);
+      lines.out(updateLine(name, entry.sha256, after, from));
+    } catch (e) {
+      failed++;
+      lines.err(`error: ${(e as Error).message}`);
+    }
+  }
+  return failed;
+}
+
+type LockEntry = LockFile["entries"][string];
+
+/** An entry's digest and size: of the file placed under --data-dir when there is one, else of a download. */
+async function measure(fetchMod: Fetch, name: string, entry: LockEntry, u: Update, dataDir: string | undefined, lines: Lines): Promise<{ after: { sha256: string; size: number }; from: string }> {
+  const { InputError } = await import("../engine/errors.ts");
+  const placed = dataDir === undefined ? [] : await fetchMod.findInDataDir(dataDir, entry.file);
+  if (u.flags.dataDir !== undefined && placed.length > 1) {
+    throw new InputError(`${placed.length} files named '${entry.file}' under ${u.flags.dataDir}: ${placed.join(", ")}`, { file: u.flags.dataDir, fix: "keep only the original file" });
+  }
+  // pinned only if it looks like the release (steps/data/fetch/plausibility.ts)
+  if (placed[0] !== undefined) return { after: await fetchMod.measurePlacedFile(name, entry, placed[0], u.lockPath), from: placed[0] };
+  if (u.flags.dataDir !== undefined) lines.err(`${name}: '${entry.file}' is not in ${u.flags.dataDir}; downloading`);
+  const change = await fetchMod.measureEntry(name, entry, { lockFile: u.lockPath });
+  return { after: change.after, from: change.url };
+}
+
+/** What pinning did to an entry: pinned, unchanged, or CHANGED (review before committing). */
+function updateLine(name: string, before: string | null, after: { sha256: string; size: number }, from: string): string {
+  if (before === null) return `${name}: pinned sha256 ${after.sha256} (${after.size} bytes) from ${from}`;
+  if (before === after.sha256) return `${name}: unchanged sha256 ${after.sha256} (${after.size} bytes) from ${from}`;
+  return `${name}: CHANGED sha256 ${before} -> ${after.sha256} (${after.size} bytes) from ${from}; the publisher changed the file: review before committing`;
 }

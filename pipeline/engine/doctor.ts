@@ -93,9 +93,23 @@ async function outputsProblem(store: Store, e: Entry, content: boolean): Promise
 }
 
 export async function diagnoseStore(store: Store, options: DoctorOptions = {}): Promise<Finding[]> {
-  const out: Finding[] = [];
-  const root = store.root;
   const scan = await store.scan();
+  const root = store.root;
+  return [
+    ...(await entryFindings(store, scan, options.content ?? false)),
+    ...(await orphanStaging(root, options.stagingMaxAgeMs ?? 24 * 3600 * 1000)).map((p): Finding => ({ kind: "orphan-staging", path: p, detail: "the process that was building this entry is gone", repair: "remove it" })),
+    ...(await leaseFindings(join(root, "leases"))),
+    ...(await recordFindings(join(root, "pins"), "unreadable-pin")),
+    ...(await recordFindings(join(root, "runs"), "unreadable-run-record")),
+    ...(await stampFindings(join(root, "stamps"), scan)),
+  ];
+}
+
+type Scan = Awaited<ReturnType<Store["scan"]>>;
+
+/** Entries without a readable manifest, with an unreadable fingerprint, or whose outputs differ from their manifest. */
+async function entryFindings(store: Store, scan: Scan, content: boolean): Promise<Finding[]> {
+  const out: Finding[] = [];
   for (const d of scan.damaged) {
     const kind = d.problem.startsWith("missing") ? "entry-without-manifest" : "unreadable-manifest";
     out.push({ kind, path: kind === "entry-without-manifest" ? d.dir : d.file, detail: d.problem, repair: MOVE_ENTRY, entry: { stepId: d.stepId, key: d.key } });
@@ -108,15 +122,15 @@ export async function diagnoseStore(store: Store, options: DoctorOptions = {}): 
       out.push({ kind: "unreadable-fingerprint", path: fp, detail: problemOf(err), repair: MOVE_ENTRY, entry: { stepId: e.stepId, key: e.key } });
       continue;
     }
-    const problem = await outputsProblem(store, e, options.content ?? false);
+    const problem = await outputsProblem(store, e, content);
     if (problem) out.push({ kind: "damaged-outputs", path: join(e.dir, "outputs"), detail: problem, repair: MOVE_ENTRY, entry: { stepId: e.stepId, key: e.key } });
   }
+  return out;
+}
 
-  for (const p of await orphanStaging(root, options.stagingMaxAgeMs ?? 24 * 3600 * 1000)) {
-    out.push({ kind: "orphan-staging", path: p, detail: "the process that was building this entry is gone", repair: "remove it" });
-  }
-
-  const leases = join(root, "leases");
+/** Leases whose holder is gone, that do not parse (past the time a write takes), and leases set aside while taken over. */
+async function leaseFindings(leases: string): Promise<Finding[]> {
+  const out: Finding[] = [];
   for (const name of await names(leases)) {
     const p = join(leases, name);
     if (!name.endsWith(".lease")) {
@@ -132,29 +146,33 @@ export async function diagnoseStore(store: Store, options: DoctorOptions = {}): 
       out.push({ kind: "orphan-lease", path: p, detail: `its holder (pid ${holder.pid} on ${holder.host}) is gone`, repair: "remove it" });
     }
   }
+  return out;
+}
 
-  for (const [dir, kind] of [
-    [join(root, "pins"), "unreadable-pin"],
-    [join(root, "runs"), "unreadable-run-record"],
-  ] as const) {
-    for (const name of await names(dir)) {
-      const p = join(dir, name);
-      if (name.endsWith(".tmp")) {
-        const s = await stat(p).catch(() => undefined);
-        if (s && Date.now() - s.mtimeMs > TEMP_AGE_MS) out.push({ kind: "leftover-temp", path: p, detail: "a write that never finished", repair: "remove it" });
-        continue;
-      }
-      if (!name.endsWith(".json")) continue;
-      try {
-        await readStoreJson(p, keysShape("keys"));
-      } catch (err) {
-        out.push({ kind, path: p, detail: problemOf(err), repair: "move it aside into damaged/" });
-      }
+/** In pins/ or runs/: records that do not read, and old temp files of writes that never finished. */
+async function recordFindings(dir: string, kind: "unreadable-pin" | "unreadable-run-record"): Promise<Finding[]> {
+  const out: Finding[] = [];
+  for (const name of await names(dir)) {
+    const p = join(dir, name);
+    if (name.endsWith(".tmp")) {
+      const s = await stat(p).catch(() => undefined);
+      if (s && Date.now() - s.mtimeMs > TEMP_AGE_MS) out.push({ kind: "leftover-temp", path: p, detail: "a write that never finished", repair: "remove it" });
+      continue;
+    }
+    if (!name.endsWith(".json")) continue;
+    try {
+      await readStoreJson(p, keysShape("keys"));
+    } catch (err) {
+      out.push({ kind, path: p, detail: problemOf(err), repair: "move it aside into damaged/" });
     }
   }
+  return out;
+}
 
+/** Stat stamps of keys that no entry (sound or damaged) has. */
+async function stampFindings(stamps: string, scan: Scan): Promise<Finding[]> {
   const keys = new Set(scan.entries.map((e) => e.key).concat(scan.damaged.map((d) => d.key)));
-  const stamps = join(root, "stamps");
+  const out: Finding[] = [];
   for (const name of await names(stamps)) {
     const m = /^([0-9a-f]{64})\.json$/.exec(name);
     if (m && !keys.has(m[1]!)) out.push({ kind: "orphan-stamps", path: join(stamps, name), detail: "no entry with this key exists", repair: "remove it" });

@@ -74,7 +74,7 @@ export async function executeStep(
   step: AnyStep,
   params: unknown,
   fingerprint: Fingerprint,
-  inputs: Readonly<Record<string, { entry: Entry; output: string }>>,
+  inputs: Inputs,
   ctx: ExecuteContext,
 ): Promise<ExecuteResult> {
   const key = cacheKey(fingerprint);
@@ -98,44 +98,16 @@ export async function executeStep(
   }
 }
 
-async function runStaged(
-  step: AnyStep,
-  params: unknown,
-  fingerprint: Fingerprint,
-  inputs: Readonly<Record<string, { entry: Entry; output: string }>>,
-  ctx: ExecuteContext,
-  staging: string,
-  log: Log,
-  logPath: string,
-): Promise<ExecuteResult> {
+type Inputs = Readonly<Record<string, { entry: Entry; output: string }>>;
+
+async function runStaged(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, staging: string, log: Log, logPath: string): Promise<ExecuteResult> {
   const key = cacheKey(fingerprint);
   const def = step.def;
   const started = new Date();
   ctx.emit({ type: "started", step: step.name, key, log: logPath });
   log.write(`# ${step.name} (${def.id} v${def.version}) key ${key}`);
   log.write(`# started ${started.toISOString()} on ${hostname()}`);
-
-  const inputPaths: Record<string, JobPath> = {};
-  for (const [name, { entry, output }] of Object.entries(inputs)) {
-    inputPaths[name] = { path: ctx.store.outputPath(entry, output), dir: entry.manifest.outputs[output]!.dir };
-  }
-  const outputPaths: Record<string, JobPath> = {};
-  for (const [name, decl] of Object.entries(def.outputs)) {
-    const path = join(staging, "outputs", decl.path);
-    await mkdir(decl.dir ? path : dirname(path), { recursive: true });
-    outputPaths[name] = { path, dir: decl.dir };
-  }
-  const workDir = join(staging, "work");
-  const scratchDir = ctx.store.scratchDir(def.id);
-  await mkdir(scratchDir, { recursive: true });
-  const datasets = Object.fromEntries((def.datasets ?? []).map((d) => [d, ctx.datasets?.[d] ?? ctx.lock.entries[d]!]));
-  const progress = (done: number, total?: number, label?: string) => {
-    const ev: { type: "progress"; step: string; done: number; total?: number; label?: string } = { type: "progress", step: step.name, done };
-    if (total !== undefined) ev.total = total;
-    if (label !== undefined) ev.label = label;
-    ctx.emit(ev);
-  };
-
+  const run = await prepareRun(step, params, fingerprint, inputs, ctx, staging, log, logPath);
   const fail = async (failure: RunFailure): Promise<ExecuteResult> => {
     log.write(`# failed: ${failure.reason}`);
     if (failure.reason === "store-failed") log.write(`${failure.message}. Fix: ${failure.fix}`);
@@ -143,53 +115,10 @@ async function runStaged(
     await ctx.store.removeStaging(staging);
     return { ok: false, failure };
   };
-
-  const run: Run = {
-    step,
-    params,
-    key,
-    fingerprint,
-    inputs,
-    inputPaths,
-    outputPaths,
-    workDir,
-    scratchDir,
-    datasets,
-    progress,
-    resources: stepResources(step),
-    log,
-    logPath,
-    line: (line) => {
-      log.write(line);
-      ctx.emit({ type: "log", step: step.name, line });
-    },
-    outputLine: (line) => {
-      const p = parseProgressLine(line);
-      if (p) progress(p.done, p.total, p.label);
-      else {
-        log.write(line);
-        ctx.emit({ type: "log", step: step.name, line });
-      }
-    },
-    onQueue: (q) => ctx.emit({ type: "queue", step: step.name, state: q.state, detail: q.detail }),
-  };
   const ran = def.runtime.type === "in-process" ? await runInProcess(def.runtime, run, ctx) : await runProgram(def.runtime, run, ctx);
   if (!ran.ok) return fail(ctx.signal.aborted ? { reason: "cancelled", step: step.name } : ran.failure);
-  const tools: Record<string, string> = { ...ctx.tools, ...ran.tools };
-
-  // Check and hash the declared outputs.
-  const outputs: Record<string, OutputRecord> = {};
-  const stamped: Record<string, StampedDigest> = {};
-  for (const [name, decl] of Object.entries(def.outputs)) {
-    const path = outputPaths[name]!.path;
-    const isDir = await stat(path).then((s) => s.isDirectory(), () => undefined);
-    if (isDir !== decl.dir) {
-      return fail({ reason: "missing-output", step: step.name, output: name, expected: `${decl.dir ? "directory" : "file"} ${decl.path}`, log: logPath });
-    }
-    const d = await stampedOutputDigest(path, decl.dir);
-    stamped[name] = d;
-    outputs[name] = { path: decl.path, kind: decl.kind, dir: decl.dir, digest: d.digest, size: d.size, files: d.files };
-  }
+  const hashed = await hashOutputs(step, run.outputPaths, logPath);
+  if (!hashed.ok) return fail(hashed.failure);
   const finished = new Date();
   const seconds = (finished.getTime() - started.getTime()) / 1000;
   log.write(`# finished ${finished.toISOString()} (${seconds.toFixed(2)} s)`);
@@ -199,16 +128,101 @@ async function runStaged(
     schema: 1,
     key,
     step: { id: def.id, version: def.version, name: step.name },
-    outputs,
+    outputs: hashed.outputs,
     timings: { started: started.toISOString(), finished: finished.toISOString(), seconds },
     host: { hostname: hostname(), platform: platform(), arch: arch(), cpus: cpus().length },
-    tools,
+    tools: { ...ctx.tools, ...ran.tools },
     executor: def.runtime.type === "in-process" && !ctx.executor.runInProcess ? "in-process" : ctx.executor.name,
     log: "log.txt",
   };
   const entry = await ctx.store.publish(staging, fingerprint, manifest);
-  await ctx.store.content.recordPublished(key, stamped);
+  await ctx.store.content.recordPublished(key, hashed.stamped);
   return { ok: true, entry, seconds };
+}
+
+/** Where each input is read: its entry's output in the store. */
+function inputJobPaths(inputs: Inputs, store: Store): Record<string, JobPath> {
+  const out: Record<string, JobPath> = {};
+  for (const [name, { entry, output }] of Object.entries(inputs)) out[name] = { path: store.outputPath(entry, output), dir: entry.manifest.outputs[output]!.dir };
+  return out;
+}
+
+/** Where each declared output is written in the staging directory (its parent, or itself for a directory, created). */
+async function stageOutputPaths(outputs: OutputDecls, staging: string): Promise<Record<string, JobPath>> {
+  const out: Record<string, JobPath> = {};
+  for (const [name, decl] of Object.entries(outputs)) {
+    const path = join(staging, "outputs", decl.path);
+    await mkdir(decl.dir ? path : dirname(path), { recursive: true });
+    out[name] = { path, dir: decl.dir };
+  }
+  return out;
+}
+
+/** A step's progress as `progress` events (total and label only when given). */
+function progressEvents(step: AnyStep, emit: EventSink): ProgressSink {
+  return (done: number, total?: number, label?: string) => {
+    const ev: { type: "progress"; step: string; done: number; total?: number; label?: string } = { type: "progress", step: step.name, done };
+    if (total !== undefined) ev.total = total;
+    if (label !== undefined) ev.label = label;
+    emit(ev);
+  };
+}
+
+/** Everything the step's body runs with: paths in the store and staging, scratch, datasets, and where its lines and progress go. */
+async function prepareRun(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, staging: string, log: Log, logPath: string): Promise<Run> {
+  const def = step.def;
+  const inputPaths = inputJobPaths(inputs, ctx.store);
+  const outputPaths = await stageOutputPaths(def.outputs, staging);
+  const scratchDir = ctx.store.scratchDir(def.id);
+  await mkdir(scratchDir, { recursive: true });
+  const datasets = Object.fromEntries((def.datasets ?? []).map((d) => [d, ctx.datasets?.[d] ?? ctx.lock.entries[d]!]));
+  const progress = progressEvents(step, ctx.emit);
+  const line = (text: string): void => {
+    log.write(text);
+    ctx.emit({ type: "log", step: step.name, line: text });
+  };
+  return {
+    step,
+    params,
+    key: cacheKey(fingerprint),
+    fingerprint,
+    inputs,
+    inputPaths,
+    outputPaths,
+    workDir: join(staging, "work"),
+    scratchDir,
+    datasets,
+    progress,
+    resources: stepResources(step),
+    log,
+    logPath,
+    line,
+    outputLine: (text) => {
+      const p = parseProgressLine(text);
+      if (p) progress(p.done, p.total, p.label);
+      else line(text);
+    },
+    onQueue: (q) => ctx.emit({ type: "queue", step: step.name, state: q.state, detail: q.detail }),
+  };
+}
+
+type Hashed = { ok: true; outputs: Record<string, OutputRecord>; stamped: Record<string, StampedDigest> } | { ok: false; failure: RunFailure };
+
+/** Check that each declared output exists as a file or directory as declared, and hash it (with its stat stamps). */
+async function hashOutputs(step: AnyStep, outputPaths: Readonly<Record<string, JobPath>>, logPath: string): Promise<Hashed> {
+  const outputs: Record<string, OutputRecord> = {};
+  const stamped: Record<string, StampedDigest> = {};
+  for (const [name, decl] of Object.entries(step.def.outputs)) {
+    const path = outputPaths[name]!.path;
+    const isDir = await stat(path).then((s) => s.isDirectory(), () => undefined);
+    if (isDir !== decl.dir) {
+      return { ok: false, failure: { reason: "missing-output", step: step.name, output: name, expected: `${decl.dir ? "directory" : "file"} ${decl.path}`, log: logPath } };
+    }
+    const d = await stampedOutputDigest(path, decl.dir);
+    stamped[name] = d;
+    outputs[name] = { path: decl.path, kind: decl.kind, dir: decl.dir, digest: d.digest, size: d.size, files: d.files };
+  }
+  return { ok: true, outputs, stamped };
 }
 
 /** What the runners of a step's body need from runStaged. */

@@ -83,72 +83,57 @@ export type RunFailure =
 
 export type Failure = AnalysisFailure | RunFailure;
 
+/** A failure's words, by its reason. */
+type Describers<F extends { readonly reason: string }> = { readonly [R in F["reason"]]: (f: Extract<F, { readonly reason: R }>) => string };
+
+/** The log's path and its last lines, if any, each on a line of its own. */
+const logTail = (f: { readonly log: string; readonly tail: readonly string[] }): string => `\n  log: ${f.log}${f.tail.length ? `\n  last lines:\n    ${f.tail.join("\n    ")}` : ""}`;
+
+const ANALYSIS_WORDS: Describers<AnalysisFailure> = {
+  "unknown-target": (f) => `unknown target '${f.target}'${didYouMean(f.target, f.known)} ('targets' lists all ${f.known.length})`,
+  "unknown-step": (f) =>
+    `unknown step '${f.step}'${didYouMean(f.step, f.known)} ('plan <target>' lists the ${f.known.length} step${f.known.length === 1 ? "" : "s"} of a target's graph)`,
+  "cycle": (f) => `cycle: ${f.steps.join(" -> ")}`,
+  "duplicate-step-name": (f) => `two different steps are both named '${f.step}': give one a distinct name`,
+  "missing-input": (f) => `${f.step}: input '${f.input}' is not wired`,
+  "wrong-wiring": (f) => `${f.step}: input '${f.input}' ${f.detail}`,
+  "unknown-output": (f) => `${f.step}: input '${f.input}' refers to output '${f.output}' which step '${f.producer}' does not declare`,
+  "kind-mismatch": (f) => `${f.step}: input '${f.input}' expects kind ${f.expected} but is wired to ${f.actual}`,
+  "invalid-params": (f) => `${f.step}: invalid params: ${f.issues.join("; ")}`,
+  "dataset-not-locked": (f) => `${f.step}: dataset '${f.dataset}' has no entry in datasets.lock`,
+  "dataset-unpinned": (f) =>
+    `${f.step}: datasets.lock entry '${f.dataset}' has no sha256 yet, so its download cannot be verified. Pin it with 'lock --update ${f.dataset}' on a machine with internet (then commit datasets.lock), or pass --allow-unpinned to fetch it once unverified`,
+  "image-not-pinned": (f) => `${f.step}: container image '${f.image}' is not pinned by digest (use name@sha256:<digest>)`,
+  "input-not-cached": (f) => `${f.step}: --only needs input '${f.input}' from step '${f.producer}' in the cache; run '${f.producer}' first`,
+  "digest-mismatch": (f) => `${f.step}: cached entry ${f.key.slice(0, 12)} fails verification (outputs ${f.outputs.join(", ")} changed on disk)`,
+  "gpu-unavailable": (f) => `${f.step}: requests a GPU but ${f.detail}. Run on a GPU machine, or pass --allow-cpu to run it on CPU`,
+  "executor-unavailable": (f) => `executor ${f.executor} is unavailable: ${f.detail}`,
+  "invalid-setting": (f) => `${f.setting}: ${f.detail}`,
+  "invalid-source": (f) => `${f.step}: ${f.detail}`,
+  "invalid-resources": (f) => `${f.step}: invalid resources: ${f.detail}. Fix: the step's resources (its runtime's, or use(..., { resources }) in pipeline/definitions)`,
+  "unschedulable": (f) => `${f.step}: ${f.executor} cannot run it: ${f.detail}. Fix: ${f.fix}`,
+  "invalid-override": (f) => `${f.message} [target${f.targets.length > 1 ? "s" : ""} ${f.targets.join(", ")}]`,
+};
+
+const RUN_WORDS: Describers<RunFailure> = {
+  "step-threw": (f) => `${f.step} failed: ${f.message} (log: ${f.log})`,
+  "bad-input": (f) => `${f.step}: ${f.message} (log: ${f.log})`,
+  "exit-nonzero": (f) => `${f.step}: command exited with ${f.exitStatus ?? f.signal}: ${f.argv.join(" ")}${logTail(f)}`,
+  "interpreter-missing": (f) => `${f.step}: ${f.message}`,
+  "missing-output": (f) => `${f.step}: did not produce output '${f.output}' (expected ${f.expected}); log: ${f.log}`,
+  "upstream-failed": (f) => `${f.step}: not run because '${f.upstream}' failed`,
+  "cancelled": (f) => `${f.step}: cancelled`,
+  "job-failed": (f) => `${f.step}: ${f.message}${logTail(f)}${f.fix ? `\n  Fix: ${f.fix}` : ""}`,
+  "store-failed": (f) => `${f.step}: cannot write the store: ${f.message}. Fix: ${f.fix}`,
+  "input-changed": (f) =>
+    `${f.step}: input '${f.input}' changed on disk while this run was going, and recomputing '${f.producer}' gave different bytes (is it deterministic?); run again`,
+};
+
+const WORDS = { ...ANALYSIS_WORDS, ...RUN_WORDS } as Record<Failure["reason"], (f: Failure) => string>;
+
 /** One line (or a few) a person can act on. */
 export function describeFailure(f: Failure): string {
-  switch (f.reason) {
-    case "unknown-target":
-      return `unknown target '${f.target}'${didYouMean(f.target, f.known)} ('targets' lists all ${f.known.length})`;
-    case "invalid-override":
-      return `${f.message} [target${f.targets.length > 1 ? "s" : ""} ${f.targets.join(", ")}]`;
-    case "unknown-step":
-      return `unknown step '${f.step}'${didYouMean(f.step, f.known)} ('plan <target>' lists the ${f.known.length} step${f.known.length === 1 ? "" : "s"} of a target's graph)`;
-    case "cycle":
-      return `cycle: ${f.steps.join(" -> ")}`;
-    case "duplicate-step-name":
-      return `two different steps are both named '${f.step}': give one a distinct name`;
-    case "missing-input":
-      return `${f.step}: input '${f.input}' is not wired`;
-    case "wrong-wiring":
-      return `${f.step}: input '${f.input}' ${f.detail}`;
-    case "unknown-output":
-      return `${f.step}: input '${f.input}' refers to output '${f.output}' which step '${f.producer}' does not declare`;
-    case "kind-mismatch":
-      return `${f.step}: input '${f.input}' expects kind ${f.expected} but is wired to ${f.actual}`;
-    case "invalid-params":
-      return `${f.step}: invalid params: ${f.issues.join("; ")}`;
-    case "dataset-not-locked":
-      return `${f.step}: dataset '${f.dataset}' has no entry in datasets.lock`;
-    case "dataset-unpinned":
-      return `${f.step}: datasets.lock entry '${f.dataset}' has no sha256 yet, so its download cannot be verified. Pin it with 'lock --update ${f.dataset}' on a machine with internet (then commit datasets.lock), or pass --allow-unpinned to fetch it once unverified`;
-    case "image-not-pinned":
-      return `${f.step}: container image '${f.image}' is not pinned by digest (use name@sha256:<digest>)`;
-    case "input-not-cached":
-      return `${f.step}: --only needs input '${f.input}' from step '${f.producer}' in the cache; run '${f.producer}' first`;
-    case "digest-mismatch":
-      return `${f.step}: cached entry ${f.key.slice(0, 12)} fails verification (outputs ${f.outputs.join(", ")} changed on disk)`;
-    case "gpu-unavailable":
-      return `${f.step}: requests a GPU but ${f.detail}. Run on a GPU machine, or pass --allow-cpu to run it on CPU`;
-    case "invalid-setting":
-      return `${f.setting}: ${f.detail}`;
-    case "executor-unavailable":
-      return `executor ${f.executor} is unavailable: ${f.detail}`;
-    case "invalid-source":
-      return `${f.step}: ${f.detail}`;
-    case "invalid-resources":
-      return `${f.step}: invalid resources: ${f.detail}. Fix: the step's resources (its runtime's, or use(..., { resources }) in pipeline/definitions)`;
-    case "unschedulable":
-      return `${f.step}: ${f.executor} cannot run it: ${f.detail}. Fix: ${f.fix}`;
-    case "step-threw":
-      return `${f.step} failed: ${f.message} (log: ${f.log})`;
-    case "bad-input":
-      return `${f.step}: ${f.message} (log: ${f.log})`;
-    case "exit-nonzero":
-      return `${f.step}: command exited with ${f.exitStatus ?? f.signal}: ${f.argv.join(" ")}\n  log: ${f.log}${f.tail.length ? `\n  last lines:\n    ${f.tail.join("\n    ")}` : ""}`;
-    case "interpreter-missing":
-      return `${f.step}: ${f.message}`;
-    case "missing-output":
-      return `${f.step}: did not produce output '${f.output}' (expected ${f.expected}); log: ${f.log}`;
-    case "job-failed":
-      return `${f.step}: ${f.message}\n  log: ${f.log}${f.tail.length ? `\n  last lines:\n    ${f.tail.join("\n    ")}` : ""}${f.fix ? `\n  Fix: ${f.fix}` : ""}`;
-    case "upstream-failed":
-      return `${f.step}: not run because '${f.upstream}' failed`;
-    case "cancelled":
-      return `${f.step}: cancelled`;
-    case "store-failed":
-      return `${f.step}: cannot write the store: ${f.message}. Fix: ${f.fix}`;
-    case "input-changed":
-      return `${f.step}: input '${f.input}' changed on disk while this run was going, and recomputing '${f.producer}' gave different bytes (is it deterministic?); run again`;
-  }
+  return WORDS[f.reason](f);
 }
 
 type Unpinned = Extract<AnalysisFailure, { reason: "dataset-unpinned" }>;

@@ -86,122 +86,166 @@ async function runningClaims(root: string): Promise<Set<string>> {
   return out;
 }
 
-export async function collectGarbage(store: Store, options: GcOptions = {}): Promise<GcResult> {
-  const keepRuns = options.keepRuns ?? 5;
-  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const now = Date.now();
-  if (!existsSync(store.root)) return emptyResult();
-  const lock = options.dryRun ? undefined : await acquireLease(gcLockPath(store.root));
-  const keep = new Set<string>();
-  // Each reason counts the distinct keys it keeps (a key in five run records is one key), so no
-  // reason's count exceeds `kept`; a key kept for two reasons counts under both.
-  const reasons = { pins: new Set<string>(), recentRuns: new Set<string>(), runningRuns: new Set<string>(), interruptedRuns: new Set<string>(), leases: new Set<string>() };
-  const add = (keys: Iterable<string>, reason: keyof typeof reasons): void => {
+type KeepReason = keyof GcResult["keptBy"];
+
+/**
+ * The keys gc keeps, and by what. Each reason counts the distinct keys it keeps (a key in five run
+ * records is one key), so no reason's count exceeds `kept`; a key kept for two reasons counts under both.
+ */
+class KeptKeys {
+  readonly all = new Set<string>();
+  private readonly reasons: Record<KeepReason, Set<string>> = { pins: new Set(), recentRuns: new Set(), runningRuns: new Set(), interruptedRuns: new Set(), leases: new Set() };
+
+  add(keys: Iterable<string>, reason: KeepReason): void {
     for (const k of keys) {
-      reasons[reason].add(k);
-      keep.add(k);
+      this.reasons[reason].add(k);
+      this.all.add(k);
     }
-  };
-  const removed: Entry[] = [];
-  const trash = join(store.root, "trash", `gc-${process.pid}-${randomBytes(4).toString("hex")}`);
-  let restored = 0;
-  let bytes = 0;
-  let damaged: DamagedEntry[] = [];
+  }
+
+  counts(): GcResult["keptBy"] {
+    const r = this.reasons;
+    return { pins: r.pins.size, recentRuns: r.recentRuns.size, runningRuns: r.runningRuns.size, interruptedRuns: r.interruptedRuns.size, leases: r.leases.size };
+  }
+}
+
+interface KeptRuns {
+  /** Runs stopped within their grace period, live records first. */
+  readonly interrupted: InterruptedRun[];
+  /** In-progress records of runs that died longer than the grace period ago. */
+  readonly staleLive: string[];
+  /** The run records kept as recent per target. */
+  readonly recent: Set<string>;
+}
+
+/** Fill `kept` from running and interrupted runs, pins, recent run records and live leases. */
+async function collectKept(store: Store, kept: KeptKeys, keepRuns: number, graceMs: number, now: number): Promise<KeptRuns> {
   const interrupted: InterruptedRun[] = [];
   const staleLive: string[] = [];
-  let recent = new Set<string>();
-  try {
-    // In-progress records first: a run that ends meanwhile writes its final record before it
-    // drops its in-progress one, so its keys are in one or the other of what is read here.
-    for (const r of await readLiveRuns(store.root)) {
-      if (r.state === "running") add(r.keys, "runningRuns");
-      else if (r.mtimeMs + graceMs > now) {
-        add(r.keys, "interruptedRuns");
-        interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
-      } else staleLive.push(r.path);
-    }
-    for (const p of await store.pins()) add(p.keys, "pins");
-    const records = await store.runRecords(undefined, { strict: true });
-    recent = recentPerTarget(records, keepRuns);
-    for (const { file, record } of records) if (recent.has(file)) add(record.keys, "recentRuns");
-    for (const { file, record } of records) {
-      const until = Date.parse(record.time) + graceMs;
-      if (record.status !== "interrupted" || until <= now) continue;
-      add(record.keys, "interruptedRuns");
-      interrupted.push({ file, time: record.time, keys: record.keys.length, keptUntil: new Date(until).toISOString() });
-    }
-    add(await keysOfLiveLeases(store.root), "leases");
+  // In-progress records first: a run that ends meanwhile writes its final record before it
+  // drops its in-progress one, so its keys are in one or the other of what is read here.
+  for (const r of await readLiveRuns(store.root)) {
+    if (r.state === "running") kept.add(r.keys, "runningRuns");
+    else if (r.mtimeMs + graceMs > now) {
+      kept.add(r.keys, "interruptedRuns");
+      interrupted.push({ file: r.path, time: r.header?.time ?? new Date(r.mtimeMs).toISOString(), keys: r.keys.size, keptUntil: new Date(r.mtimeMs + graceMs).toISOString() });
+    } else staleLive.push(r.path);
+  }
+  for (const p of await store.pins()) kept.add(p.keys, "pins");
+  const records = await store.runRecords(undefined, { strict: true });
+  const recent = recentPerTarget(records, keepRuns);
+  for (const { file, record } of records) if (recent.has(file)) kept.add(record.keys, "recentRuns");
+  for (const { file, record } of records) {
+    const until = Date.parse(record.time) + graceMs;
+    if (record.status !== "interrupted" || until <= now) continue;
+    kept.add(record.keys, "interruptedRuns");
+    interrupted.push({ file, time: record.time, keys: record.keys.length, keptUntil: new Date(until).toISOString() });
+  }
+  kept.add(await keysOfLiveLeases(store.root), "leases");
+  return { interrupted, staleLive, recent };
+}
 
-    const scan = await store.scan();
-    damaged = scan.damaged;
-    for (const e of scan.entries) {
-      if (keep.has(e.key)) continue;
-      const size = await dirSize(e.dir);
-      if (!options.dryRun) {
-        await mkdir(join(trash, e.stepId), { recursive: true });
-        try {
-          await rename(e.dir, join(trash, e.stepId, e.key));
-        } catch {
-          continue; // replaced or removed meanwhile
-        }
-      }
-      removed.push(e);
-      bytes += size;
-    }
-    if (!options.dryRun) {
-      // A run may have claimed a key after the claims were read: put its entry back.
-      const late = await runningClaims(store.root);
-      for (let i = removed.length - 1; i >= 0; i--) {
-        const e = removed[i]!;
-        if (!late.has(e.key) || existsSync(e.dir)) continue;
-        await rename(join(trash, e.stepId, e.key), e.dir).catch(() => undefined);
-        if (existsSync(e.dir)) {
-          removed.splice(i, 1);
-          restored++;
-        }
+/** Move every entry not in `keep` into `trash` (only count it on a dry run). */
+async function trashUnkept(store: Store, keep: ReadonlySet<string>, trash: string, dryRun: boolean): Promise<{ removed: Entry[]; bytes: number; damaged: DamagedEntry[] }> {
+  const removed: Entry[] = [];
+  let bytes = 0;
+  const scan = await store.scan();
+  for (const e of scan.entries) {
+    if (keep.has(e.key)) continue;
+    const size = await dirSize(e.dir);
+    if (!dryRun) {
+      await mkdir(join(trash, e.stepId), { recursive: true });
+      try {
+        await rename(e.dir, join(trash, e.stepId, e.key));
+      } catch {
+        continue; // replaced or removed meanwhile
       }
     }
-  } finally {
-    await lock?.release();
+    removed.push(e);
+    bytes += size;
   }
+  return { removed, bytes, damaged: scan.damaged };
+}
 
-  if (!options.dryRun) {
-    for (const e of removed) {
-      await rm(store.logPath(e.stepId, e.key), { force: true });
-      await store.content.forget(e.key).catch(() => undefined);
+/** A run may have claimed a key after the claims were read: put its entry back (out of `removed`). Returns how many. */
+async function restoreLateClaims(store: Store, removed: Entry[], trash: string): Promise<number> {
+  let restored = 0;
+  const late = await runningClaims(store.root);
+  for (let i = removed.length - 1; i >= 0; i--) {
+    const e = removed[i]!;
+    if (!late.has(e.key) || existsSync(e.dir)) continue;
+    await rename(join(trash, e.stepId, e.key), e.dir).catch(() => undefined);
+    if (existsSync(e.dir)) {
+      removed.splice(i, 1);
+      restored++;
     }
-    await rm(join(store.root, "trash"), { recursive: true, force: true });
-    for (const p of staleLive) await rm(p, { force: true });
   }
+  return restored;
+}
 
-  const staging = await removeOrphanStaging(store.root, options.stagingMaxAgeMs ?? 24 * 3600 * 1000, options.dryRun ?? false);
-  bytes += staging.bytes;
+/** After the lock is released: the removed entries' logs and content records, the trash, stale in-progress records. */
+async function deleteTrashed(store: Store, removed: readonly Entry[], staleLive: readonly string[]): Promise<void> {
+  for (const e of removed) {
+    await rm(store.logPath(e.stepId, e.key), { force: true });
+    await store.content.forget(e.key).catch(() => undefined);
+  }
+  await rm(join(store.root, "trash"), { recursive: true, force: true });
+  for (const p of staleLive) await rm(p, { force: true });
+}
 
-  const removedDamaged: string[] = [];
-  const damagedRoot = join(store.root, "damaged");
+/** Entries moved aside earlier as damaged (`damaged/<step>/<name>`), in name order: removed unless a dry run. */
+async function removeDamagedDirs(root: string, dryRun: boolean): Promise<{ paths: string[]; bytes: number }> {
+  const paths: string[] = [];
+  let bytes = 0;
+  const damagedRoot = join(root, "damaged");
   for (const id of existsSync(damagedRoot) ? (await readdir(damagedRoot)).sort() : []) {
     for (const name of (await readdir(join(damagedRoot, id)).catch(() => [] as string[])).sort()) {
       const p = join(damagedRoot, id, name);
       bytes += await dirSize(p);
-      removedDamaged.push(p);
-      if (!options.dryRun) await rm(p, { recursive: true, force: true });
+      paths.push(p);
+      if (!dryRun) await rm(p, { recursive: true, force: true });
     }
   }
+  return { paths, bytes };
+}
 
+/** The steps' persistent scratch, removed when asked and no run is active; `freed` counts it when removed. */
+async function collectScratch(store: Store, wanted: boolean, dryRun: boolean): Promise<{ scratch: GcResult["scratch"]; freed: number }> {
   const dirs = await store.scratch();
   const scratch = { bytes: dirs.reduce((a, d) => a + d.bytes, 0), dirs: dirs.length, removed: false, busy: [] as LeaseHolder[] };
-  if (options.scratch && dirs.length > 0) {
-    scratch.busy = await store.activeRuns();
-    if (scratch.busy.length === 0) {
-      scratch.removed = true;
-      bytes += scratch.bytes;
-      if (!options.dryRun) for (const d of dirs) await rm(d.dir, { recursive: true, force: true });
-    }
-  }
+  if (!wanted || dirs.length === 0) return { scratch, freed: 0 };
+  scratch.busy = await store.activeRuns();
+  if (scratch.busy.length > 0) return { scratch, freed: 0 };
+  scratch.removed = true;
+  if (!dryRun) for (const d of dirs) await rm(d.dir, { recursive: true, force: true });
+  return { scratch, freed: scratch.bytes };
+}
 
-  const prunedRuns = options.dryRun ? 0 : await pruneRuns(store, new Set([...recent, ...interrupted.map((r) => r.file)]));
-  const keptBy = { pins: reasons.pins.size, recentRuns: reasons.recentRuns.size, runningRuns: reasons.runningRuns.size, interruptedRuns: reasons.interruptedRuns.size, leases: reasons.leases.size };
-  return { removed, bytes, staging: staging.count, scratch, kept: keep.size, keptBy, interrupted, restored, damaged, removedDamaged, prunedRuns };
+export async function collectGarbage(store: Store, options: GcOptions = {}): Promise<GcResult> {
+  const dryRun = options.dryRun ?? false;
+  const now = Date.now();
+  if (!existsSync(store.root)) return emptyResult();
+  const lock = dryRun ? undefined : await acquireLease(gcLockPath(store.root));
+  const kept = new KeptKeys();
+  const trash = join(store.root, "trash", `gc-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let runs: KeptRuns = { interrupted: [], staleLive: [], recent: new Set() };
+  let trashed: Awaited<ReturnType<typeof trashUnkept>> = { removed: [], bytes: 0, damaged: [] };
+  let restored = 0;
+  try {
+    runs = await collectKept(store, kept, options.keepRuns ?? 5, options.graceMs ?? DEFAULT_GRACE_MS, now);
+    trashed = await trashUnkept(store, kept.all, trash, dryRun);
+    if (!dryRun) restored = await restoreLateClaims(store, trashed.removed, trash);
+  } finally {
+    await lock?.release();
+  }
+  const { removed, damaged } = trashed;
+  if (!dryRun) await deleteTrashed(store, removed, runs.staleLive);
+  const staging = await removeOrphanStaging(store.root, options.stagingMaxAgeMs ?? 24 * 3600 * 1000, dryRun);
+  const damagedDirs = await removeDamagedDirs(store.root, dryRun);
+  const { scratch, freed } = await collectScratch(store, options.scratch ?? false, dryRun);
+  const bytes = trashed.bytes + staging.bytes + damagedDirs.bytes + freed;
+  const prunedRuns = dryRun ? 0 : await pruneRuns(store, new Set([...runs.recent, ...runs.interrupted.map((r) => r.file)]));
+  return { removed, bytes, staging: staging.count, scratch, kept: kept.all.size, keptBy: kept.counts(), interrupted: runs.interrupted, restored, damaged, removedDamaged: damagedDirs.paths, prunedRuns };
 }
 
 function emptyResult(): GcResult {

@@ -43,7 +43,23 @@ function identity(step: AnyStep, idOf: (producer: AnyStep) => string | undefined
 
 export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResult {
   const failures: AnalysisFailure[] = [];
-  // Collect reachable steps (DFS over inputs), detect cycles with colours.
+  const post = reachable(roots, failures);
+  const { byName, canonical, unique } = mergeDuplicates(post, failures);
+  const params = new Map<AnyStep, unknown>();
+  for (const s of unique) {
+    failures.push(...wiringFailures(s));
+    const parsed = parseParams(s.def, s.params);
+    if (parsed.success) params.set(s, parsed.data);
+    else failures.push({ reason: "invalid-params", step: s.name, issues: parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(params)"}: ${i.message}`) });
+    failures.push(...runtimeFailures(s, lock));
+  }
+  if (failures.length > 0) return { ok: false, failures };
+  const { order, consumers } = stableOrder(unique, canonical);
+  return { ok: true, graph: { order, byName, params, consumers } };
+}
+
+/** The steps reachable from `roots` over their inputs, in DFS post-order (roots by name); each cycle met is a failure. */
+function reachable(roots: readonly AnyStep[], failures: AnalysisFailure[]): AnyStep[] {
   const colour = new Map<AnyStep, "grey" | "black">();
   const post: AnyStep[] = [];
   const stack: AnyStep[] = [];
@@ -63,11 +79,15 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
     post.push(s);
   };
   for (const r of [...roots].sort((a, b) => a.name.localeCompare(b.name))) visit(r);
+  return post;
+}
 
-  // Merge structurally identical steps built twice under one name (equal def records, params and
-  // wiring, even from two def objects); reject different ones.
-  // Identities are hashed only for names met twice (and their producers'): a graph without
-  // duplicates, the usual case, hashes none.
+/**
+ * Merge structurally identical steps built twice under one name (equal def records, params and
+ * wiring, even from two def objects); reject different ones. Identities are hashed only for names
+ * met twice (and their producers'): a graph without duplicates, the usual case, hashes none.
+ */
+function mergeDuplicates(post: readonly AnyStep[], failures: AnalysisFailure[]): { byName: Map<string, AnyStep>; canonical: Map<AnyStep, AnyStep>; unique: AnyStep[] } {
   const byName = new Map<string, AnyStep>();
   const canonical = new Map<AnyStep, AnyStep>();
   // A producer's identity enters a step's only when it comes first in `post` (always, but in a cycle).
@@ -93,43 +113,41 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
       failures.push({ reason: "duplicate-step-name", step: s.name });
     }
   }
-  const unique = post.filter((s) => canonical.get(s) === s);
+  return { byName, canonical, unique: post.filter((s) => canonical.get(s) === s) };
+}
 
-  const params = new Map<AnyStep, unknown>();
-  for (const s of unique) {
-    const def = s.def;
-    // Wiring (the compiler checks kinds; this catches casts and JS callers).
-    for (const [input, problem] of wiringProblems(s)) failures.push(problem === "missing" ? { reason: "missing-input", step: s.name, input } : { reason: "wrong-wiring", step: s.name, input, detail: problem });
-    for (const { name: input, kind, ref } of wiredInputs(s)) {
-      const decl = ref.step.def.outputs[ref.output];
-      if (!decl) failures.push({ reason: "unknown-output", step: s.name, input, producer: ref.step.name, output: ref.output });
-      else if (!kindFits(kind, decl.kind)) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
-    }
-    const parsed = parseParams(def, s.params);
-    if (parsed.success) params.set(s, parsed.data);
-    else {
-      failures.push({
-        reason: "invalid-params",
-        step: s.name,
-        issues: parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(params)"}: ${i.message}`),
-      });
-    }
-    for (const d of def.datasets ?? []) if (!lock.entries[d]) failures.push({ reason: "dataset-not-locked", step: s.name, dataset: d });
-    for (const detail of resourceProblems(stepResources(s))) failures.push({ reason: "invalid-resources", step: s.name, detail });
-    if (def.runtime.type === "container") {
-      if (!PINNED_IMAGE.test(def.runtime.image)) failures.push({ reason: "image-not-pinned", step: s.name, image: def.runtime.image });
-      const used = argvPlaceholders(def.runtime.argv);
-      for (const i of used.inputs) if (!(i in def.inputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}} but the step has no input '${i}'` });
-      for (const i of used.inputs) {
-        const shape = i in def.inputs ? slotOf(def.inputs[i]!).shape : "one";
-        if (shape !== "one") failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}}, ${shape === "optional" ? "an" : "a"} ${shape} input: a program's argv names plain inputs only` });
-      }
-      for (const o of used.outputs) if (!(o in def.outputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {out:${o}} but the step has no output '${o}'` });
-    }
+/** Wiring (the compiler checks kinds; this catches casts and JS callers): missing or miswired inputs, unknown outputs, kinds that do not fit. */
+function wiringFailures(s: AnyStep): AnalysisFailure[] {
+  const failures: AnalysisFailure[] = [];
+  for (const [input, problem] of wiringProblems(s)) failures.push(problem === "missing" ? { reason: "missing-input", step: s.name, input } : { reason: "wrong-wiring", step: s.name, input, detail: problem });
+  for (const { name: input, kind, ref } of wiredInputs(s)) {
+    const decl = ref.step.def.outputs[ref.output];
+    if (!decl) failures.push({ reason: "unknown-output", step: s.name, input, producer: ref.step.name, output: ref.output });
+    else if (!kindFits(kind, decl.kind)) failures.push({ reason: "kind-mismatch", step: s.name, input, expected: kind, actual: decl.kind });
   }
-  if (failures.length > 0) return { ok: false, failures };
+  return failures;
+}
 
-  // Post-order DFS is already topological; make it stable by name with Kahn's algorithm.
+/** What a step needs to run: locked datasets, valid resources, and for a program a pinned image and an argv that names its own plain inputs and outputs. */
+function runtimeFailures(s: AnyStep, lock: LockFile): AnalysisFailure[] {
+  const failures: AnalysisFailure[] = [];
+  const def = s.def;
+  for (const d of def.datasets ?? []) if (!lock.entries[d]) failures.push({ reason: "dataset-not-locked", step: s.name, dataset: d });
+  for (const detail of resourceProblems(stepResources(s))) failures.push({ reason: "invalid-resources", step: s.name, detail });
+  if (def.runtime.type !== "container") return failures;
+  if (!PINNED_IMAGE.test(def.runtime.image)) failures.push({ reason: "image-not-pinned", step: s.name, image: def.runtime.image });
+  const used = argvPlaceholders(def.runtime.argv);
+  for (const i of used.inputs) if (!(i in def.inputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}} but the step has no input '${i}'` });
+  for (const i of used.inputs) {
+    const shape = i in def.inputs ? slotOf(def.inputs[i]!).shape : "one";
+    if (shape !== "one") failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {in:${i}}, ${shape === "optional" ? "an" : "a"} ${shape} input: a program's argv names plain inputs only` });
+  }
+  for (const o of used.outputs) if (!(o in def.outputs)) failures.push({ reason: "invalid-source", step: s.name, detail: `argv uses {out:${o}} but the step has no output '${o}'` });
+  return failures;
+}
+
+/** Post-order DFS is already topological; make it stable by name with Kahn's algorithm. */
+function stableOrder(unique: readonly AnyStep[], canonical: ReadonlyMap<AnyStep, AnyStep>): { order: AnyStep[]; consumers: Map<AnyStep, AnyStep[]> } {
   const consumers = new Map<AnyStep, AnyStep[]>();
   const indegree = new Map<AnyStep, number>();
   for (const s of unique) {
@@ -151,7 +169,7 @@ export function analyze(roots: readonly AnyStep[], lock: LockFile): AnalysisResu
       }
     }
   }
-  return { ok: true, graph: { order, byName, params, consumers } };
+  return { order, consumers };
 }
 
 /** Resolve the producer of a step's input element (wiring.ts names them) to the graph's canonical instance. */

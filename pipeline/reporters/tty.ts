@@ -47,71 +47,96 @@ export function renderOverall(o: Overall, receivedAt: number, width: number, now
 /** Cut a line to the terminal width so a redraw never wraps (wrapped lines would not be cleared). */
 const fit = (line: string, width: number): string => (line.length < width ? line : `${line.slice(0, Math.max(0, width - 2))}…`);
 
+/** The lines redrawn in place below the scrolling ones: a bar per running step, then the overall line. */
+class LiveArea {
+  readonly bars = new Map<string, Bar>();
+  overall: { event: Overall; at: number } | undefined;
+  private drawn = 0;
+  private lastDraw = 0;
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly now: () => number,
+  ) {}
+
+  private width(): number {
+    return this.stream.columns !== undefined && this.stream.columns > 20 ? this.stream.columns : 100;
+  }
+
+  clear(): void {
+    for (let i = 0; i < this.drawn; i++) this.stream.write("\x1b[1A\x1b[2K");
+    this.drawn = 0;
+  }
+
+  private draw(): void {
+    const t = this.now();
+    const lines = [...this.bars.entries()].map(([n, b]) => renderBar(n, b, this.width(), t));
+    if (this.overall) lines.push(renderOverall(this.overall.event, this.overall.at, this.width(), t));
+    for (const l of lines) this.stream.write(`${fit(l, this.width())}\n`);
+    this.drawn = lines.length;
+    this.lastDraw = t;
+  }
+
+  redraw(): void {
+    this.clear();
+    this.draw();
+  }
+
+  /** Redraw unless the last draw was within 100 ms (or `force`). */
+  redrawThrottled(force = false): void {
+    if (this.now() - this.lastDraw > 100 || force) this.redraw();
+  }
+
+  /** A finished line scrolls above the area. */
+  scroll(line: string): void {
+    this.clear();
+    this.stream.write(`${line}\n`);
+    this.draw();
+  }
+}
+
+type Event<T extends EngineEvent["type"]> = Extract<EngineEvent, { type: T }>;
+
+function onProgress(area: LiveArea, e: Event<"progress">): void {
+  const b = area.bars.get(e.step);
+  if (b) {
+    b.done = e.done;
+    if (e.total !== undefined) b.total = e.total;
+    if (e.label !== undefined) b.label = e.label;
+  }
+  area.redrawThrottled();
+}
+
+/** Overall progress: drawn at once unless it comes from a cache hit (throttled then); gone when the run finishes. */
+function onOverall(area: LiveArea, e: Overall, at: number): void {
+  area.overall = { event: e, at };
+  if (e.trigger === "finished") {
+    area.clear();
+    area.overall = undefined;
+    return;
+  }
+  area.redrawThrottled(e.trigger !== "cache-hit");
+}
+
 export function ttyReporter(stream: NodeJS.WriteStream, options: { now?: () => number; error?: (line: string) => void } = {}): (e: EngineEvent) => void {
   const now = options.now ?? (() => Date.now());
-  const bars = new Map<string, Bar>();
-  let overall: { event: Overall; at: number } | undefined;
-  let drawn = 0;
-  let lastDraw = 0;
-  const width = () => (stream.columns !== undefined && stream.columns > 20 ? stream.columns : 100);
-  const clear = () => {
-    for (let i = 0; i < drawn; i++) stream.write("\x1b[1A\x1b[2K");
-    drawn = 0;
-  };
-  const draw = () => {
-    const t = now();
-    const lines = [...bars.entries()].map(([n, b]) => renderBar(n, b, width(), t));
-    if (overall) lines.push(renderOverall(overall.event, overall.at, width(), t));
-    for (const l of lines) stream.write(`${fit(l, width())}\n`);
-    drawn = lines.length;
-    lastDraw = t;
-  };
-  const plain = plainReporter(
-    (line) => {
-      clear();
-      stream.write(`${line}\n`);
-      draw();
-    },
-    options.error !== undefined ? { error: options.error } : {},
-  );
+  const area = new LiveArea(stream, now);
+  const plain = plainReporter((line) => area.scroll(line), options.error !== undefined ? { error: options.error } : {});
   return (e) => {
-    if (e.type === "started") bars.set(e.step, { started: now(), done: 0 });
+    if (e.type === "started") area.bars.set(e.step, { started: now(), done: 0 });
     if (e.type === "queue") {
-      const b = bars.get(e.step);
+      const b = area.bars.get(e.step);
       if (b) b.queue = `${e.state}: ${e.detail}`;
-      clear();
-      draw();
-      return;
+      return area.redraw();
     }
-    if (e.type === "progress" || e.type === "metrics") {
-      const b = bars.get(e.step);
-      if (b && e.type === "progress") {
-        b.done = e.done;
-        if (e.total !== undefined) b.total = e.total;
-        if (e.label !== undefined) b.label = e.label;
-      }
-      if (b && e.type === "metrics") b.metrics = metricsLine(e);
-      if (e.type === "metrics") plain(e);
-      else if (now() - lastDraw > 100) {
-        clear();
-        draw();
-      }
-      return;
+    if (e.type === "progress") return onProgress(area, e);
+    if (e.type === "metrics") {
+      const b = area.bars.get(e.step);
+      if (b) b.metrics = metricsLine(e);
+      return plain(e);
     }
-    if (e.type === "overall") {
-      overall = { event: e, at: now() };
-      if (e.trigger === "finished") {
-        clear();
-        overall = undefined;
-        return;
-      }
-      if (now() - lastDraw > 100 || e.trigger !== "cache-hit") {
-        clear();
-        draw();
-      }
-      return;
-    }
-    if (e.type === "succeeded" || e.type === "failed") bars.delete(e.type === "failed" ? e.failure.step : e.step);
+    if (e.type === "overall") return onOverall(area, e, now());
+    if (e.type === "succeeded" || e.type === "failed") area.bars.delete(e.type === "failed" ? e.failure.step : e.step);
     plain(e);
   };
 }

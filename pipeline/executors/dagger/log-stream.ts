@@ -16,7 +16,7 @@
  * whole output is emitted then, as without streaming. Never a loss; a duplicate only if
  * the two copies disagree.
  */
-import { createServer, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 
 /** First line a stream must send: `CSPIPE-LOG-STREAM 1 <token>`. */
 export const HANDSHAKE = "CSPIPE-LOG-STREAM 1 ";
@@ -151,87 +151,110 @@ export interface LogReceiverOptions {
   readonly host?: string;
 }
 
-/**
- * A TCP server for one step's log. A connection must begin with the handshake line carrying
- * the token; anything else is dropped unread, so another local process cannot write into
- * the step's log.
- */
-export async function startLogReceiver(options: LogReceiverOptions): Promise<LogReceiver> {
-  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const expected = HANDSHAKE + options.token;
-  const emitted: StreamedLine[] = [];
-  const sockets = new Set<Socket>();
-  const open = new Set<Socket>();
-  let frozen = false;
-  let waiters: (() => void)[] = [];
-  const ended = (socket: Socket) => {
-    if (!open.delete(socket)) return;
-    if (open.size === 0) {
-      const w = waiters;
-      waiters = [];
+/** A receiver's connections: all of them (destroyed on close) and those still open (`settle` waits for them). */
+class Connections {
+  readonly all = new Set<Socket>();
+  private readonly open = new Set<Socket>();
+  private waiters: (() => void)[] = [];
+
+  add(socket: Socket): void {
+    this.all.add(socket);
+    this.open.add(socket);
+  }
+
+  /** The socket sends no more lines; the last one to end wakes the waiters. */
+  ended(socket: Socket): void {
+    if (!this.open.delete(socket)) return;
+    if (this.open.size === 0) {
+      const w = this.waiters;
+      this.waiters = [];
       for (const f of w) f();
     }
-  };
+  }
 
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    open.add(socket);
-    let authenticated = false;
-    const splitter = new LineSplitter((line) => {
-      if (!authenticated) {
-        if (line.truncated || line.text !== expected) {
-          socket.destroy();
-          ended(socket);
-          return;
-        }
-        authenticated = true;
-        return;
-      }
-      if (frozen) return;
-      emitted.push(line);
-      options.onLine(line);
-    }, max);
-    socket.on("data", (chunk: Buffer) => splitter.push(chunk));
-    socket.on("end", () => {
-      splitter.end();
-      ended(socket);
+  closed(socket: Socket): void {
+    this.all.delete(socket);
+    this.ended(socket);
+  }
+
+  /** Resolves when every open connection has ended, or after `ms`. */
+  settle(ms: number): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
-    socket.on("error", () => ended(socket));
-    socket.on("close", () => {
-      sockets.delete(socket);
-      ended(socket);
-    });
+  }
+}
+
+/** One connection: the first line must be `expected` (else it is dropped unread), every later line goes to `onLine`. */
+function acceptConnection(socket: Socket, connections: Connections, expected: string, max: number, onLine: (line: StreamedLine) => void): void {
+  connections.add(socket);
+  let authenticated = false;
+  const splitter = new LineSplitter((line) => {
+    if (authenticated) return onLine(line);
+    if (line.truncated || line.text !== expected) {
+      socket.destroy();
+      connections.ended(socket);
+      return;
+    }
+    authenticated = true;
+  }, max);
+  socket.on("data", (chunk: Buffer) => splitter.push(chunk));
+  socket.on("end", () => {
+    splitter.end();
+    connections.ended(socket);
   });
+  socket.on("error", () => connections.ended(socket));
+  socket.on("close", () => connections.closed(socket));
+}
+
+/** Listen on `host` at a port the system chooses; returns the port. */
+async function listen(server: Server, host: string): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, options.host ?? "127.0.0.1", () => {
+    server.listen(0, host, () => {
       server.off("error", reject);
       resolve();
     });
   });
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("the log receiver has no TCP port");
+  return address.port;
+}
 
+/**
+ * A TCP server for one step's log. A connection must begin with the handshake line carrying
+ * the token; anything else is dropped unread, so another local process cannot write into
+ * the step's log.
+ */
+export async function startLogReceiver(options: LogReceiverOptions): Promise<LogReceiver> {
+  const emitted: StreamedLine[] = [];
+  const connections = new Connections();
+  let frozen = false;
+  const onLine = (line: StreamedLine): void => {
+    if (frozen) return;
+    emitted.push(line);
+    options.onLine(line);
+  };
+  const expected = HANDSHAKE + options.token;
+  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const server = createServer((socket) => acceptConnection(socket, connections, expected, max, onLine));
+  const port = await listen(server, options.host ?? "127.0.0.1");
   return {
-    port: address.port,
+    port,
     token: options.token,
-    settle: (ms) => {
-      if (open.size === 0) return Promise.resolve();
-      return new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    },
+    settle: (ms) => connections.settle(ms),
     freeze: () => {
       frozen = true;
       return emitted;
     },
     close: () => {
       frozen = true;
-      for (const s of sockets) s.destroy();
+      for (const s of connections.all) s.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

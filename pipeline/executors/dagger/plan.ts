@@ -194,14 +194,59 @@ function gpuDevices(count: number | "all"): "all" | string[] {
 /** Build the plan for one job. Pure: same job and options, same plan. */
 export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJobPlan {
   const rt = job.runtime;
-  const problems = runtimeProblems(rt);
+  checkJob(job);
+  const outputs = mapOutputs(job.outputs);
+  const argv = containerArgv(job, outputs);
+  const gpu = rt.gpu !== undefined && options.gpuAvailable;
+  const stream = options.logStream !== undefined && streamsLog(argv) ? options.logStream : undefined;
+  const execArgv = stream ? logTeeArgv(argv, stream.port) : argv;
+  const ops: PlanOp[] = [
+    { op: "from", image: rt.image },
+    // 1. The pip layer first: cached by (image, pins), independent of inputs and params.
+    ...pipOps(rt),
+    // 2. The directory skeleton (one cached layer per image + output layout).
+    skeletonOp(outputs),
+    // 3. Model caches.
+    ...(options.modelCaches ?? MODEL_CACHES).flatMap((c) => [{ op: "mount-cache", path: c.path, volume: c.volume } as const, ...envOps(c.env ?? {})]),
+    // 4. Environment (allow-listed values, then the fixed ones), then secrets by name.
+    ...envOps(containerEnv(job, options, stream)),
+    ...Object.keys(job.secrets).sort().map((k): PlanOp => ({ op: "secret", name: k })),
+    // 5. GPUs, when the step asks for them and the engine has them: the devices the scheduler
+    //    assigned (--gpus), else the first `count`.
+    ...(gpu ? [{ op: "gpus", devices: job.devices !== undefined ? job.devices.map(String) : gpuDevices(rt.gpu!.count) } as const] : []),
+    // 6. Mounts: inputs (read-only), params, sources (only when used).
+    ...mountOps(job, options),
+    // 7. The live log: the wrapper and the host's receiver. The token and the port change on
+    //    every run, so Dagger never replays a streamed exec from its layer cache.
+    ...(stream ? [{ op: "mount-file", path: CONTAINER_LOG_TEE, host: stream.script } as const, { op: "service-binding", alias: LOG_STREAM_ALIAS, port: stream.port } as const] : []),
+    // 8. The program.
+    { op: "workdir", path: CONTAINER_WORK },
+    { op: "exec", argv: execArgv },
+  ];
+  return {
+    ops,
+    argv,
+    execArgv,
+    logStream: stream !== undefined,
+    archive: { argv: ["tar", "-C", CONTAINER_OUT, "-cf", CONTAINER_TAR, "."], path: CONTAINER_TAR },
+    outputs,
+    gpu,
+  };
+}
+
+/** The runtime is valid and every input and output name can be a container path component. */
+function checkJob(job: ContainerJob): void {
+  const problems = runtimeProblems(job.runtime);
   if (problems.length > 0) throw new Error(`step ${job.step}: ${problems.join("; ")}`);
   for (const name of [...Object.keys(job.inputs), ...Object.keys(job.outputs)]) {
     if (!SAFE_NAME.test(name)) throw new Error(`step ${job.step}: input/output name '${name}' cannot be a container path component`);
   }
-  const outputs = mapOutputs(job.outputs);
+}
+
+/** The program's argv with its placeholders resolved to container paths. */
+function containerArgv(job: ContainerJob, outputs: readonly OutputMapping[]): string[] {
   const outPath = new Map(outputs.map((o) => [o.name, `${CONTAINER_OUT}/${o.rel}`]));
-  const argv = resolveArgv(rt.argv, {
+  return resolveArgv(job.runtime.argv, {
     input: (n) => {
       const i = job.inputs[n];
       if (!i) throw new Error(`step ${job.step}: argv names input '${n}' which the job does not have`);
@@ -216,63 +261,44 @@ export function planDaggerJob(job: ContainerJob, options: PlanOptions): DaggerJo
     params: CONTAINER_PARAMS,
     work: CONTAINER_WORK,
   });
-  const usesSrc = rt.argv.some((a) => a.includes("{src}"));
+}
 
-  const ops: PlanOp[] = [{ op: "from", image: rt.image }];
-  // 1. The pip layer first: cached by (image, pins), independent of inputs and params.
-  if (rt.pip && rt.pip.length > 0) {
-    ops.push({ op: "mount-cache", path: PIP_CACHE.path, volume: PIP_CACHE.volume });
-    for (const [k, v] of Object.entries({ ...PIP_ENV, ...PIP_CACHE.env }).sort(([a], [b]) => (a < b ? -1 : 1))) ops.push({ op: "env", name: k, value: v });
-    ops.push({ op: "exec", argv: ["python3", "-m", "pip", "install", ...rt.pip] });
-  }
-  // 2. The directory skeleton (one cached layer per image + output layout).
+/** `env` ops, by name. */
+function envOps(env: Readonly<Record<string, string>>): PlanOp[] {
+  return Object.keys(env)
+    .sort()
+    .map((k) => ({ op: "env", name: k, value: env[k]! }));
+}
+
+function pipOps(rt: ContainerJob["runtime"]): PlanOp[] {
+  if (!rt.pip || rt.pip.length === 0) return [];
+  return [{ op: "mount-cache", path: PIP_CACHE.path, volume: PIP_CACHE.volume }, ...envOps({ ...PIP_ENV, ...PIP_CACHE.env }), { op: "exec", argv: ["python3", "-m", "pip", "install", ...rt.pip] }];
+}
+
+function skeletonOp(outputs: readonly OutputMapping[]): PlanOp {
   const dirs = new Set<string>([CONTAINER_WORK, CONTAINER_OUT]);
   for (const o of outputs) dirs.add(o.dir ? `${CONTAINER_OUT}/${o.rel}` : dirname(`${CONTAINER_OUT}/${o.rel}`));
-  ops.push({ op: "exec", argv: ["mkdir", "-p", ...[...dirs].sort()] });
-  // 3. Model caches.
-  for (const c of options.modelCaches ?? MODEL_CACHES) {
-    ops.push({ op: "mount-cache", path: c.path, volume: c.volume });
-    for (const [k, v] of Object.entries(c.env ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) ops.push({ op: "env", name: k, value: v });
-  }
-  // 4. Environment (allow-listed values, then the fixed ones), then secrets by name.
-  const requested = rt.gpu !== undefined;
-  const gpu = requested && options.gpuAvailable;
-  // The container starts from the image's environment, not the caller's: only what cspipe fixes.
-  const env = programEnv({ inherited: {}, runtime: rt, settings: job.settings, env: job.env, secrets: {}, pinned: options.pinned ?? true, identity: job.numerics });
+  return { op: "exec", argv: ["mkdir", "-p", ...[...dirs].sort()] };
+}
+
+/** The container starts from the image's environment, not the caller's: only what cspipe fixes (and the log stream's token). */
+function containerEnv(job: ContainerJob, options: PlanOptions, stream: PlanOptions["logStream"]): Record<string, string> {
+  const env = programEnv({ inherited: {}, runtime: job.runtime, settings: job.settings, env: job.env, secrets: {}, pinned: options.pinned ?? true, identity: job.numerics });
   if (options.cacheBuster !== undefined) env.CSPIPE_DAGGER_NONCE = options.cacheBuster;
-  const stream = options.logStream !== undefined && streamsLog(argv) ? options.logStream : undefined;
   if (stream) env[TOKEN_ENV] = stream.token;
-  for (const k of Object.keys(env).sort()) ops.push({ op: "env", name: k, value: env[k]! });
-  for (const k of Object.keys(job.secrets).sort()) ops.push({ op: "secret", name: k });
-  // 5. GPUs, when the step asks for them and the engine has them: the devices the scheduler
-  //    assigned (--gpus), else the first `count`.
-  if (gpu) ops.push({ op: "gpus", devices: job.devices !== undefined ? job.devices.map(String) : gpuDevices(rt.gpu!.count) });
-  // 6. Mounts: inputs (read-only), params, sources (only when used).
+  return env;
+}
+
+/** Inputs (read-only), the params file, and the sources when the argv uses {src}. */
+function mountOps(job: ContainerJob, options: PlanOptions): PlanOp[] {
+  const ops: PlanOp[] = [];
   for (const name of Object.keys(job.inputs).sort()) {
     const i = job.inputs[name]!;
     if (i.dir) ops.push({ op: "mount-dir", path: inputContainerPath(name, i), host: i.path, readOnly: true });
     else ops.push({ op: "mount-file", path: inputContainerPath(name, i), host: i.path });
   }
   ops.push({ op: "mount-file", path: CONTAINER_PARAMS, host: job.paramsFile });
+  const usesSrc = job.runtime.argv.some((a) => a.includes("{src}"));
   if (usesSrc) ops.push({ op: "mount-dir", path: CONTAINER_SRC, host: job.sourceRoot, readOnly: true, exclude: [...(options.sourceExcludes ?? DEFAULT_SOURCE_EXCLUDES)] });
-  // 7. The live log: the wrapper and the host's receiver. The token and the port change on
-  //    every run, so Dagger never replays a streamed exec from its layer cache.
-  if (stream) {
-    ops.push({ op: "mount-file", path: CONTAINER_LOG_TEE, host: stream.script });
-    ops.push({ op: "service-binding", alias: LOG_STREAM_ALIAS, port: stream.port });
-  }
-  // 8. The program.
-  const execArgv = stream ? logTeeArgv(argv, stream.port) : argv;
-  ops.push({ op: "workdir", path: CONTAINER_WORK });
-  ops.push({ op: "exec", argv: execArgv });
-
-  return {
-    ops,
-    argv,
-    execArgv,
-    logStream: stream !== undefined,
-    archive: { argv: ["tar", "-C", CONTAINER_OUT, "-cf", CONTAINER_TAR, "."], path: CONTAINER_TAR },
-    outputs,
-    gpu,
-  };
+  return ops;
 }
