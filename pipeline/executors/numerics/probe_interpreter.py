@@ -102,7 +102,8 @@ def main(modules):
         if name == "torch":
             out["torch"] = _torch(mod)
     if "torch" in out["modules"] or "numpy" in out["modules"]:
-        out["blas"] = _blas(_loaded_libraries()) or out.get("torch", {}).pop("linked_blas", None)
+        linked = out.get("torch", {}).pop("linked_blas", None)
+        out["blas"] = _blas(_loaded_libraries()) or linked
         if out["blas"]:
             files.append(out["blas"]["path"])
     # Installing or removing a package changes its directory: an answer about a missing module goes stale then.
