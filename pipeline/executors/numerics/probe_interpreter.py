@@ -74,12 +74,13 @@ def _torch(torch):
             out["cudnn"] = torch.backends.cudnn.version()
     except Exception as e:  # noqa: BLE001 - a broken CUDA setup is a fact to report
         out["cuda_error"] = str(e)
-    for line in torch.__config__.show().splitlines():
+    build_config = torch.__config__.show()
+    for line in build_config.splitlines():
         if "CPU capability usage:" in line:
             out["capability"] = line.split(":", 1)[1].strip()
     a = torch.ones((8, 8))
     (a @ a).sum().item()  # loads the BLAS behind matmul
-    linked = static_blas(torch.__config__.show())
+    linked = static_blas(build_config)
     if linked is not None:
         lib = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "lib", "libtorch_cpu.so")
         out["linked_blas"] = {**linked, "path": lib if os.path.exists(lib) else os.path.realpath(torch.__file__)}
