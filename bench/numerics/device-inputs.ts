@@ -9,20 +9,17 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { trainingConfig } from "../../steps/training/contract.ts";
-import type { TrainerSettings } from "../../steps/training/config-schema.ts";
-import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
-import { writeBenchInputs } from "./inputs.ts";
+import { benchTrainerConfig, writeBenchInputs, BENCH_BATCH, BENCH_SHAPE } from "./inputs.ts";
 
 const dir = process.argv[2];
 if (!dir) throw new Error("usage: npx tsx bench/numerics/device-inputs.ts <dir>");
 mkdirSync(join(dir, "envs"), { recursive: true });
 writeBenchInputs(join(dir, "in"));
-const cfg = (epochs: number, extra: Partial<TrainerSettings>): string =>
-  JSON.stringify(trainingConfig({ batch_size: 32, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, epochs, ...extra, init: { kind: "random", bert_config: TINY_BERT } }));
-writeFileSync(join(dir, "cfg-speed.json"), cfg(8, { eval_before_training: false, save_checkpoint: false }));
-writeFileSync(join(dir, "cfg-emu.json"), cfg(2, {}));
+writeFileSync(join(dir, "cfg-speed.json"), JSON.stringify(benchTrainerConfig({ epochs: 8, eval_before_training: false, save_checkpoint: false })));
+writeFileSync(join(dir, "cfg-emu.json"), JSON.stringify(benchTrainerConfig({ epochs: 2 })));
+// The speed lines' training steps per epoch, read by device-kernels.sh.
+writeFileSync(join(dir, "steps-per-epoch.txt"), `${Math.ceil(BENCH_SHAPE.queries / BENCH_BATCH)}\n`);
 type Env = Record<string, string | undefined>;
 const unpinned: Env = { OPENBLAS_CORETYPE: undefined, ATEN_CPU_CAPABILITY: undefined, OMP_NUM_THREADS: "1", OPENBLAS_NUM_THREADS: "1", MKL_NUM_THREADS: "1", CSPIPE_THREADS: "1" };
 const sets: Record<string, Env> = {

@@ -4,14 +4,15 @@
 # Usage (repository root): npx tsx bench/numerics/device-inputs.ts DIR; [OUT=dir] bash bench/numerics/device-kernels.sh DIR
 set -u
 OUT=${OUT:-/tmp/nout}; mkdir -p "$OUT"
-N=${1:?usage: bash bench/numerics/device-kernels.sh DIR (made by device-inputs.ts)}; W=${WORK:-/tmp/nw}; rm -rf "$W"; mkdir -p "$W"
+N=$(cd "${1:?usage: bash bench/numerics/device-kernels.sh DIR (made by device-inputs.ts)}" && pwd) || exit 2
+ROOT=$(pwd); W=${WORK:-/tmp/nw}; rm -rf "$W"; mkdir -p "$W"
 T0=$(date +%s); el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 exec > >(tee -a "$OUT/numerics.txt") 2>&1
 export CUDA_VISIBLE_DEVICES=
 lscpu | grep -E "^(Model name|CPU\(s\)|Thread|Core)"; echo "avx512 flags: $(grep -o 'avx512[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"; grep -o 'amx[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' '; echo
 python3 -c "import torch; print(torch.__version__); print(torch.__config__.show()); print('mkl', torch.backends.mkl.is_available(), 'mkldnn', torch.backends.mkldnn.is_available()); print(getattr(getattr(torch.backends, 'cpu', None), 'get_cpu_capability', lambda: '?')())"
 train() { # name cfg envfile
-  ( source "$3"; cd "$W" >/dev/null; timeout 240 python3 "$OLDPWD/steps" training.dpr.train --config "$OLDPWD/$2" --inputs "$OLDPWD/$N/in" --out "$W/out-$1" --threads 1 > "$W/log-$1.txt" 2>&1; echo "exit $?" >> "$W/log-$1.txt" )
+  ( source "$3"; cd "$W" && timeout 240 python3 "$ROOT/steps" training.dpr.train --config "$2" --inputs "$N/in" --out "$W/out-$1" --threads 1 > "$W/log-$1.txt" 2>&1; echo "exit $?" >> "$W/log-$1.txt" )
 }
 ceiling() { ( source "$1"; python3 -c "
 import time, torch
@@ -25,10 +26,10 @@ train speed-host $N/cfg-speed.json $N/envs/unpinned-host.env &
 train speed-pinned $N/cfg-speed.json $N/envs/pinned-host.env &
 train speed-slow $N/cfg-speed.json $N/envs/unpinned-mklSSE42-default.env &
 wait %1 %2 %3
-for n in host pinned slow; do python3 - "$W/out-speed-$n/metrics.jsonl" "$n" <<'PY'
-import json, sys, math
+for n in host pinned slow; do python3 - "$W/out-speed-$n/metrics.jsonl" "$n" "$(cat "$N/steps-per-epoch.txt")" <<'PY'
+import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-steps = math.ceil(256 / 32)
+steps = int(sys.argv[3])
 print(f"{sys.argv[2]:8s} best steps/s over epochs 2..{len(rows)}: {max(steps / r['train_seconds'] for r in rows[1:]):.2f}  (median {sorted(steps / r['train_seconds'] for r in rows[1:])[len(rows[1:])//2]:.2f})")
 PY
 done

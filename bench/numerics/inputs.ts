@@ -2,8 +2,19 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeNpy } from "../../steps/lib/npy.ts";
+import { trainingConfig } from "../../steps/training/contract.ts";
+import type { TrainerSettings } from "../../steps/training/config-schema.ts";
+import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 
 export const BENCH_SHAPE = { queries: 256, passages: 512, queryTokens: 64, passageTokens: 128, negatives: 10 } as const;
+
+/** Queries per step of the benchmarks' trainings (in-batch negatives, one mined negative each). */
+export const BENCH_BATCH = 32;
+
+/** The trainer config of the CPU training benchmarks: the tiny random BERT at BENCH_BATCH, no exports, with `settings` over it. */
+export function benchTrainerConfig(settings: Partial<TrainerSettings>): ReturnType<typeof trainingConfig> {
+  return trainingConfig({ batch_size: BENCH_BATCH, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, ...settings, init: { kind: "random", bert_config: TINY_BERT } });
+}
 
 /** Writes the trainer's input files under `dir` and returns it. */
 export function writeBenchInputs(dir: string): string {

@@ -20,13 +20,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { TRAINER_MODULE, trainerArgv } from "../../steps/training/contract.ts";
 import type { TrainerSettings } from "../../steps/training/config-schema.ts";
-import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
 import { cpuFacts } from "../../pipeline/engine/cpu.ts";
-import { writeBenchInputs, BENCH_SHAPE } from "./inputs.ts";
+import { writeBenchInputs, benchTrainerConfig, BENCH_BATCH, BENCH_SHAPE } from "./inputs.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
@@ -46,7 +45,7 @@ function childEnv(over: Env): Record<string, string> {
 function train(name: string, env: Env, settings: Partial<TrainerSettings>): string {
   const cfgPath = join(dir, `cfg-${name}.json`);
   const out = join(dir, `out-${name}`);
-  writeFileSync(cfgPath, JSON.stringify(trainingConfig({ batch_size: 32, n_hard_negatives: 1, export_onnx: false, parity_check_transformers: false, ...settings, init: { kind: "random", bert_config: TINY_BERT } })));
+  writeFileSync(cfgPath, JSON.stringify(benchTrainerConfig(settings)));
   const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
   if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
   return out;
@@ -56,7 +55,7 @@ function train(name: string, env: Env, settings: Partial<TrainerSettings>): stri
 function stepsPerSecond(name: string, env: Env): number {
   const out = train(name, env, { epochs, eval_before_training: false, save_checkpoint: false });
   const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
-  const steps = Math.ceil(BENCH_SHAPE.queries / 32);
+  const steps = Math.ceil(BENCH_SHAPE.queries / BENCH_BATCH);
   return Math.max(...rows.slice(1).map((m) => steps / m.train_seconds));
 }
 
