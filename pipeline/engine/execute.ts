@@ -85,7 +85,7 @@ export async function executeStep(
     staging = await ctx.store.createStaging(key);
     await mkdir(dirname(logPath), { recursive: true });
     log = openLog(logPath);
-    return await runStaged(step, params, fingerprint, inputs, ctx, staging, log, logPath);
+    return await runStaged(step, params, fingerprint, inputs, ctx, { key, staging, log, logPath });
   } catch (e) {
     const f: RunFailure | undefined = ctx.signal.aborted ? { reason: "cancelled", step: step.name } : storeFailure(step, e, ctx);
     if (log) {
@@ -100,14 +100,22 @@ export async function executeStep(
 
 type Inputs = Readonly<Record<string, { entry: Entry; output: string }>>;
 
-async function runStaged(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, staging: string, log: Log, logPath: string): Promise<ExecuteResult> {
-  const key = cacheKey(fingerprint);
+/** One execution's place: its key (computed once, by executeStep), staging directory and log. */
+interface Staged {
+  readonly key: string;
+  readonly staging: string;
+  readonly log: Log;
+  readonly logPath: string;
+}
+
+async function runStaged(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, staged: Staged): Promise<ExecuteResult> {
+  const { key, staging, log, logPath } = staged;
   const def = step.def;
   const started = new Date();
   ctx.emit({ type: "started", step: step.name, key, log: logPath });
   log.write(`# ${step.name} (${def.id} v${def.version}) key ${key}`);
   log.write(`# started ${started.toISOString()} on ${hostname()}`);
-  const run = await prepareRun(step, params, fingerprint, inputs, ctx, staging, log, logPath);
+  const run = await prepareRun(step, params, fingerprint, inputs, ctx, staged);
   const fail = async (failure: RunFailure): Promise<ExecuteResult> => {
     log.write(`# failed: ${failure.reason}`);
     if (failure.reason === "store-failed") log.write(`${failure.message}. Fix: ${failure.fix}`);
@@ -169,7 +177,7 @@ function progressEvents(step: AnyStep, emit: EventSink): ProgressSink {
 }
 
 /** Everything the step's body runs with: paths in the store and staging, scratch, datasets, and where its lines and progress go. */
-async function prepareRun(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, staging: string, log: Log, logPath: string): Promise<Run> {
+async function prepareRun(step: AnyStep, params: unknown, fingerprint: Fingerprint, inputs: Inputs, ctx: ExecuteContext, { key, staging, log, logPath }: Staged): Promise<Run> {
   const def = step.def;
   const inputPaths = inputJobPaths(inputs, ctx.store);
   const outputPaths = await stageOutputPaths(def.outputs, staging);
@@ -184,7 +192,7 @@ async function prepareRun(step: AnyStep, params: unknown, fingerprint: Fingerpri
   return {
     step,
     params,
-    key: cacheKey(fingerprint),
+    key,
     fingerprint,
     inputs,
     inputPaths,
