@@ -1,8 +1,8 @@
 /**
  * DPR training as pipeline steps:
  * - `assemble-dpr-examples` (in-process) turns tokenized queries, the tokenized collection,
- *   the turns' gold passages and optionally mined negatives into the trainer's input .npy
- *   files (steps/training/README.md);
+ *   the turns' gold passages and, when given, mined negatives and a dev collection into the
+ *   trainer's input .npy files (steps/training/README.md);
  * - `pretrain-dpr` and `train-dpr` are container steps running the trainer (training.dpr.train)
  *   (torch + numpy only) in a pinned image under Dagger, or with a host python3 that has
  *   torch under the local executor. `pretrain-dpr` starts from a random tiny BERT (the mini
@@ -12,7 +12,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStepWith } from "../../pipeline/engine/def-identity.ts";
-import { defineStep, dir, type ContainerRuntime } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, optional, type ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { writeNpy } from "../lib/npy.ts";
@@ -25,12 +25,10 @@ import { trainerParamsShape } from "./config-schema.ts";
 import { BERT, modelConfigParams } from "../pytrain/model-configs.ts";
 import { pythonArgv } from "../pytrain/launch.ts";
 
-const assembleOutputs = { examples: dir("dpr:examples", "examples") };
-
 async function assemble(
   ctx: {
     params: z.output<typeof assembleParams>;
-    inputs: { trainQueries: string; devQueries: string; passages: string; turns: string; negatives?: string; devCollection?: string };
+    inputs: { trainQueries: string; devQueries: string; passages: string; turns: string; negatives: string | undefined; devCollection: string | undefined };
     outputs: { examples: string };
     log(line: string): void;
   },
@@ -66,54 +64,27 @@ async function assemble(
   ctx.log(Object.entries(ex.counts).map(([key, v]) => `${key}=${v}`).join(" "));
 }
 
-const baseInputs = { trainQueries: "tokens:queries", devQueries: "tokens:queries", passages: "tokens:passages", turns: "parquet:turns" } as const;
-
-/** Examples for in-batch-negative training (no mined negatives). */
+/**
+ * Examples for in-batch-negative training; with `negatives`, also the top-k mined negatives of
+ * each example (train_neg.npy); with `devCollection`, a released (or BM25-hard) dev collection's
+ * passage ids instead of a sampled one.
+ */
 export const assembleExamples = defineStep({
   id: "assemble-dpr-examples",
   version: 1,
   source: import.meta.url,
-  description: "The DPR trainer's input files: training examples (positive, gold), dev queries and the dev collection.",
+  description: "The DPR trainer's input files: training examples (positive, gold, mined negatives if given), dev queries and the dev collection (given, or sampled).",
   params: assembleParams,
-  inputs: baseInputs,
-  outputs: assembleOutputs,
-  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
-});
-
-/** As assemble-dpr-examples, with a released dev collection (its passage ids) instead of a sample. */
-export const assembleExamplesReleasedDev = defineStep({
-  id: "assemble-dpr-examples-released-dev",
-  version: 1,
-  source: import.meta.url,
-  description: "As assemble-dpr-examples, with a released dev collection (passage ids) for model selection.",
-  params: assembleParams,
-  inputs: { ...baseInputs, devCollection: "ids:passages" },
-  outputs: assembleOutputs,
-  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
-});
-
-/** As assemble-dpr-examples-with-negatives, with a released dev collection. */
-export const assembleExamplesWithNegativesReleasedDev = defineStep({
-  id: "assemble-dpr-examples-with-negatives-released-dev",
-  version: 1,
-  source: import.meta.url,
-  description: "As assemble-dpr-examples-with-negatives, with a released dev collection (passage ids) for model selection.",
-  params: assembleParams,
-  inputs: { ...baseInputs, negatives: "parquet:negatives", devCollection: "ids:passages" },
-  outputs: assembleOutputs,
-  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
-});
-
-/** Examples with mined hard negatives (train_neg.npy). */
-export const assembleExamplesWithNegatives = defineStep({
-  id: "assemble-dpr-examples-with-negatives",
-  version: 1,
-  source: import.meta.url,
-  description: "As assemble-dpr-examples, plus the top-k mined negatives of each example.",
-  params: assembleParams,
-  inputs: { ...baseInputs, negatives: "parquet:negatives" },
-  outputs: assembleOutputs,
-  runtime: { type: "in-process", run: (ctx) => assemble(ctx) },
+  inputs: {
+    trainQueries: "tokens:queries",
+    devQueries: "tokens:queries",
+    passages: "tokens:passages",
+    turns: "parquet:turns",
+    negatives: optional("parquet:negatives"),
+    devCollection: optional("ids:passages"),
+  },
+  outputs: { examples: dir("dpr:examples", "examples") },
+  runtime: { type: "in-process", run: assemble },
 });
 
 /**

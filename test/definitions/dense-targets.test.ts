@@ -92,7 +92,7 @@ test("IHN: iteration i retrains from its seed's θ0 with negatives mined by iter
     }
     const minedBy = (train: AnyStep): AnyStep => {
       const examples = producer(train, "examples");
-      assert.match(examples.def.id, /^assemble-dpr-examples-with-negatives/);
+      assert.equal(examples.def.id, "assemble-dpr-examples");
       const mine = producer(examples, "negatives");
       assert.equal(mine.def.id, "mine-negatives");
       assert.equal((mine.params as { excludeGold?: boolean }).excludeGold, true);

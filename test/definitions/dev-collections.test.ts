@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { wiredInput } from "../../pipeline/engine/wiring.ts";
 import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/models.ts";
 import { ihn } from "../../pipeline/definitions/dense/variants.ts";
 import { buildDevCollection, readBlockIds } from "../../steps/data/dev-collection.ts";
@@ -27,17 +28,20 @@ const examplesOf = (ctx: DenseContext, dataset: "qrecc" | "topiocqa" | "orquac",
 
 test("real data: OR-QuAC selects on its released dev blocks, QReCC and TopiOCQA on 7.3k / 11k samples", () => {
   const orquac = examplesOf(REAL, "orquac", 1);
-  assert.equal(orquac.def.id, "assemble-dpr-examples-released-dev");
+  assert.equal(orquac.def.id, "assemble-dpr-examples");
+  assert.equal(wiredInput(orquac, "negatives"), undefined, "iteration 1 trains on in-batch negatives only");
   const ids = producer(orquac, "devCollection");
   assert.deepEqual([ids.def.id, ids.params], ["list-passage-ids", { file: "dev_blocks.txt" }]);
   assert.equal(producer(ids, "files").name, "fetch-dataset.orquac-dev-blocks");
   // iteration 2 (mined negatives) uses the same dev collection
   const orquac2 = examplesOf(REAL, "orquac", 2);
-  assert.equal(orquac2.def.id, "assemble-dpr-examples-with-negatives-released-dev");
+  assert.equal(orquac2.def.id, "assemble-dpr-examples");
   assert.equal(producer(orquac2, "devCollection").name, ids.name);
+  assert.equal(producer(orquac2, "negatives").def.id, "mine-negatives");
   for (const [dataset, size] of [["qrecc", 7300], ["topiocqa", 11000]] as const) {
     const ex = examplesOf(REAL, dataset, 1);
     assert.equal(ex.def.id, "assemble-dpr-examples");
+    assert.equal(wiredInput(ex, "devCollection"), undefined, "a sample, no dev collection input");
     assert.equal((ex.params as { devPassages: number }).devPassages, size);
   }
 });
@@ -45,7 +49,7 @@ test("real data: OR-QuAC selects on its released dev blocks, QReCC and TopiOCQA 
 test("mini: the dev collection is the dev gold, each dev query's top BM25 passages and a sample, shared by every variant", () => {
   const MINI: DenseContext = { data: "mini", profile: "paper" };
   const ex = examplesOf(MINI, "orquac", 1);
-  assert.equal(ex.def.id, "assemble-dpr-examples-released-dev");
+  assert.equal(ex.def.id, "assemble-dpr-examples");
   const dev = producer(ex, "devCollection");
   assert.equal(dev.def.id, "build-dev-collection");
   assert.deepEqual(dev.params, { split: "dev", perQuery: 5, size: 2000 });

@@ -13,7 +13,7 @@ import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { buildDevCollectionStep, listPassageIds } from "../../../steps/data/dev-collection.ts";
 import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
 import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../../steps/dense/steps.ts";
-import { assembleExamples, assembleExamplesReleasedDev, pretrainDprDef } from "../../../steps/training/steps.ts";
+import { assembleExamples, pretrainDprDef } from "../../../steps/training/steps.ts";
 import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
 import { BERT_VOCAB_LOCK_ENTRY, importBertVocab } from "../../../steps/encoding/import-vocab.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
@@ -136,7 +136,7 @@ function theta0Examples(ctx: DenseContext, setup: DenseSetup, nq: ReturnType<typ
       params: { split: "dev", perQuery: dev.bm25, size: dev.size },
       inputs: { run: nqBm25Run(ctx, "dev"), turns: nq.tables.turns, passages: nq.tables.passages },
     }).out.ids;
-    return use(assembleExamplesReleasedDev, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
+    return use(assembleExamples, { name, params: { devPassages: 0 }, inputs: { ...common, devCollection } }).out.examples;
   }
   if ("sample" in dev) return use(assembleExamples, { name, params: { devPassages: dev.sample }, inputs: common }).out.examples;
   throw new Error(`mini-nq has no released dev collection (${dev.released})`);

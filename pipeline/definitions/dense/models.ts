@@ -9,7 +9,7 @@
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { tokenizePassages, tokenizeQueries } from "../../../steps/encoding/steps.ts";
-import { assembleExamples, assembleExamplesReleasedDev, assembleExamplesWithNegatives, assembleExamplesWithNegativesReleasedDev, trainDprDef } from "../../../steps/training/steps.ts";
+import { assembleExamples, trainDprDef } from "../../../steps/training/steps.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
@@ -184,17 +184,10 @@ function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
     const label = mined === undefined ? variantLabel(v) : `${variantLabel(v)}.s${v.seed}`;
     const name = `assemble-dpr-examples.${datasetTag(ctx, v.dataset)}.${label}`;
     const dev = s.devPassages[v.dataset];
-    if (!("sample" in dev)) {
-      const devCollection = "released" in dev ? releasedDevIds(dev.released) : bm25DevCollection(ctx, v.dataset, dev);
-      const params = { k: s.schedule[v.dataset].k, devPassages: 0 };
-      return negs === undefined
-        ? use(assembleExamplesReleasedDev, { name, params, inputs: { ...common, devCollection } }).out.examples
-        : use(assembleExamplesWithNegativesReleasedDev, { name, params, inputs: { ...common, negatives: negs, devCollection } }).out.examples;
-    }
-    const params = { k: s.schedule[v.dataset].k, devPassages: dev.sample };
-    return negs === undefined
-      ? use(assembleExamples, { name, params, inputs: common }).out.examples
-      : use(assembleExamplesWithNegatives, { name, params, inputs: { ...common, negatives: negs } }).out.examples;
+    const devCollection = "sample" in dev ? undefined : "released" in dev ? releasedDevIds(dev.released) : bm25DevCollection(ctx, v.dataset, dev);
+    const params = { k: s.schedule[v.dataset].k, devPassages: "sample" in dev ? dev.sample : 0 };
+    const given = { ...(negs === undefined ? {} : { negatives: negs }), ...(devCollection === undefined ? {} : { devCollection }) };
+    return use(assembleExamples, { name, params, inputs: { ...common, ...given } }).out.examples;
   });
 }
 
