@@ -1,12 +1,12 @@
 /**
  * `assemble-dcsr-examples`: the DCSR trainer's input directory (steps/dcsr/README.md) from
  * the tokenized queries, the marker-token collection, the turns, the answer-sentence labels,
- * mined negatives (BM25 passages, or sentences mined by a DCSR model) and the dev collection.
- * One def per (negative kind, dev collection kind), so the wiring stays typed.
+ * mined negatives (BM25 passages, or sentences mined by a DCSR model) and, when given, the dev
+ * collection (otherwise sampled). One def per negative kind, so the wiring stays typed.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { defineStep, dir, type InputKinds } from "../../pipeline/engine/step.ts";
+import { defineStep, dir, optional, type InputKinds } from "../../pipeline/engine/step.ts";
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { canonicalJson } from "../../pipeline/engine/canonical.ts";
 import { writeNpy } from "../lib/npy.ts";
@@ -91,13 +91,9 @@ function makeDef<I extends InputKinds>(id: string, inputs: I, negatives: Negativ
   });
 }
 
-const baseInputs = { trainQueries: "tokens:queries", devQueries: "tokens:queries", passages: "tokens:dcsr-passages", turns: "parquet:turns", labels: "parquet:answer-sentences" } as const;
+const baseInputs = { trainQueries: "tokens:queries", devQueries: "tokens:queries", passages: "tokens:dcsr-passages", turns: "parquet:turns", labels: "parquet:answer-sentences", devCollection: optional("ids:passages") } as const;
 
-/** With BM25 (or any miner's) negative passages; dev collection sampled. */
+/** With BM25 (or any miner's) negative passages; with a devCollection input (released, or BM25-hard) or a sampled one. */
 export const assembleDcsrExamples = makeDef("assemble-dcsr-examples", { ...baseInputs, negatives: NEGATIVE_INPUT.passages }, "passages");
-/** With negative passages and a given dev collection (released, or BM25-hard). */
-export const assembleDcsrExamplesDev = makeDef("assemble-dcsr-examples-dev-collection", { ...baseInputs, negatives: NEGATIVE_INPUT.passages, devCollection: "ids:passages" }, "passages");
-/** With sentences mined by a DCSR model (DCSR x IHN); dev collection sampled. */
+/** With sentences mined by a DCSR model (DCSR x IHN); the dev collection as above. */
 export const assembleDcsrExamplesMined = makeDef("assemble-dcsr-examples-mined", { ...baseInputs, negatives: NEGATIVE_INPUT.sentences }, "sentences");
-/** With mined sentences and a given dev collection. */
-export const assembleDcsrExamplesMinedDev = makeDef("assemble-dcsr-examples-mined-dev-collection", { ...baseInputs, negatives: NEGATIVE_INPUT.sentences, devCollection: "ids:passages" }, "sentences");

@@ -9,6 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { graphOf, inputsIn, producer } from "../definitions/graph-helpers.ts";
+import { wiredInput } from "../../pipeline/engine/wiring.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
 import { dcsrModelOf } from "../../pipeline/definitions/dcsr/graph.ts";
 import { dcsrIhn } from "../../pipeline/definitions/dcsr/variants.ts";
@@ -55,6 +56,18 @@ test("DCSR and DPR train on the same tokenized queries, BM25 negatives and dev c
   for (const input of ["trainQueries", "devQueries", "negatives", "devCollection"]) assert.equal(producer(dcsrExamples, input).name, producer(dprExamples, input).name, input);
   const g = graphOf([dcsrExamples, dprExamples]);
   assert.equal(g.order.filter((s) => s.name === "mine-negatives.mini-qrecc.bm25").length, 1);
+});
+
+test("real data: DCSR's examples take OR-QuAC's released dev collection as an input and sample QReCC's (no devCollection input)", () => {
+  const real: DenseContext = { data: "real", profile: "paper" };
+  const examplesOf = (dataset: "qrecc" | "orquac", i: number) => producer(dcsrModelOf(real, dcsrIhn(dataset, i, 42)).step, "examples");
+  const [orquac1, orquac2, qrecc1, qrecc2] = [examplesOf("orquac", 1), examplesOf("orquac", 2), examplesOf("qrecc", 1), examplesOf("qrecc", 2)];
+  assert.deepEqual([orquac1, orquac2, qrecc1, qrecc2].map((s) => s.def.id), ["assemble-dcsr-examples", "assemble-dcsr-examples-mined", "assemble-dcsr-examples", "assemble-dcsr-examples-mined"]);
+  for (const s of [orquac1, orquac2]) assert.equal(producer(s, "devCollection").def.id, "list-passage-ids");
+  for (const s of [qrecc1, qrecc2]) {
+    assert.equal(wiredInput(s, "devCollection"), undefined);
+    assert.equal((s.params as { devPassages: number }).devPassages, 7300);
+  }
 });
 
 test("table-dcsr is its own target, not in report or report-smoke; table-dcsr-smoke trains DCSR on QReCC only, one epoch; ablations are a target of their own", () => {

@@ -8,7 +8,7 @@
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { QueryFormName } from "../../../steps/encoding/format/query-forms.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
-import { assembleDcsrExamples, assembleDcsrExamplesDev, assembleDcsrExamplesMined, assembleDcsrExamplesMinedDev } from "../../../steps/dcsr/examples-step.ts";
+import { assembleDcsrExamples, assembleDcsrExamplesMined } from "../../../steps/dcsr/examples-step.ts";
 import { encodeDcsrQueries, encodeDcsrSentences } from "../../../steps/dcsr/encode.ts";
 import { searchDcsr } from "../../../steps/dcsr/search.ts";
 import { mineDcsrNegatives } from "../../../steps/dcsr/mining.ts";
@@ -54,16 +54,10 @@ function examples(ctx: DcsrContext, v: DcsrVariant): OutputRef<"dcsr:examples"> 
     const name = `assemble-dcsr-examples.${datasetTag(ctx, v.dataset)}.${mined === null ? "bm25" : `mined-by-${modelLabel(mined)}`}`;
     const dev = devCollectionOf(ctx, v.dataset);
     const params = { k: depthOf(ctx, v.dataset), devPassages: "sample" in dev ? dev.sample : 0 };
-    if (mined === null) {
-      const negatives = bm25NegativesOf(ctx, v.dataset);
-      return "ids" in dev
-        ? use(assembleDcsrExamplesDev, { name, params, inputs: { ...common, negatives, devCollection: dev.ids } }).out.examples
-        : use(assembleDcsrExamples, { name, params, inputs: { ...common, negatives } }).out.examples;
-    }
-    const negatives = minedSentences(ctx, mined);
-    return "ids" in dev
-      ? use(assembleDcsrExamplesMinedDev, { name, params, inputs: { ...common, negatives, devCollection: dev.ids } }).out.examples
-      : use(assembleDcsrExamplesMined, { name, params, inputs: { ...common, negatives } }).out.examples;
+    const given = { ...common, ...("ids" in dev ? { devCollection: dev.ids } : {}) };
+    return mined === null
+      ? use(assembleDcsrExamples, { name, params, inputs: { ...given, negatives: bm25NegativesOf(ctx, v.dataset) } }).out.examples
+      : use(assembleDcsrExamplesMined, { name, params, inputs: { ...given, negatives: minedSentences(ctx, mined) } }).out.examples;
   });
 }
 
