@@ -1,5 +1,5 @@
 /**
- * What the assemble steps of DPR (steps.ts: assemble-dpr-examples) and DCSR
+ * What the assemble steps of DPR (assemble-step.ts: assemble-dpr-examples) and DCSR
  * (steps/dcsr/examples-step.ts: assemble-dcsr-examples[-mined]) share: their params, reading the turns'
  * gold passages and a token directory's id lines, and copying rows of a token matrix.
  */

@@ -136,7 +136,7 @@ test("train.py --init-from refuses inputs tokenized with another vocabulary than
 });
 
 test("assemble-dpr-examples refuses queries and passages tokenized with different vocabularies", async () => {
-  const { assembleExamples } = await import("../../steps/training/steps.ts");
+  const { assembleExamples } = await import("../../steps/training/assemble-step.ts");
   const dir = tempDir("cspipe-vocab-assemble-");
   const dirs = Object.fromEntries(["passages", "trainQueries", "devQueries"].map((k) => [k, join(dir, k)])) as Record<"passages" | "trainQueries" | "devQueries", string>;
   for (const [k, d] of Object.entries(dirs)) {

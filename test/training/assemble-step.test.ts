@@ -15,7 +15,7 @@ import { writeParquetFile } from "../../steps/lib/parquet.ts";
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { turnsSchema, type TurnRow } from "../../steps/data/schemas.ts";
 import { negativesSchema } from "../../steps/mining/steps.ts";
-import { assembleExamples } from "../../steps/training/steps.ts";
+import { assembleExamples } from "../../steps/training/assemble-step.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 
 // Fixture steps get a stand-alone source file (see test/dense/steps.test.ts).

@@ -9,7 +9,8 @@
 import { use, type OutputRef } from "../../engine/step.ts";
 import type { DatasetName } from "../../../steps/data/schemas.ts";
 import { tokenizePassages, tokenizeQueries } from "../../../steps/encoding/steps.ts";
-import { assembleExamples, trainDprDef } from "../../../steps/training/steps.ts";
+import { trainDprDef } from "../../../steps/training/steps.ts";
+import { assembleExamples } from "../../../steps/training/assemble-step.ts";
 import { mineNegativesStep } from "../../../steps/mining/steps.ts";
 import { buildBm25Index, searchBm25 } from "../../../steps/sparse/steps.ts";
 import { evaluateRunStep } from "../../../steps/eval/steps.ts";
