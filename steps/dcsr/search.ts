@@ -7,7 +7,7 @@
  * TREC like every other run (score = ln HasAns). The top sentences of each query are kept
  * in sentences.parquet (what DCSR x IHN mines its negatives from).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { z } from "zod";
@@ -24,7 +24,7 @@ import { flatBackendOf } from "../dense/shard-search.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 import { hasAnsByGroup, topGroups } from "./hasans.ts";
 import { SENTENCE_INDEX_FILE } from "./encode.ts";
-import { EMPTY_QIDS } from "../dense/query-encoding.ts";
+import { EMPTY_QIDS, readLines } from "../dense/query-encoding.ts";
 
 export const sentenceRunSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
@@ -43,12 +43,6 @@ export interface SentenceRunRow {
   readonly rank: number;
   readonly score: number;
   readonly log_prob: number;
-}
-
-function readLines(path: string): string[] {
-  const lines = readFileSync(path, "utf8").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 
 /**
