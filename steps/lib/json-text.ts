@@ -121,6 +121,8 @@ export function findJsonError(text: string): JsonSyntaxError | undefined {
     return undefined;
   } catch (e) {
     if (typeof e === "object" && e !== null && "offset" in e) return e as JsonSyntaxError;
+    // The stack ends before the depth limit (about 4,000 levels under Node's default stack).
+    if (e instanceof RangeError) return { offset: c.i, problem: "nested too deeply" };
     throw e;
   }
 }
