@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
 import { BlockReader, MAX_BLOCK_SIZE, PADDING, postingsView } from "./postings.ts";
-import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
+import { concatParts, FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
 import type { FileSection } from "./columns.ts";
 import { mergeIdRanks } from "./ids.ts";
 import { IndexBuilder } from "./index.ts";
@@ -218,23 +218,19 @@ function copyPostings(r: FileReader, n: number, base: number, norms: Uint8Array,
 }
 
 /** The terms of every segment in byte order, each with the postings of every segment holding it (in segment order). */
-function mergeTerms(segs: readonly Segment[], docs: { bases: readonly number[]; norms: Uint8Array }, columns: MergeColumns, blockSize: number): { termBytes: Uint8Array; termOffsets: number[]; df: number[] } {
+function mergeTerms(segs: readonly Segment[], docs: { bases: readonly number[]; norms: Uint8Array }, columns: MergeColumns, blockSize: number): { termBytes: Uint8Array; termOffsets: Float64Array; df: number[] } {
   const readers = segs.map((s) => new FileReader(s.fd, s.loc.offset, s.loc.offset + s.loc.length));
   const cursor = segs.map(() => 0);
   const blocks = new BlockWriter(columns, blockSize);
   const docBuf = new Int32Array(MAX_BLOCK_SIZE);
   const tfBuf = new Int32Array(MAX_BLOCK_SIZE);
   const termChunks: Uint8Array[] = [];
-  const termOffsets: number[] = [0];
   const df: number[] = [];
-  let termBytesLength = 0;
   for (let min = smallestTerm(segs, cursor); min >= 0; min = smallestTerm(segs, cursor)) {
     const m = segs[min]!.index;
     const ms = m.termOffsets[cursor[min]!]!;
     const me = m.termOffsets[cursor[min]! + 1]!;
     termChunks.push(m.termBytes.subarray(ms, me));
-    termBytesLength += me - ms;
-    termOffsets.push(termBytesLength);
     let termDf = 0;
     for (let i = 0; i < segs.length; i++) {
       const s = segs[i]!.index;
@@ -248,17 +244,8 @@ function mergeTerms(segs: readonly Segment[], docs: { bases: readonly number[]; 
     df.push(termDf);
   }
   blocks.finish();
-  return { termBytes: concatBytes(termChunks, termBytesLength), termOffsets, df };
-}
-
-function concatBytes(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let p = 0;
-  for (const c of chunks) {
-    out.set(c, p);
-    p += c.length;
-  }
-  return out;
+  const { bytes, offsets } = concatParts(termChunks);
+  return { termBytes: bytes, termOffsets: offsets, df };
 }
 
 /** The segments' ids one after the other (their bytes and offsets), and their summed statistics. */
@@ -311,7 +298,7 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
       sumTotalTermFreq: ids.sumTotalTermFreq,
       numTerms: terms.df.length,
       termBytes: terms.termBytes,
-      termOffsets: Float64Array.from(terms.termOffsets),
+      termOffsets: terms.termOffsets,
       df: Uint32Array.from(terms.df),
       postingOffsets: withLeadingZero(columns.termPostingEnds.toArray()),
       termBlockOffsets: withLeadingZero(columns.termBlockEnds.toArray()),
