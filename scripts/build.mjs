@@ -210,6 +210,83 @@ async function loadEsbuild(root) {
 }
 
 /**
+ * Where a compiled module imports its vendored packages from (a path relative to the module):
+ * each eager package's one bundle, and the lazy wrappers (LAZY_PACKAGES and the LAZY_VENDOR ones).
+ */
+function vendorPaths(tmp, installed) {
+  const fromOut = (out, file) => `./${relative(dirname(out), join(tmp, "vendor", file)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../");
+  const lazyVendored = Object.keys(installed).filter((pkg) => LAZY_VENDOR.includes(pkg));
+  return {
+    lazyVendored,
+    vendoredFrom: (out) => new Map(Object.keys(installed).filter((pkg) => !lazyVendored.includes(pkg)).map((pkg) => [pkg, fromOut(out, `${pkg}.js`)])),
+    lazyFrom: (out) => new Map([...LAZY_PACKAGES, ...lazyVendored].map((pkg) => [pkg, fromOut(out, `lazy/${pkg}.js`)])),
+  };
+}
+
+/** One TypeScript source compiled to `<tmp>/<r>.js` (and its map), its specifiers rewritten; the packages and relative imports it used are recorded in `acc`. */
+async function compileModule(esbuild, src, r, tmp, vendor, acc) {
+  const text = readFileSync(src, "utf8");
+  const out = join(tmp, r.replace(/\.ts$/, ".js").replace(/\.mts$/, ".mjs"));
+  const result = await esbuild.transform(text, {
+    loader: "ts",
+    format: "esm",
+    target: "node20",
+    sourcefile: relative(dirname(out), src).split(sep).join("/"),
+    sourcemap: "external",
+    sourcesContent: false,
+  });
+  const { code, rewritten, vendored, lazy } = rewriteSpecifiers(result.code, vendor.vendoredFrom(out), vendor.lazyFrom(out));
+  for (const pkg of vendored) acc.usedVendored.add(pkg);
+  for (const pkg of lazy) acc.usedLazy.add(pkg);
+  const eager = eagerImports(code, vendor.lazyVendored);
+  if (eager.length > 0) throw new Error(`build: ${r} imports ${eager.join(", ")} other than as a namespace (import * as x): LAZY_VENDOR packages load through one lazy copy`);
+  for (const spec of rewritten) acc.imports.push({ from: r, target: acc.rel(resolve(dirname(src), spec)) });
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${code}//# sourceMappingURL=${basename(out)}.map\n`);
+  writeFileSync(`${out}.map`, result.map);
+  acc.files[r] = digest(text);
+  acc.built.add(r);
+}
+
+/** An asset (JSON, Python, ...) copied as it is. */
+function copyAsset(src, r, tmp, acc) {
+  const bytes = readFileSync(src);
+  const out = join(tmp, r);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, bytes);
+  acc.files[r] = digest(bytes.toString("utf8"));
+  acc.built.add(r);
+}
+
+/** Bundles the vendored packages the compiled modules import (eager ones as ESM, lazy ones as CJS behind a wrapper); returns their versions. */
+async function bundleVendors(esbuild, root, tmp, installed, lazyVendored, acc) {
+  const packages = {};
+  for (const pkg of [...acc.usedVendored].sort()) {
+    packages[pkg] = installed[pkg];
+    await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.js`), "esm");
+  }
+  for (const pkg of [...acc.usedLazy].sort()) {
+    mkdirSync(join(tmp, "vendor", "lazy"), { recursive: true });
+    if (!lazyVendored.includes(pkg)) {
+      writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
+      continue;
+    }
+    packages[pkg] = installed[pkg];
+    await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.cjs`), "cjs");
+    writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg, `../${pkg}.cjs`));
+  }
+  return packages;
+}
+
+/** Swaps the new tree in: a reader sees either the old or the new complete dist. */
+function swapIn(tmp, outDir) {
+  const old = `${tmp}.old`;
+  if (existsSync(outDir)) renameSync(outDir, old);
+  renameSync(tmp, outDir);
+  rmSync(old, { recursive: true, force: true });
+}
+
+/**
  * Build `dirs` (relative to root) into outDir. Returns counts; throws if a relative import
  * points at a file that is not part of the build.
  */
@@ -220,85 +297,34 @@ export async function build({ root, outDir = join(root, "dist"), dirs = DEFAULT_
   const sources = sourceFiles(root, dirs);
   const tmp = join(dirname(outDir), `.${basename(outDir)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
-  const files = {};
-  const built = new Set();
-  const imports = [];
+  const acc = { rel, files: {}, built: new Set(), imports: [], usedVendored: new Set(), usedLazy: new Set() };
   let compiled = 0;
   let copied = 0;
-  const packages = {};
   // The version the scanner puts in keys comes from the same package.json files.
   const installed = vendorVersions(root, vendor);
-  const usedVendored = new Set();
-  const usedLazy = new Set();
   try {
-    const fromOut = (out, file) => `./${relative(dirname(out), join(tmp, "vendor", file)).split(sep).join("/")}`.replace(/^\.\/\.\.\//, "../");
-    const lazyVendored = Object.keys(installed).filter((pkg) => LAZY_VENDOR.includes(pkg));
-    const vendoredFrom = (out) => new Map(Object.keys(installed).filter((pkg) => !lazyVendored.includes(pkg)).map((pkg) => [pkg, fromOut(out, `${pkg}.js`)]));
-    const lazyFrom = (out) => new Map([...LAZY_PACKAGES, ...lazyVendored].map((pkg) => [pkg, fromOut(out, `lazy/${pkg}.js`)]));
+    const paths = vendorPaths(tmp, installed);
     for (const src of sources) {
       const r = rel(src);
       if (r.endsWith(".d.ts")) continue;
       if (TS_EXT.test(r)) {
-        const text = readFileSync(src, "utf8");
-        const out = join(tmp, r.replace(/\.ts$/, ".js").replace(/\.mts$/, ".mjs"));
-        const result = await esbuild.transform(text, {
-          loader: "ts",
-          format: "esm",
-          target: "node20",
-          sourcefile: relative(dirname(out), src).split(sep).join("/"),
-          sourcemap: "external",
-          sourcesContent: false,
-        });
-        const { code, rewritten, vendored, lazy } = rewriteSpecifiers(result.code, vendoredFrom(out), lazyFrom(out));
-        for (const pkg of vendored) usedVendored.add(pkg);
-        for (const pkg of lazy) usedLazy.add(pkg);
-        const eager = eagerImports(code, lazyVendored);
-        if (eager.length > 0) throw new Error(`build: ${r} imports ${eager.join(", ")} other than as a namespace (import * as x): LAZY_VENDOR packages load through one lazy copy`);
-        for (const spec of rewritten) imports.push({ from: r, target: rel(resolve(dirname(src), spec)) });
-        mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(out, `${code}//# sourceMappingURL=${basename(out)}.map\n`);
-        writeFileSync(`${out}.map`, result.map);
-        files[r] = digest(text);
-        built.add(r);
+        await compileModule(esbuild, src, r, tmp, paths, acc);
         compiled++;
       } else if (ASSET_EXT.test(r)) {
-        const bytes = readFileSync(src);
-        const out = join(tmp, r);
-        mkdirSync(dirname(out), { recursive: true });
-        writeFileSync(out, bytes);
-        files[r] = digest(bytes.toString("utf8"));
-        built.add(r);
+        copyAsset(src, r, tmp, acc);
         copied++;
       }
     }
-    const missing = imports.filter((i) => !built.has(i.target));
+    const missing = acc.imports.filter((i) => !acc.built.has(i.target));
     if (missing.length > 0) {
       throw new Error(`build: imports outside the build (add their folder to --dirs): ${missing.map((m) => `${m.from} -> ${m.target}`).join(", ")}`);
     }
-    // Bundle the vendored packages that the compiled modules import.
-    for (const pkg of [...usedVendored].sort()) {
-      packages[pkg] = installed[pkg];
-      await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.js`), "esm");
-    }
-    for (const pkg of [...usedLazy].sort()) {
-      mkdirSync(join(tmp, "vendor", "lazy"), { recursive: true });
-      if (!lazyVendored.includes(pkg)) {
-        writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg));
-        continue;
-      }
-      packages[pkg] = installed[pkg];
-      await bundleVendor(esbuild, root, pkg, join(tmp, "vendor", `${pkg}.cjs`), "cjs");
-      writeFileSync(join(tmp, "vendor", "lazy", `${pkg}.js`), lazyModule(pkg, `../${pkg}.cjs`));
-    }
+    const packages = await bundleVendors(esbuild, root, tmp, installed, paths.lazyVendored, acc);
     // The CLI as a few files beside the per-file build (scripts/bundle.mjs), when asked and the CLI is built.
     if (bundle && existsSync(join(tmp, BUNDLE_ENTRY))) await bundleBuild(esbuild, tmp);
-    const manifest = { format: 1, dirs, files, packages };
+    const manifest = { format: 1, dirs, files: acc.files, packages };
     writeFileSync(join(tmp, MANIFEST_NAME), `${JSON.stringify(manifest, null, 1)}\n`);
-    // Swap in the new tree; a reader sees either the old or the new complete dist.
-    const old = `${tmp}.old`;
-    if (existsSync(outDir)) renameSync(outDir, old);
-    renameSync(tmp, outDir);
-    rmSync(old, { recursive: true, force: true });
+    swapIn(tmp, outDir);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
     throw e;

@@ -76,6 +76,124 @@ const fmt = (x: number): string => (Number.isNaN(x) ? "-" : x >= 100 ? Math.roun
 const mib = (kib: number): string => (Number.isNaN(kib) ? "-" : `${Math.round(kib / 1024).toLocaleString("en-US")} MiB`);
 const pathBytes = (p: string): number => (statSync(p).isDirectory() ? 0 : statSync(p).size);
 
+/** Where the two indexes are: cspipe's file and Lucene's directory (none without the peer). */
+interface Indexes {
+  readonly work: string;
+  readonly ours: string;
+  readonly theirs: string;
+  readonly lucene: string | undefined;
+}
+
+interface Builds {
+  readonly b: Json;
+  readonly lb: Json | undefined;
+}
+
+/** Both builds, measured (cspipe then Lucene); with --search-only, the kept indexes instead (nothing measured). */
+function buildIndexes(ix: Indexes, collection: string): Builds {
+  if (values["search-only"]) {
+    if (!existsSync(ix.ours) || (ix.lucene && !existsSync(ix.theirs))) throw new Error(`--search-only: no indexes in ${ix.work}; run once with --keep-index`);
+    console.log(`reusing the indexes in ${ix.work} (no build measured)`);
+    return { b: { seconds: NaN, cpuSeconds: NaN, peakRssKiB: NaN }, lb: undefined };
+  }
+  rmSync(ix.work, { recursive: true, force: true });
+  mkdirSync(join(ix.work, "seg"), { recursive: true });
+  const b = tsx("cspipe-run.ts", ["build", collection, ix.ours, values["segment-postings"], join(ix.work, "seg")])[0]!;
+  console.log(`cspipe build: ${JSON.stringify(b)}`);
+  let lb: Json | undefined;
+  if (ix.lucene) {
+    mkdirSync(ix.theirs, { recursive: true });
+    lb = java(ix.lucene, ["build", collection, ix.theirs, values["ram-mb"]], "3g")[0]!;
+    console.log(`lucene build: ${JSON.stringify(lb)}`);
+  }
+  return { b, lb };
+}
+
+/** What the search repeats measured: queries per second (wall, CPU) per engine, peak RSS, and the last repeat's first hits and pruning counters. */
+interface Searches {
+  readonly qps: { ours: number[]; oursCpu: number[]; lucene: number[]; luceneCpu: number[]; exhaustive: number[]; exhaustiveCpu: number[] };
+  readonly searchRss: { ours: number[]; lucene: number[] };
+  ourHits: HitList[];
+  theirHits: HitList[];
+  stats: unknown;
+}
+
+/** `--repeats` rounds, each cspipe then Lucene (then cspipe's exhaustive scorer), every one in a fresh child process. */
+function searchRepeats(ix: Indexes, queryFile: string): Searches {
+  const s: Searches = { qps: { ours: [], oursCpu: [], lucene: [], luceneCpu: [], exhaustive: [], exhaustiveCpu: [] }, searchRss: { ours: [], lucene: [] }, ourHits: [], theirHits: [], stats: undefined };
+  const args = [queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), values.warmup, "1"];
+  for (let r = 0; r < REPEATS; r++) {
+    const o = tsx("cspipe-run.ts", ["search", ix.ours, ...args, "0"]);
+    s.qps.ours.push(NQ / (o[0]!.seconds as number));
+    s.qps.oursCpu.push(NQ / (o[0]!.cpuSeconds as number));
+    s.ourHits = o[1]!.firstHits as HitList[];
+    s.stats = o[1]!.stats;
+    s.searchRss.ours.push(o[1]!.peakRssKiB as number);
+    if (ix.lucene) {
+      const l = java(ix.lucene, ["search", ix.theirs, ...args, "0"], "1g");
+      s.qps.lucene.push(NQ / (l[0]!.seconds as number));
+      s.qps.luceneCpu.push(NQ / (l[0]!.cpuSeconds as number));
+      s.theirHits = l[1]!.firstHits as HitList[];
+      s.searchRss.lucene.push(l[1]!.peakRssKiB as number);
+    }
+    if (values.exhaustive) {
+      const e = tsx("cspipe-run.ts", ["search", ix.ours, ...args, "1"]);
+      s.qps.exhaustive.push(NQ / (e[0]!.seconds as number));
+      s.qps.exhaustiveCpu.push(NQ / (e[0]!.cpuSeconds as number));
+    }
+    console.log(`  search repeat ${r + 1}/${REPEATS} done`);
+  }
+  return s;
+}
+
+const row = (name: string, a: number, l: number | undefined, higherIsBetter: boolean): void =>
+  console.log(`| ${name} | ${fmt(a)} | ${l === undefined ? "-" : fmt(l)} | ${l === undefined ? "-" : `${(higherIsBetter ? a / l : l / a).toFixed(2)}x`} |`);
+
+/** The build rows of the table: throughput (wall, with Lucene's forceMerge, per CPU-second), peak RSS and index size. */
+function buildRows({ b, lb }: Builds, oursBytes: number): void {
+  row("build, passages/s (wall)", N / (b.seconds as number), lb ? N / (lb.indexSeconds as number) : undefined, true);
+  row("build, passages/s (wall; Lucene incl. forceMerge(1))", N / (b.seconds as number), lb ? N / ((lb.indexSeconds as number) + (lb.forceMergeSeconds as number)) : undefined, true);
+  row("build, passages per CPU-second", N / (b.cpuSeconds as number), lb ? N / (lb.indexCpuSeconds as number) : undefined, true);
+  console.log(`| build, peak RSS | ${mib(b.peakRssKiB as number)} | ${lb ? mib(lb.peakRssKiB as number) : "-"} | |`);
+  console.log(`| index size | ${(oursBytes / 2 ** 20).toFixed(0)} MiB | ${lb ? `${((lb.bytes as number) / 2 ** 20).toFixed(0)} MiB` : "-"} | |`);
+}
+
+/** The search rows of the table: q/s (median, min, per CPU-second), the per-repeat ratios, peak RSS, the exhaustive scorer and the worker threads. */
+function searchRows(s: Searches, lucene: string | undefined, parallel: Json | undefined): void {
+  const { qps } = s;
+  row(`search top-${K}, q/s, 1 thread (median of ${REPEATS})`, median(qps.ours), lucene ? median(qps.lucene) : undefined, true);
+  row(`search top-${K}, q/s, 1 thread (min of ${REPEATS})`, minimum(qps.ours), lucene ? minimum(qps.lucene) : undefined, true);
+  row(`search top-${K}, queries per CPU-second (median)`, median(qps.oursCpu), lucene ? median(qps.luceneCpu) : undefined, true);
+  if (lucene) {
+    // each repeat runs the two children back to back: a ratio within a repeat shares most of the machine's load
+    const pairs = (a: number[], l: number[]): string => {
+      const r = a.map((x, i) => x / l[i]!);
+      return `${median(r).toFixed(2)}x (${r.map((x) => x.toFixed(2)).join(", ")})`;
+    };
+    console.log(`| search, median of the per-repeat ratios: wall; per CPU-second | | | ${pairs(qps.ours, qps.lucene)}; ${pairs(qps.oursCpu, qps.luceneCpu)} |`);
+  }
+  // the search child's whole process: the index read into memory (cspipe) or mapped (Lucene's pages
+  // touched count), the JIT, and cspipe's term bitsets
+  console.log(`| search, peak RSS (median) | ${mib(median(s.searchRss.ours))} | ${lucene ? mib(median(s.searchRss.lucene)) : "-"} | |`);
+  if (values.exhaustive) console.log(`| cspipe exhaustive scorer, q/s (median; per CPU-s) | ${fmt(median(qps.exhaustive))} (${fmt(median(qps.exhaustiveCpu))}) | | pruned/exhaustive ${(median(qps.ours) / median(qps.exhaustive)).toFixed(2)}x |`);
+  if (parallel) console.log(`| cspipe ${THREADS} worker threads, q/s steady (whole run incl. start-up) | ${fmt(parallel.steadyQps as number)} (${fmt(NQ / (parallel.seconds as number))}) | | |`);
+}
+
+/** The table, the pruning counters, and the first queries' hits against Lucene's (exit code 1 when they differ). */
+function report(ix: Indexes, builds: Builds, s: Searches, parallel: Json | undefined): void {
+  const oursBytes = statSync(ix.ours).size;
+  console.log("\n| measure | cspipe | Lucene 8 | cspipe / Lucene |");
+  console.log("|---|---:|---:|---:|");
+  buildRows(builds, oursBytes);
+  searchRows(s, ix.lucene, parallel);
+  console.log(`\ncspipe pruning counters (all passes of the last repeat): ${JSON.stringify(s.stats)}`);
+  if (ix.lucene) {
+    const c = compareHitLists(s.ourHits, s.theirHits);
+    console.log(`hits vs Lucene on the first ${s.ourHits.length} queries: ${c.identical} identical lists, ${c.agreeAboveKth} agree above the k-th score, max |score diff| ${c.maxDiff}${c.problems.length ? `; DIFFER: ${c.problems.slice(0, 3).join("; ")}` : ""}`);
+    if (c.problems.length > 0) process.exitCode = 1;
+  }
+}
+
 async function main(): Promise<void> {
   const peer = values["no-lucene"] ? { missing: "--no-lucene" } : luceneClasspath();
   const lucene = "classpath" in peer ? peer.classpath : undefined;
@@ -93,92 +211,13 @@ async function main(): Promise<void> {
 
   const keep = values["keep-index"] || values["search-only"];
   const work = keep ? join(dataDir, `indexes-${N}`) : mkdtempSync(join(tmpdir(), "cspipe-bench-bm25-"));
-  const ours = join(work, "cspipe.bm25");
-  const theirs = join(work, "lucene");
+  const ix: Indexes = { work, ours: join(work, "cspipe.bm25"), theirs: join(work, "lucene"), lucene };
   try {
-    // --- build: cspipe then Lucene
-    let b: Json = { seconds: NaN, cpuSeconds: NaN, peakRssKiB: NaN };
-    let lb: Json | undefined;
-    if (values["search-only"]) {
-      if (!existsSync(ours) || (lucene && !existsSync(theirs))) throw new Error(`--search-only: no indexes in ${work}; run once with --keep-index`);
-      console.log(`reusing the indexes in ${work} (no build measured)`);
-    } else {
-      rmSync(work, { recursive: true, force: true });
-      mkdirSync(join(work, "seg"), { recursive: true });
-      b = tsx("cspipe-run.ts", ["build", collection, ours, values["segment-postings"], join(work, "seg")])[0]!;
-      console.log(`cspipe build: ${JSON.stringify(b)}`);
-      if (lucene) {
-        mkdirSync(theirs, { recursive: true });
-        lb = java(lucene, ["build", collection, theirs, values["ram-mb"]], "3g")[0]!;
-        console.log(`lucene build: ${JSON.stringify(lb)}`);
-      }
-    }
-
-    // --- search, alternating
-    const qps = { ours: [] as number[], oursCpu: [] as number[], lucene: [] as number[], luceneCpu: [] as number[], exhaustive: [] as number[], exhaustiveCpu: [] as number[] };
-    let ourHits: HitList[] = [];
-    let theirHits: HitList[] = [];
-    let stats: unknown;
-    const searchRss = { ours: [] as number[], lucene: [] as number[] };
-    const args = [queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), values.warmup, "1"];
-    for (let r = 0; r < REPEATS; r++) {
-      const o = tsx("cspipe-run.ts", ["search", ours, ...args, "0"]);
-      qps.ours.push(NQ / (o[0]!.seconds as number));
-      qps.oursCpu.push(NQ / (o[0]!.cpuSeconds as number));
-      ourHits = o[1]!.firstHits as HitList[];
-      stats = o[1]!.stats;
-      searchRss.ours.push(o[1]!.peakRssKiB as number);
-      if (lucene) {
-        const l = java(lucene, ["search", theirs, ...args, "0"], "1g");
-        qps.lucene.push(NQ / (l[0]!.seconds as number));
-        qps.luceneCpu.push(NQ / (l[0]!.cpuSeconds as number));
-        theirHits = l[1]!.firstHits as HitList[];
-        searchRss.lucene.push(l[1]!.peakRssKiB as number);
-      }
-      if (values.exhaustive) {
-        const e = tsx("cspipe-run.ts", ["search", ours, ...args, "1"]);
-        qps.exhaustive.push(NQ / (e[0]!.seconds as number));
-        qps.exhaustiveCpu.push(NQ / (e[0]!.cpuSeconds as number));
-      }
-      console.log(`  search repeat ${r + 1}/${REPEATS} done`);
-    }
-    let parallel: Json | undefined;
-    if (THREADS > 0) parallel = tsx("cspipe-run.ts", ["parallel", ours, queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), String(THREADS)])[0];
-
-    // --- report
-    const oursBytes = statSync(ours).size;
-    console.log("\n| measure | cspipe | Lucene 8 | cspipe / Lucene |");
-    console.log("|---|---:|---:|---:|");
-    const row = (name: string, a: number, l: number | undefined, higherIsBetter: boolean) =>
-      console.log(`| ${name} | ${fmt(a)} | ${l === undefined ? "-" : fmt(l)} | ${l === undefined ? "-" : `${(higherIsBetter ? a / l : l / a).toFixed(2)}x`} |`);
-    row("build, passages/s (wall)", N / (b.seconds as number), lb ? N / (lb.indexSeconds as number) : undefined, true);
-    row("build, passages/s (wall; Lucene incl. forceMerge(1))", N / (b.seconds as number), lb ? N / ((lb.indexSeconds as number) + (lb.forceMergeSeconds as number)) : undefined, true);
-    row("build, passages per CPU-second", N / (b.cpuSeconds as number), lb ? N / (lb.indexCpuSeconds as number) : undefined, true);
-    console.log(`| build, peak RSS | ${mib(b.peakRssKiB as number)} | ${lb ? mib(lb.peakRssKiB as number) : "-"} | |`);
-    console.log(`| index size | ${(oursBytes / 2 ** 20).toFixed(0)} MiB | ${lb ? `${((lb.bytes as number) / 2 ** 20).toFixed(0)} MiB` : "-"} | |`);
-    row(`search top-${K}, q/s, 1 thread (median of ${REPEATS})`, median(qps.ours), lucene ? median(qps.lucene) : undefined, true);
-    row(`search top-${K}, q/s, 1 thread (min of ${REPEATS})`, minimum(qps.ours), lucene ? minimum(qps.lucene) : undefined, true);
-    row(`search top-${K}, queries per CPU-second (median)`, median(qps.oursCpu), lucene ? median(qps.luceneCpu) : undefined, true);
-    if (lucene) {
-      // each repeat runs the two children back to back: a ratio within a repeat shares most of the machine's load
-      const pairs = (a: number[], l: number[]): string => {
-        const r = a.map((x, i) => x / l[i]!);
-        return `${median(r).toFixed(2)}x (${r.map((x) => x.toFixed(2)).join(", ")})`;
-      };
-      console.log(`| search, median of the per-repeat ratios: wall; per CPU-second | | | ${pairs(qps.ours, qps.lucene)}; ${pairs(qps.oursCpu, qps.luceneCpu)} |`);
-    }
-    // the search child's whole process: the index read into memory (cspipe) or mapped (Lucene's pages
-    // touched count), the JIT, and cspipe's term bitsets
-    console.log(`| search, peak RSS (median) | ${mib(median(searchRss.ours))} | ${lucene ? mib(median(searchRss.lucene)) : "-"} | |`);
-    if (values.exhaustive) console.log(`| cspipe exhaustive scorer, q/s (median; per CPU-s) | ${fmt(median(qps.exhaustive))} (${fmt(median(qps.exhaustiveCpu))}) | | pruned/exhaustive ${(median(qps.ours) / median(qps.exhaustive)).toFixed(2)}x |`);
-    if (parallel) console.log(`| cspipe ${THREADS} worker threads, q/s steady (whole run incl. start-up) | ${fmt(parallel.steadyQps as number)} (${fmt(NQ / (parallel.seconds as number))}) | | |`);
-    console.log(`\ncspipe pruning counters (all passes of the last repeat): ${JSON.stringify(stats)}`);
-    if (lucene) {
-      const c = compareHitLists(ourHits, theirHits);
-      console.log(`hits vs Lucene on the first ${ourHits.length} queries: ${c.identical} identical lists, ${c.agreeAboveKth} agree above the k-th score, max |score diff| ${c.maxDiff}${c.problems.length ? `; DIFFER: ${c.problems.slice(0, 3).join("; ")}` : ""}`);
-      if (c.problems.length > 0) process.exitCode = 1;
-    }
-    writeFileSync(join(dataDir, `last-run-${N}.json`), JSON.stringify({ date: new Date().toISOString(), N, NQ, K, build: { cspipe: b, lucene: lb }, qps, searchRss, parallel }, null, 1));
+    const builds = buildIndexes(ix, collection);
+    const s = searchRepeats(ix, queryFile);
+    const parallel = THREADS > 0 ? tsx("cspipe-run.ts", ["parallel", ix.ours, queryFile, String(PARAMS.k1), String(PARAMS.b), String(K), String(THREADS)])[0] : undefined;
+    report(ix, builds, s, parallel);
+    writeFileSync(join(dataDir, `last-run-${N}.json`), JSON.stringify({ date: new Date().toISOString(), N, NQ, K, build: { cspipe: builds.b, lucene: builds.lb }, qps: s.qps, searchRss: s.searchRss, parallel }, null, 1));
   } finally {
     if (!keep) rmSync(work, { recursive: true, force: true });
     else console.log(`indexes kept in ${work}`);

@@ -139,62 +139,138 @@ function emptySamples(): Samples {
   return { cliCold: [], cliNoop: [], engineCold: [], engineNoop: [], tsxCold: [], tsxNoop: [], sessionCold: [], sessionNoop: [], cmdCold: [], cmdNoop: [], cmdEngineNoop: [], smCold: [], smNoop: [], nodeFloor: [], compiledFloor: [], tsxFloor: [] };
 }
 
+/** A system's cold run and no-op rerun, in a store (or work directory) of its own under `base`, recorded in the samples. */
+interface System {
+  readonly name: string;
+  readonly run: (shape: DagShape, base: string, s: Samples) => void;
+}
+
+/** Cold run then no-op rerun of one CLI in a fresh store. */
+function coldAndNoop(cli: Cli, shape: DagShape, store: string): { cold: { wall: number; engine: number }; noop: { wall: number; engine: number } } {
+  return { cold: cspipeCommand(cli, shape, store, "cold"), noop: cspipeCommand(cli, shape, store, "noop") };
+}
+
+const CSPIPE_SYSTEMS: readonly System[] = [
+  {
+    name: "cspipe compiled",
+    run: (shape, base, s) => {
+      const { cold, noop } = coldAndNoop("compiled", shape, join(base, "cspipe-compiled"));
+      s.cliCold.push(cold.wall);
+      s.engineCold.push(cold.engine);
+      s.cliNoop.push(noop.wall);
+      s.engineNoop.push(noop.engine);
+    },
+  },
+  {
+    name: "cspipe tsx",
+    run: (shape, base, s) => {
+      const store = join(base, "cspipe-tsx");
+      const { cold, noop } = coldAndNoop("tsx", shape, store);
+      // The compiled CLI computes the same keys: everything the tsx run stored is a hit.
+      cspipeCommand("compiled", shape, store, "noop");
+      s.tsxCold.push(cold.wall);
+      s.tsxNoop.push(noop.wall);
+    },
+  },
+  {
+    name: "cspipe ./cspipe",
+    run: (shape, base, s) => {
+      const { cold, noop } = coldAndNoop("command", shape, join(base, "cspipe-command"));
+      s.cmdCold.push(cold.wall);
+      s.cmdNoop.push(noop.wall);
+      s.cmdEngineNoop.push(noop.engine);
+    },
+  },
+  {
+    name: "cspipe session",
+    run: (shape, base, s) => {
+      const r = cspipeSession(shape, join(base, "cspipe-session"));
+      s.sessionCold.push(r.cold.seconds);
+      s.sessionNoop.push(r.noop.seconds);
+    },
+  },
+];
+
+/** Snakemake's cold run and no-op rerun, its outputs checked against the reference texts both times and left untouched by the rerun. */
+const SNAKEMAKE: System = {
+  name: "snakemake",
+  run: (shape, base, s) => {
+    const workdir = join(base, "snakemake");
+    mkdirSync(workdir, { recursive: true });
+    const cold = snakemake(shape, workdir);
+    const before = checkSnakemakeOutputs(shape, workdir);
+    const noop = snakemake(shape, workdir);
+    const after = checkSnakemakeOutputs(shape, workdir);
+    for (const [name, m] of before) if (after.get(name) !== m) throw new Error(`snakemake no-op rerun rewrote ${name}`);
+    s.smCold.push(cold);
+    s.smNoop.push(noop);
+  },
+};
+
+/** The floors, then every system in turn; a system that failed once is skipped from then on (its error kept). */
 function repeatOnce(shape: DagShape, base: string, hasSnakemake: boolean, s: Samples, errors: Map<string, string>): void {
-  const attempt = (system: string, f: () => void) => {
-    if (errors.has(system)) return;
-    try {
-      f();
-    } catch (e) {
-      errors.set(system, (e as Error).message);
-    }
-  };
   s.nodeFloor.push(timedSpawn(process.execPath, ["-e", "0"]).seconds);
   s.compiledFloor.push(timedSpawn(process.execPath, [COMPILED_EMPTY]).seconds);
   s.tsxFloor.push(timedSpawn(process.execPath, ["--import", "tsx", EMPTY]).seconds);
-  attempt("cspipe compiled", () => {
-    const store = join(base, "cspipe-compiled");
-    const cold = cspipeCommand("compiled", shape, store, "cold");
-    const noop = cspipeCommand("compiled", shape, store, "noop");
-    s.cliCold.push(cold.wall);
-    s.engineCold.push(cold.engine);
-    s.cliNoop.push(noop.wall);
-    s.engineNoop.push(noop.engine);
-  });
-  attempt("cspipe tsx", () => {
-    const store = join(base, "cspipe-tsx");
-    const cold = cspipeCommand("tsx", shape, store, "cold");
-    const noop = cspipeCommand("tsx", shape, store, "noop");
-    // The compiled CLI computes the same keys: everything the tsx run stored is a hit.
-    cspipeCommand("compiled", shape, store, "noop");
-    s.tsxCold.push(cold.wall);
-    s.tsxNoop.push(noop.wall);
-  });
-  attempt("cspipe ./cspipe", () => {
-    const store = join(base, "cspipe-command");
-    const cold = cspipeCommand("command", shape, store, "cold");
-    const noop = cspipeCommand("command", shape, store, "noop");
-    s.cmdCold.push(cold.wall);
-    s.cmdNoop.push(noop.wall);
-    s.cmdEngineNoop.push(noop.engine);
-  });
-  attempt("cspipe session", () => {
-    const r = cspipeSession(shape, join(base, "cspipe-session"));
-    s.sessionCold.push(r.cold.seconds);
-    s.sessionNoop.push(r.noop.seconds);
-  });
-  if (hasSnakemake) {
-    attempt("snakemake", () => {
-      const workdir = join(base, "snakemake");
-      mkdirSync(workdir, { recursive: true });
-      const cold = snakemake(shape, workdir);
-      const before = checkSnakemakeOutputs(shape, workdir);
-      const noop = snakemake(shape, workdir);
-      const after = checkSnakemakeOutputs(shape, workdir);
-      for (const [name, m] of before) if (after.get(name) !== m) throw new Error(`snakemake no-op rerun rewrote ${name}`);
-      s.smCold.push(cold);
-      s.smNoop.push(noop);
-    });
+  for (const system of hasSnakemake ? [...CSPIPE_SYSTEMS, SNAKEMAKE] : CSPIPE_SYSTEMS) {
+    if (errors.has(system.name)) continue;
+    try {
+      system.run(shape, base, s);
+    } catch (e) {
+      errors.set(system.name, (e as Error).message);
+    }
   }
+}
+
+/** The table's rows: each measurement's samples, marked FAILED where its system failed. */
+function seriesOf(s: Samples, errors: ReadonlyMap<string, string>, withSnakemake: boolean): Series[] {
+  const note = (system: string) => (errors.has(system) ? { note: "FAILED" } : {});
+  return [
+    { label: "cspipe cold, compiled command", seconds: s.cliCold, ...note("cspipe compiled") },
+    { label: "cspipe cold, tsx command", seconds: s.tsxCold, ...note("cspipe tsx") },
+    { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe compiled") },
+    { label: "cspipe cold, session API in-process", seconds: s.sessionCold, ...note("cspipe session") },
+    { label: "cspipe cold, ./cspipe (documented command)", seconds: s.cmdCold, ...note("cspipe ./cspipe") },
+    { label: "cspipe no-op, compiled command", seconds: s.cliNoop, ...note("cspipe compiled") },
+    { label: "cspipe no-op, ./cspipe (documented command)", seconds: s.cmdNoop, ...note("cspipe ./cspipe") },
+    { label: "cspipe no-op, ./cspipe, engine (finished event)", seconds: s.cmdEngineNoop, ...note("cspipe ./cspipe") },
+    { label: "cspipe no-op, tsx command", seconds: s.tsxNoop, ...note("cspipe tsx") },
+    { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe compiled") },
+    { label: "cspipe no-op, session API in-process", seconds: s.sessionNoop, ...note("cspipe session") },
+    ...(withSnakemake
+      ? [
+          { label: "snakemake cold, whole command", seconds: s.smCold, ...note("snakemake") },
+          { label: "snakemake no-op, whole command", seconds: s.smNoop, ...note("snakemake") },
+        ]
+      : []),
+    { label: "floor: node -e 0", seconds: s.nodeFloor },
+    { label: "floor: node (compiled empty module)", seconds: s.compiledFloor },
+    { label: "floor: node --import tsx (empty module)", seconds: s.tsxFloor },
+  ];
+}
+
+/** The ratios of medians (tsx and Snakemake against cspipe) and the goals, met or not. */
+function writeRatiosAndGoals(s: Samples, withSnakemake: boolean, n: number): void {
+  const cliNoop: Series = { label: "", seconds: s.cliNoop };
+  const x = (v: number) => (Number.isNaN(v) ? "-" : `${v.toFixed(2)}x`);
+  process.stdout.write(`tsx/compiled, no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.tsxNoop }, cliNoop))}\n`);
+  if (withSnakemake) {
+    const r = ratio({ label: "", seconds: s.smNoop }, cliNoop);
+    process.stdout.write(`snakemake/cspipe compiled, no-op (whole command, medians): ${x(r)}\n`);
+    process.stdout.write(`snakemake/cspipe tsx,      no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.tsxNoop }))}\n`);
+    process.stdout.write(`snakemake/./cspipe,        no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.cmdNoop }))}\n`);
+    process.stdout.write(`snakemake/cspipe compiled, cold  (whole command, medians): ${x(ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold }))}\n`);
+    process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake (compiled command): ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
+  } else {
+    process.stdout.write("snakemake is not installed (apt-get install -y snakemake): cspipe only, no ratio\n");
+  }
+  const m = median(s.cliNoop);
+  process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (compiled command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
+  const cm = median(s.cmdNoop);
+  const ce = median(s.cmdEngineNoop);
+  const verdict = (v: number, goal: number) => (Number.isNaN(v) ? "unknown" : v < goal ? "MET" : "NOT MET");
+  process.stdout.write(`goal: ./cspipe no-op under ${GOAL_COMMAND_SECONDS} s as a whole command (median, ${n} steps; issue 19 asks it at 1,000): ${verdict(cm, GOAL_COMMAND_SECONDS)} (${Number.isNaN(cm) ? "-" : cm.toFixed(3)} s)\n`);
+  process.stdout.write(`goal: ./cspipe no-op engine time under ${GOAL_ENGINE_SECONDS} s (median, ${n} steps): ${verdict(ce, GOAL_ENGINE_SECONDS)} (${Number.isNaN(ce) ? "-" : ce.toFixed(3)} s)\n`);
 }
 
 function main(): void {
@@ -229,53 +305,9 @@ function main(): void {
       if (!values.keep) rmSync(base, { recursive: true, force: true });
     }
   }
-
-  const note = (system: string) => (errors.has(system) ? { note: "FAILED" } : {});
-  const series: Series[] = [
-    { label: "cspipe cold, compiled command", seconds: s.cliCold, ...note("cspipe compiled") },
-    { label: "cspipe cold, tsx command", seconds: s.tsxCold, ...note("cspipe tsx") },
-    { label: "cspipe cold, engine (finished event)", seconds: s.engineCold, ...note("cspipe compiled") },
-    { label: "cspipe cold, session API in-process", seconds: s.sessionCold, ...note("cspipe session") },
-    { label: "cspipe cold, ./cspipe (documented command)", seconds: s.cmdCold, ...note("cspipe ./cspipe") },
-    { label: "cspipe no-op, compiled command", seconds: s.cliNoop, ...note("cspipe compiled") },
-    { label: "cspipe no-op, ./cspipe (documented command)", seconds: s.cmdNoop, ...note("cspipe ./cspipe") },
-    { label: "cspipe no-op, ./cspipe, engine (finished event)", seconds: s.cmdEngineNoop, ...note("cspipe ./cspipe") },
-    { label: "cspipe no-op, tsx command", seconds: s.tsxNoop, ...note("cspipe tsx") },
-    { label: "cspipe no-op, engine (finished event)", seconds: s.engineNoop, ...note("cspipe compiled") },
-    { label: "cspipe no-op, session API in-process", seconds: s.sessionNoop, ...note("cspipe session") },
-    ...(smVersion
-      ? [
-          { label: "snakemake cold, whole command", seconds: s.smCold, ...note("snakemake") },
-          { label: "snakemake no-op, whole command", seconds: s.smNoop, ...note("snakemake") },
-        ]
-      : []),
-    { label: "floor: node -e 0", seconds: s.nodeFloor },
-    { label: "floor: node (compiled empty module)", seconds: s.compiledFloor },
-    { label: "floor: node --import tsx (empty module)", seconds: s.tsxFloor },
-  ];
-  process.stdout.write(`\n${renderTable(series)}\n\n`);
+  process.stdout.write(`\n${renderTable(seriesOf(s, errors, Boolean(smVersion)))}\n\n`);
   for (const [system, message] of errors) process.stdout.write(`${system} FAILED: ${message}\n\n`);
-
-  const cliNoop: Series = { label: "", seconds: s.cliNoop };
-  const x = (v: number) => (Number.isNaN(v) ? "-" : `${v.toFixed(2)}x`);
-  process.stdout.write(`tsx/compiled, no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.tsxNoop }, cliNoop))}\n`);
-  if (smVersion) {
-    const r = ratio({ label: "", seconds: s.smNoop }, cliNoop);
-    process.stdout.write(`snakemake/cspipe compiled, no-op (whole command, medians): ${x(r)}\n`);
-    process.stdout.write(`snakemake/cspipe tsx,      no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.tsxNoop }))}\n`);
-    process.stdout.write(`snakemake/./cspipe,        no-op (whole command, medians): ${x(ratio({ label: "", seconds: s.smNoop }, { label: "", seconds: s.cmdNoop }))}\n`);
-    process.stdout.write(`snakemake/cspipe compiled, cold  (whole command, medians): ${x(ratio({ label: "", seconds: s.smCold }, { label: "", seconds: s.cliCold }))}\n`);
-    process.stdout.write(`goal: no-op >= ${GOAL_RATIO}x faster than snakemake (compiled command): ${Number.isNaN(r) ? "unknown" : r >= GOAL_RATIO ? "MET" : "NOT MET"}\n`);
-  } else {
-    process.stdout.write("snakemake is not installed (apt-get install -y snakemake): cspipe only, no ratio\n");
-  }
-  const m = median(s.cliNoop);
-  process.stdout.write(`goal: no-op under ${GOAL_NOOP_SECONDS} s (compiled command, median): ${Number.isNaN(m) ? "unknown" : m < GOAL_NOOP_SECONDS ? "MET" : "NOT MET"} (${Number.isNaN(m) ? "-" : m.toFixed(3)} s)\n`);
-  const cm = median(s.cmdNoop);
-  const ce = median(s.cmdEngineNoop);
-  const verdict = (v: number, goal: number) => (Number.isNaN(v) ? "unknown" : v < goal ? "MET" : "NOT MET");
-  process.stdout.write(`goal: ./cspipe no-op under ${GOAL_COMMAND_SECONDS} s as a whole command (median, ${n} steps; issue 19 asks it at 1,000): ${verdict(cm, GOAL_COMMAND_SECONDS)} (${Number.isNaN(cm) ? "-" : cm.toFixed(3)} s)\n`);
-  process.stdout.write(`goal: ./cspipe no-op engine time under ${GOAL_ENGINE_SECONDS} s (median, ${n} steps): ${verdict(ce, GOAL_ENGINE_SECONDS)} (${Number.isNaN(ce) ? "-" : ce.toFixed(3)} s)\n`);
+  writeRatiosAndGoals(s, Boolean(smVersion), n);
   if (errors.size > 0) process.exitCode = 1;
   if (values["default-store"] !== undefined && !benchDefaultNoop(values["default-store"], repeats)) process.exitCode = 1;
 }

@@ -18,6 +18,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Entry, RunRecord, Store } from "../engine/store.ts";
 import type { Project } from "../session.ts";
+import { repeatable } from "./repeatable.ts";
 import { buildComparison, comparisonCsv, comparisonText, type RunEvaluation, type RunInput } from "./compare-core.ts";
 
 export const DEFAULT_COMPARE_METRICS: readonly string[] = ["mrr", "recall@10", "recall@100"];
@@ -108,7 +109,7 @@ export function registerCompareCommand(program: Command, io: CompareCommandIO): 
     .description("params (--set overrides) against metrics for the runs the store remembers, like 'dvc exp show'")
     .argument("[runs...]", "targets (runs that built them) or run records (file name or prefix in <store>/runs/); default: every run")
     .option("--metric <names>", `metric columns, comma-separated or repeated (default: ${DEFAULT_COMPARE_METRICS.join(",")})`, list, [] as string[])
-    .option("--eval <pattern>", "only evaluations whose step name contains this ('*' = anything; repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--eval <pattern>", "only evaluations whose step name contains this ('*' = anything; repeatable)", repeatable, [] as string[])
     .option("--all", "also rows a newer run repeats (the same evaluation entry with the same overrides)", false)
     .option("--mean-seeds", "one row per model: the mean of its seeds' evaluations (step names differing only in .s<seed>.)", false)
     .option("--csv <file>", "also write the table as CSV")

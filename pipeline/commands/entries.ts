@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { describeFailures, type AnalysisFailure } from "../engine/failures.ts";
 import { explainStep, listEntries, pinTarget } from "../session.ts";
 import type { StoreCommandContext } from "./gc.ts";
+import { repeatable } from "./repeatable.ts";
 
 /** The project, refusing a store that does not exist; lines out and err; the exit code; byte counts in words. */
 type EntriesCommandIO = StoreCommandContext;
@@ -21,7 +22,7 @@ function registerExplain(program: Command, io: EntriesCommandIO): void {
     .command("explain")
     .description("why a step would rerun: the first differing component of its fingerprint")
     .argument("<step>")
-    .option("--target <name>", "look the step up in this target (default: the default target, then all)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--target <name>", "look the step up in this target (default: the default target, then all)", repeatable, [] as string[])
     .option("--all", "list every differing component, not just the first", false)
     .action(async (step: string, flags: { target: string[]; all: boolean }) => {
       const p = await io.project();

@@ -30,6 +30,7 @@ import type { QidMapping } from "../../steps/eval/qids.ts";
 import type { RunReport } from "../../steps/eval/report-text.ts";
 import type * as ReportTextModule from "../../steps/eval/report-text.ts";
 import type { readQrels as ReadQrels } from "../../steps/eval/qrels.ts";
+import { repeatable } from "./repeatable.ts";
 
 export interface EvaluateCommandIO {
   readonly stdout: { write(chunk: string): unknown };
@@ -74,7 +75,6 @@ export interface ComparisonReport {
   readonly settings: { readonly baseline: string; readonly pairs: "baseline" | "all"; readonly tests: readonly SignificanceTest[]; readonly trials: number; readonly seed: number; readonly alpha: number };
 }
 
-const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
 function intArg(min: number): (v: string) => number {
   return (v) => {
     const n = Number(v);
@@ -94,7 +94,7 @@ export function registerEvaluateCommand(program: Command, io: EvaluateCommandIO,
   program
     .command("evaluate")
     .description("score runs (TREC or JSON) against qrels (TREC or JSON) with trec_eval's rules; several runs give one comparison table with paired significance tests")
-    .requiredOption("--run <file>", "run file: TREC lines 'qid Q0 docid rank score tag' or JSON {qid: {pid: score}}; repeat for a comparison", collect)
+    .requiredOption("--run <file>", "run file: TREC lines 'qid Q0 docid rank score tag' or JSON {qid: {pid: score}}; repeat for a comparison", repeatable)
     .requiredOption("--qrels <file>", "qrels file: TREC lines 'qid 0 docid rel' or JSON {qid: {pid: rel}} (QReCC's {\"\": 1} = no gold)")
     .option("--labels <file>", "question-type labels: {first|switch|no-switch|trec|quac|nq: [qids]} or TopiOCQA's {1st|tc|ts: [qids]} (or {qid: label})")
     .option("--metrics <list>", "comma-separated metrics: mrr[@k], recall@k, success@k, p@k, map[@k], ndcg[@k] (trec_eval names like P.10, ndcg_cut.10 work too)", DEFAULT_METRICS)

@@ -27,6 +27,7 @@ import { planRun, type Project } from "../session.ts";
 import { formatDuration, planEta, planEvent } from "../reporters/overall.ts";
 import { collapseGraph } from "../../steps/report/stage-graph.ts";
 import { GPUS_OPTION, gpuCount, gpuPlanLines } from "./gpu-plan.ts";
+import { repeatable } from "./repeatable.ts";
 import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues } from "./slurm-options.ts";
 
 export const PLAN_FORMATS = ["text", "json", "dot", "mermaid"] as const;
@@ -219,8 +220,8 @@ export function registerPlanCommand(program: Command, io: PlanCommandIO): void {
   addSlurmOptions(program.command("plan"))
     .description("what a run would do (cached, run, or pending on a step that runs) and how long it should take; refuses what run refuses (nothing executes)")
     .argument("[targets...]")
-    .option("--force <step>", "treat this step as forced", (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option("--set <path=value>", "as run: override a hyperparameter of the targets' setup (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--force <step>", "treat this step as forced", repeatable, [] as string[])
+    .option("--set <path=value>", "as run: override a hyperparameter of the targets' setup (repeatable)", repeatable, [] as string[])
     .option("--only <step>", "plan just this step from cached inputs (error if an input is not cached)")
     .option("--json", "same as --format json", false)
     .addOption(new Option("--format <format>", "text, json (nodes and edges), dot (Graphviz) or mermaid").choices(PLAN_FORMATS).default("text"))

@@ -14,6 +14,7 @@ import { withRunProgress } from "../reporters/overall.ts";
 import { producedReport } from "../produced.ts";
 import { runTargets, type Project } from "../session.ts";
 import { GPUS_OPTION, gpuCount } from "./gpu-plan.ts";
+import { repeatable } from "./repeatable.ts";
 import { addSlurmOptions, executorOption, withSlurmFlags, type SlurmOptionValues } from "./slurm-options.ts";
 
 export interface RunCommandIO {
@@ -48,8 +49,6 @@ function positiveInt(v: string): number {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
   return n;
 }
-
-const repeatable = (v: string, prev: string[]): string[] => [...prev, v];
 
 /** The options of `run` and of the bare command. */
 export function addRunOptions(c: Command): Command {

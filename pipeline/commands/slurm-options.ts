@@ -6,6 +6,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { EXECUTOR_CHOICES } from "../executors/index.ts";
 import type { SlurmFlags } from "../executors/slurm/config.ts";
+import { repeatable } from "./repeatable.ts";
 
 /** `--executor <name>` with every executor; `what` says what it decides for this command. */
 export function executorOption(what: string): Option {
@@ -31,7 +32,7 @@ export function addSlurmOptions(c: Command): Command {
     .option("--slurm-partition <name>", "--executor slurm: partition(s) for the jobs (default: cspipe.slurm.json's, else the cluster's default)")
     .option("--slurm-account <name>", "--executor slurm: account the jobs are charged to")
     .option("--slurm-qos <name>", "--executor slurm: quality of service of the jobs")
-    .option("--slurm-extra <flag>", "--executor slurm: one more sbatch flag for every job, e.g. --slurm-extra=--constraint=a100 (repeatable)", (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option("--slurm-extra <flag>", "--executor slurm: one more sbatch flag for every job, e.g. --slurm-extra=--constraint=a100 (repeatable)", repeatable, [] as string[])
     .option("--slurm-time-factor <x>", "--executor slurm: a job's time limit is its step's expected minutes times this (default 2)", factor);
 }
 

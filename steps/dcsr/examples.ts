@@ -11,7 +11,7 @@
  *  - negatives are DPR's mined passages (the trainer draws a random sentence of each), or,
  *    for DCSR x IHN, mined sentences (passage row, slot) in rank order, -1 padded.
  */
-import type { Examples } from "../training/examples.ts";
+import { padded, type Examples } from "../training/examples.ts";
 import type { AnswerSentenceRow } from "./label-step.ts";
 
 export interface SentenceList {
@@ -43,13 +43,6 @@ export interface DcsrExamples {
   readonly counts: Record<string, number>;
 }
 
-function padded(lists: readonly (readonly number[])[], minCols = 1): { data: Int32Array; cols: number } {
-  const cols = Math.max(minCols, ...lists.map((l) => l.length));
-  const data = new Int32Array(lists.length * cols).fill(-1);
-  lists.forEach((l, i) => data.set(l, i * cols));
-  return { data, cols };
-}
-
 /** Labels of the marked slots of a passage: the sentence labels cut to the slots with a vector, -1 beyond. */
 export function slotLabels(labels: readonly number[], marked: number, maxMarkers: number): Int8Array {
   const out = new Int8Array(maxMarkers).fill(-1);
@@ -57,9 +50,51 @@ export function slotLabels(labels: readonly number[], marked: number, maxMarkers
   return out;
 }
 
+/** Row e of a -1 padded matrix, without the padding. */
+function rowOfPadded(m: { readonly data: Int32Array; readonly cols: number }, e: number): number[] {
+  return Array.from(m.data.subarray(e * m.cols, (e + 1) * m.cols)).filter((r) => r >= 0);
+}
+
+/** The turn's positive passage (the one holding its answer sentence) and its slot labels; undefined (counted why) when it is no example. */
+function answerPassage(x: DcsrExampleInputs, qid: string, counts: Record<string, number>): { p: number; slots: Int8Array } | undefined {
+  const label = x.labels.get(qid);
+  if (label === undefined) {
+    counts.no_answer_sentence!++;
+    return undefined;
+  }
+  const p = x.rowOf.get(label.pid);
+  if (p === undefined) {
+    counts.answer_passage_not_in_collection!++;
+    return undefined;
+  }
+  const marked = x.markedCount(p);
+  if (label.positive >= Math.min(marked, x.maxMarkers)) {
+    counts.positive_without_vector!++;
+    return undefined;
+  }
+  return { p, slots: slotLabels(label.labels, marked, x.maxMarkers) };
+}
+
+/** The turn's first k mined sentences in the collection, as passage rows and slots in rank order (missing ids and lists counted). */
+function minedSentences(x: DcsrExampleInputs, negatives: ReadonlyMap<string, SentenceList>, qid: string, counts: Record<string, number>): { rows: number[]; slots: number[] } {
+  const mined = negatives.get(qid);
+  if (mined === undefined) counts.negatives_without_list!++;
+  const rows: number[] = [];
+  const slots: number[] = [];
+  (mined?.pids ?? []).forEach((pid, i) => {
+    if (rows.length >= x.k) return;
+    const r = x.rowOf.get(pid);
+    if (r === undefined) counts.negatives_missing_ids!++;
+    else {
+      rows.push(r);
+      slots.push(mined!.slots[i]!);
+    }
+  });
+  return { rows, slots };
+}
+
 export function buildDcsrExamples(x: DcsrExampleInputs): DcsrExamples {
   const counts: Record<string, number> = { dpr_examples: x.base.trainRows.length, no_answer_sentence: 0, answer_passage_not_in_collection: 0, positive_without_vector: 0, no_in_passage_candidate: 0, negatives_missing_ids: 0, negatives_without_list: 0 };
-  const gold = x.base.gold;
   const trainRows: number[] = [];
   const pos: number[] = [];
   const labels: Int8Array[] = [];
@@ -69,48 +104,20 @@ export function buildDcsrExamples(x: DcsrExampleInputs): DcsrExamples {
   const negSlots: number[][] = [];
   x.base.trainRows.forEach((row, e) => {
     const qid = x.trainQids[row]!;
-    const label = x.labels.get(qid);
-    if (label === undefined) {
-      counts.no_answer_sentence!++;
-      return;
-    }
-    const p = x.rowOf.get(label.pid);
-    if (p === undefined) {
-      counts.answer_passage_not_in_collection!++;
-      return;
-    }
-    const marked = x.markedCount(p);
-    if (label.positive >= Math.min(marked, x.maxMarkers)) {
-      counts.positive_without_vector!++;
-      return;
-    }
-    const slots = slotLabels(label.labels, marked, x.maxMarkers);
+    const answer = answerPassage(x, qid, counts);
+    if (answer === undefined) return;
+    const { p, slots } = answer;
     if (!slots.includes(0)) counts.no_in_passage_candidate!++;
     trainRows.push(row);
     pos.push(p);
     labels.push(slots);
-    const g = Array.from(gold.data.subarray(e * gold.cols, (e + 1) * gold.cols)).filter((r) => r >= 0);
+    const g = rowOfPadded(x.base.gold, e);
     golds.push(g.includes(p) ? g : [p, ...g]);
     if (x.sentenceNegatives !== undefined) {
-      const mined = x.sentenceNegatives.get(qid);
-      if (mined === undefined) counts.negatives_without_list!++;
-      const rows: number[] = [];
-      const ss: number[] = [];
-      (mined?.pids ?? []).forEach((pid, i) => {
-        if (rows.length >= x.k) return;
-        const r = x.rowOf.get(pid);
-        if (r === undefined) counts.negatives_missing_ids!++;
-        else {
-          rows.push(r);
-          ss.push(mined!.slots[i]!);
-        }
-      });
-      negRows.push(rows);
-      negSlots.push(ss);
-    } else if (x.base.neg !== null) {
-      const n = x.base.neg;
-      neg.push(Array.from(n.data.subarray(e * n.cols, (e + 1) * n.cols)).filter((r) => r >= 0));
-    }
+      const mined = minedSentences(x, x.sentenceNegatives, qid, counts);
+      negRows.push(mined.rows);
+      negSlots.push(mined.slots);
+    } else if (x.base.neg !== null) neg.push(rowOfPadded(x.base.neg, e));
   });
   counts.examples = trainRows.length;
   const labelData = new Int8Array(labels.length * x.maxMarkers);

@@ -7,7 +7,7 @@
  * TREC like every other run (score = ln HasAns). The top sentences of each query are kept
  * in sentences.parquet (what DCSR x IHN mines its negatives from).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { z } from "zod";
@@ -18,13 +18,14 @@ import { writeParquetFile } from "../lib/parquet.ts";
 import { once } from "../lib/once.ts";
 import { dotF32 } from "../dense/brute-force.ts";
 import { loadFlatIP, readFlatIPFile } from "../dense/faiss-index.ts";
+import type { BackendChoice } from "../dense/backend.ts";
 import { validateMatrix, type TopK } from "../dense/topk.ts";
 import { denseBackendFromEnv, formatFloat32, rescoreDepth } from "../dense/steps.ts";
 import { flatBackendOf } from "../dense/shard-search.ts";
 import { writeRunParquet, type RunRow } from "../eval/run-table.ts";
 import { hasAnsByGroup, topGroups } from "./hasans.ts";
 import { SENTENCE_INDEX_FILE } from "./encode.ts";
-import { EMPTY_QIDS } from "../dense/query-encoding.ts";
+import { EMPTY_QIDS, readLines } from "../dense/query-encoding.ts";
 
 export const sentenceRunSchema = once(() => new arrow.Schema([
   new arrow.Field("qid", new arrow.Utf8(), false),
@@ -43,12 +44,6 @@ export interface SentenceRunRow {
   readonly rank: number;
   readonly score: number;
   readonly log_prob: number;
-}
-
-function readLines(path: string): string[] {
-  const lines = readFileSync(path, "utf8").split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
 }
 
 /**
@@ -105,6 +100,74 @@ const searchParams = z
 
 const searchOutputs = { run: file("parquet:run", "run.parquet"), trec: file("trec:run", "run.trec"), sentences: file("parquet:sentence-run", "sentences.parquet") };
 
+/** The query embeddings (float32 [N, D], finite) and their qids, one per row. */
+function readQueries(queries: string): { data: Float32Array; nq: number; dim: number; qids: string[] } {
+  const qFile = join(queries, "embeddings.npy");
+  const qa = readNpy(qFile);
+  if (qa.dtype !== "float32" || !(qa.data instanceof Float32Array) || qa.shape.length !== 2) throw new InputError("query embeddings must be float32 [N, D]", { file: qFile, fix: "rerun the encode step" });
+  const [nq, dim] = qa.shape as [number, number];
+  validateMatrix(qa.data, dim, { file: qFile });
+  const qids = readLines(join(queries, "qids.txt"));
+  if (qids.length !== nq) throw new InputError(`${qids.length} qids for ${nq} embeddings`, { file: join(queries, "qids.txt") });
+  return { data: qa.data, nq, dim, qids };
+}
+
+/** Every shard's sentences under global numbers (shard order): each one's passage (numbered in collection order) and marker slot. */
+class SentenceTable {
+  readonly passageOf: number[] = [];
+  readonly slotOf: number[] = [];
+  readonly pidNames: string[] = [];
+  private readonly pidNumber = new Map<string, number>();
+  add(pids: readonly string[], slots: ArrayLike<number | bigint>): void {
+    for (let i = 0; i < pids.length; i++) {
+      let p = this.pidNumber.get(pids[i]!);
+      if (p === undefined) {
+        this.pidNumber.set(pids[i]!, (p = this.pidNames.length));
+        this.pidNames.push(pids[i]!);
+      }
+      this.passageOf.push(p);
+      this.slotOf.push(Number(slots[i]));
+    }
+  }
+}
+
+type ShardHits = { found: TopK; vectors: Float32Array; offset: number };
+
+/** Each shard's candidates for every query (its top rescoreDepth(m)), its vectors for the exact rescoring, and its sentences added to the table. */
+function searchShards(shards: readonly string[], q: { data: Float32Array; nq: number; dim: number }, m: number, backend: BackendChoice, table: SentenceTable, log: { log: (line: string) => void; progress: (done: number, total?: number) => void }): ShardHits[] {
+  const read: ShardHits[] = [];
+  for (const [s, dir] of shards.entries()) {
+    const indexFile = join(dir, SENTENCE_INDEX_FILE);
+    const pids = readLines(join(dir, "pids.txt"));
+    const slots = readNpy(join(dir, "slots.npy")).data;
+    const { vectors, ntotal, dim: d } = readFlatIPFile(indexFile);
+    if (d !== q.dim) throw new InputError(`index dimension ${d}, query embeddings ${q.dim}`, { file: indexFile, fix: "encode queries and sentences with the same model" });
+    if (pids.length !== ntotal || slots.length !== ntotal) throw new InputError(`${pids.length} ids and ${slots.length} slots for ${ntotal} vectors`, { file: indexFile, fix: "re-encode the shard" });
+    const index = loadFlatIP(indexFile, { backend });
+    if (s === 0) log.log(`backend ${index.backend} (${index.reason})`);
+    const found = index.search(q.data, rescoreDepth(m), { onProgress: (done) => log.progress(s * q.nq + done, shards.length * q.nq) });
+    read.push({ found, vectors, offset: table.passageOf.length });
+    table.add(pids, slots);
+  }
+  return read;
+}
+
+/** A query's hits grouped by passage, groups numbered in order of first appearance (`groupOfPassage`: all -1, left so). */
+function groupByPassage(ids: Int32Array, table: SentenceTable, groupOfPassage: Int32Array): { group: Int32Array; groupPids: string[] } {
+  const group = new Int32Array(ids.length);
+  const groupPids: string[] = [];
+  for (let j = 0; j < ids.length; j++) {
+    const p = table.passageOf[ids[j]!]!;
+    if (groupOfPassage[p] === -1) {
+      groupOfPassage[p] = groupPids.length;
+      groupPids.push(table.pidNames[p]!);
+    }
+    group[j] = groupOfPassage[p]!;
+  }
+  for (let j = 0; j < ids.length; j++) groupOfPassage[table.passageOf[ids[j]!]!] = -1;
+  return { group, groupPids };
+}
+
 /** `search-dcsr`: the queries against a list of sentence-index shards (`shards`, in shard order). */
 export const searchDcsr = defineStep({
   id: "search-dcsr",
@@ -122,72 +185,30 @@ export const searchDcsr = defineStep({
       const backend = flatBackendOf(denseBackendFromEnv());
       const { queries, shards } = ctx.inputs;
       if (shards.length === 0) throw new InputError("no sentence-index shards to search", { field: "shards", fix: "wire at least one faiss:sentence-flat-ip index" });
-      const qFile = join(queries, "embeddings.npy");
-      const qa = readNpy(qFile);
-      if (qa.dtype !== "float32" || !(qa.data instanceof Float32Array) || qa.shape.length !== 2) throw new InputError("query embeddings must be float32 [N, D]", { file: qFile, fix: "rerun the encode step" });
-      const [nq, dim] = qa.shape as [number, number];
-      validateMatrix(qa.data, dim, { file: qFile });
-      const qids = readLines(join(queries, "qids.txt"));
-      if (qids.length !== nq) throw new InputError(`${qids.length} qids for ${nq} embeddings`, { file: join(queries, "qids.txt") });
-      const shardsRead: { found: TopK; vectors: Float32Array; offset: number }[] = [];
-      /** Per global sentence number: its passage's number (pids in collection order) and marker slot. */
-      const passageOf: number[] = [];
-      const slotOf: number[] = [];
-      const pidNames: string[] = [];
-      const pidNumber = new Map<string, number>();
-      for (const [s, dir] of shards.entries()) {
-        const indexFile = join(dir, SENTENCE_INDEX_FILE);
-        const pids = readLines(join(dir, "pids.txt"));
-        const slots = readNpy(join(dir, "slots.npy")).data;
-        const { vectors, ntotal, dim: d } = readFlatIPFile(indexFile);
-        if (d !== dim) throw new InputError(`index dimension ${d}, query embeddings ${dim}`, { file: indexFile, fix: "encode queries and sentences with the same model" });
-        if (pids.length !== ntotal || slots.length !== ntotal) throw new InputError(`${pids.length} ids and ${slots.length} slots for ${ntotal} vectors`, { file: indexFile, fix: "re-encode the shard" });
-        const index = loadFlatIP(indexFile, { backend });
-        if (s === 0) ctx.log(`backend ${index.backend} (${index.reason})`);
-        const found = index.search(qa.data, rescoreDepth(m), { onProgress: (done) => ctx.progress(s * nq + done, shards.length * nq) });
-        shardsRead.push({ found, vectors, offset: passageOf.length });
-        for (let i = 0; i < ntotal; i++) {
-          let p = pidNumber.get(pids[i]!);
-          if (p === undefined) {
-            pidNumber.set(pids[i]!, (p = pidNames.length));
-            pidNames.push(pids[i]!);
-          }
-          passageOf.push(p);
-          slotOf.push(Number(slots[i]));
-        }
-      }
+      const q = readQueries(queries);
+      const table = new SentenceTable();
+      const shardsRead = searchShards(shards, q, m, backend, table, ctx);
       const empty = new Set(readLines(join(queries, EMPTY_QIDS)));
       const runRows: RunRow[] = [];
       const sentenceRows: SentenceRunRow[] = [];
-      const groupOfPassage = new Int32Array(pidNames.length).fill(-1);
-      for (let q = 0; q < nq; q++) {
-        const qid = qids[q]!;
+      const groupOfPassage = new Int32Array(table.pidNames.length).fill(-1);
+      for (let i = 0; i < q.nq; i++) {
+        const qid = q.qids[i]!;
         if (empty.has(qid)) continue;
-        const top = exactTopSentences(shardsRead, qa.data, q, dim, m);
+        const top = exactTopSentences(shardsRead, q.data, i, q.dim, m);
         if (top.ids.length === 0) continue;
-        // Hits grouped by passage, groups numbered in order of first appearance.
-        const group = new Int32Array(top.ids.length);
-        const groupPids: string[] = [];
-        for (let j = 0; j < top.ids.length; j++) {
-          const p = passageOf[top.ids[j]!]!;
-          if (groupOfPassage[p] === -1) {
-            groupOfPassage[p] = groupPids.length;
-            groupPids.push(pidNames[p]!);
-          }
-          group[j] = groupOfPassage[p]!;
-        }
-        for (let j = 0; j < top.ids.length; j++) groupOfPassage[passageOf[top.ids[j]!]!] = -1;
+        const { group, groupPids } = groupByPassage(top.ids, table, groupOfPassage);
         const scored = hasAnsByGroup(top.scores, group, groupPids.length);
         topGroups(scored.logHasAns, (g) => groupPids[g]!, k).forEach((g, j) => runRows.push({ qid, pid: groupPids[g]!, rank: j + 1, score: scored.logHasAns[g]! }));
         for (let j = 0; j < Math.min(keepSentences, top.ids.length); j++) {
           const id = top.ids[j]!;
-          sentenceRows.push({ qid, pid: pidNames[passageOf[id]!]!, slot: slotOf[id]!, rank: j + 1, score: top.scores[j]!, log_prob: scored.logP[j]! });
+          sentenceRows.push({ qid, pid: table.pidNames[table.passageOf[id]!]!, slot: table.slotOf[id]!, rank: j + 1, score: top.scores[j]!, log_prob: scored.logP[j]! });
         }
       }
       await writeRunParquet(ctx.outputs.run, runRows);
       writeFileSync(ctx.outputs.trec, runRows.map((r) => `${r.qid} Q0 ${r.pid} ${r.rank} ${formatFloat32(Math.fround(r.score))} ${tag}`).join("\n") + (runRows.length ? "\n" : ""));
       await writeParquetFile(ctx.outputs.sentences, sentenceRunSchema(), sentenceRows);
-      ctx.log(`${nq} queries x ${shards.length} shard(s) of ${passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
+      ctx.log(`${q.nq} queries x ${shards.length} shard(s) of ${table.passageOf.length} sentences: top ${m} sentences -> ${runRows.length} passage hits; ${empty.size} empty queries without hits`);
     },
   },
 });

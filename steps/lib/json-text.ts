@@ -16,98 +16,113 @@ export interface JsonSyntaxError {
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
-/** Where `text` stops being one JSON value, or undefined when it is valid. */
-export function findJsonError(text: string): JsonSyntaxError | undefined {
-  let i = 0;
-  const fail = (problem: string): never => {
-    throw { offset: i, problem } satisfies JsonSyntaxError;
-  };
-  const shown = () => (i >= text.length ? "the end of the text" : `'${text[i]}'`);
-  const skip = () => {
-    while (i < text.length && WS.has(text.charCodeAt(i))) i++;
-  };
-  const literal = (word: string) => {
+/** A recursive-descent check of JSON's grammar over `text` from `i`; `fail` throws the JsonSyntaxError at `i`. */
+class JsonChecker {
+  i = 0;
+  constructor(private readonly text: string) {}
+
+  fail(problem: string): never {
+    throw { offset: this.i, problem } satisfies JsonSyntaxError;
+  }
+  shown(): string {
+    return this.i >= this.text.length ? "the end of the text" : `'${this.text[this.i]}'`;
+  }
+  skip(): void {
+    while (this.i < this.text.length && WS.has(this.text.charCodeAt(this.i))) this.i++;
+  }
+  value(depth: number): void {
+    this.skip();
+    if (depth > 10_000) this.fail("nested too deeply");
+    const c = this.text[this.i];
+    if (c === "{") return this.container(depth, "}", true);
+    if (c === "[") return this.container(depth, "]", false);
+    if (c === '"') return this.string();
+    if (c === "t") return this.literal("true");
+    if (c === "f") return this.literal("false");
+    if (c === "n") return this.literal("null");
+    if (this.i >= this.text.length) this.fail("the text ends where a value was expected");
+    this.number();
+  }
+  private literal(word: string): void {
     for (const c of word) {
-      if (text[i] !== c) fail(`expected '${word}', found ${shown()}`);
-      i++;
+      if (this.text[this.i] !== c) this.fail(`expected '${word}', found ${this.shown()}`);
+      this.i++;
     }
-  };
-  const string = () => {
-    i++; // opening quote
+  }
+  private string(): void {
+    const text = this.text;
+    this.i++; // opening quote
     for (;;) {
-      if (i >= text.length) fail("a string is not closed");
-      const c = text.charCodeAt(i);
+      if (this.i >= text.length) this.fail("a string is not closed");
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) break;
-      if (c < 0x20) fail("a control character (e.g. a line break) inside a string; escape it");
-      if (c === 0x5c) {
-        const e = text[i + 1];
-        if (e === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail("a \\u escape needs four hex digits");
-          i += 6;
-          continue;
-        }
-        if (e === undefined || !'"\\/bfnrt'.includes(e)) fail(`an invalid escape '\\${e ?? ""}'`);
-        i += 2;
-        continue;
-      }
-      i++;
+      if (c < 0x20) this.fail("a control character (e.g. a line break) inside a string; escape it");
+      if (c === 0x5c) this.escape();
+      else this.i++;
     }
-    i++;
-  };
-  const number = () => {
-    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (m === null || m[0] === "" || m[0] === "-") fail(`expected a value, found ${shown()}`);
-    i += m![0].length;
-  };
-  const value = (depth: number): void => {
-    skip();
-    if (depth > 10_000) fail("nested too deeply");
-    const c = text[i];
-    if (c === "{") return container(depth, "}", true);
-    if (c === "[") return container(depth, "]", false);
-    if (c === '"') return string();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    if (i >= text.length) fail("the text ends where a value was expected");
-    number();
-  };
-  const container = (depth: number, close: string, object: boolean): void => {
-    i++;
-    skip();
-    if (text[i] === close) {
-      i++;
+    this.i++;
+  }
+  /** A backslash escape at `i`: \uXXXX or one of \" \\ \/ \b \f \n \r \t. */
+  private escape(): void {
+    const e = this.text[this.i + 1];
+    if (e === "u") {
+      if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.i + 2, this.i + 6))) this.fail("a \\u escape needs four hex digits");
+      this.i += 6;
+      return;
+    }
+    if (e === undefined || !'"\\/bfnrt'.includes(e)) this.fail(`an invalid escape '\\${e ?? ""}'`);
+    this.i += 2;
+  }
+  private number(): void {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.i, this.i + 400));
+    if (m === null || m[0] === "" || m[0] === "-") this.fail(`expected a value, found ${this.shown()}`);
+    this.i += m![0].length;
+  }
+  /** An object's or array's members up to `close`, each a value (an object's after its name and ':'). */
+  private container(depth: number, close: string, object: boolean): void {
+    this.i++;
+    this.skip();
+    if (this.text[this.i] === close) {
+      this.i++;
       return;
     }
     for (;;) {
-      if (object) {
-        skip();
-        if (text[i] !== '"') fail(`expected a property name in double quotes, found ${shown()}`);
-        string();
-        skip();
-        if (text[i] !== ":") fail(`expected ':' after a property name, found ${shown()}`);
-        i++;
-      }
-      value(depth + 1);
-      skip();
-      if (text[i] === ",") {
-        i++;
+      if (object) this.propertyName();
+      this.value(depth + 1);
+      this.skip();
+      if (this.text[this.i] === ",") {
+        this.i++;
         continue;
       }
-      if (text[i] === close) {
-        i++;
+      if (this.text[this.i] === close) {
+        this.i++;
         return;
       }
-      fail(`expected ',' or '${close}', found ${shown()}`);
+      this.fail(`expected ',' or '${close}', found ${this.shown()}`);
     }
-  };
+  }
+  private propertyName(): void {
+    this.skip();
+    if (this.text[this.i] !== '"') this.fail(`expected a property name in double quotes, found ${this.shown()}`);
+    this.string();
+    this.skip();
+    if (this.text[this.i] !== ":") this.fail(`expected ':' after a property name, found ${this.shown()}`);
+    this.i++;
+  }
+}
+
+/** Where `text` stops being one JSON value, or undefined when it is valid. */
+export function findJsonError(text: string): JsonSyntaxError | undefined {
+  const c = new JsonChecker(text);
   try {
-    value(0);
-    skip();
-    if (i < text.length) fail(`unexpected ${shown()} after the JSON value`);
+    c.value(0);
+    c.skip();
+    if (c.i < text.length) c.fail(`unexpected ${c.shown()} after the JSON value`);
     return undefined;
   } catch (e) {
     if (typeof e === "object" && e !== null && "offset" in e) return e as JsonSyntaxError;
+    // The stack ends before the depth limit (about 4,000 levels under Node's default stack).
+    if (e instanceof RangeError) return { offset: c.i, problem: "nested too deeply" };
     throw e;
   }
 }

@@ -71,36 +71,76 @@ function tap(stream: Readable, see: (chunk: Buffer) => void): Readable {
   return stream.pipe(t);
 }
 
-/** Yields the file's lines in chunks (one chunk per read), with line numbers. */
-export async function* readLineChunks(file: string, options: ReadLinesOptions = {}): AsyncGenerator<LineChunk> {
-  const chunkBytes = options.chunkBytes ?? 1 << 20;
-  const skipBlank = options.skipBlank ?? true;
-  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  let total: number | undefined;
+/** The file's bytes as read (`raw`, for its byte count), decompressed when it is .gz (`source`), and its size. */
+function openLineSource(file: string, options: ReadLinesOptions, chunkBytes: number): { raw: ReturnType<typeof createReadStream>; source: Readable; total: number } {
+  let total: number;
   try {
     total = statSync(file).size;
   } catch (err) {
     throw new InputError(`cannot read file: ${(err as Error).message}`, { file, fix: "check the path (did the download step run?)" });
   }
-  const compressed = file.endsWith(".gz");
   const raw = createReadStream(file, { highWaterMark: chunkBytes });
   const tapped = options.onRaw === undefined ? raw : tap(raw, options.onRaw);
-  const source = compressed ? tapped.pipe(createGunzip({ chunkSize: Math.max(chunkBytes, 64) })) : tapped;
-  let pending: Buffer[] = []; // the current unfinished line, in pieces
-  let pendingBytes = 0;
-  let offset = 0; // (decompressed) offset of the first pending byte
-  let lineNo = 0;
-  let first = true;
+  const source = file.endsWith(".gz") ? tapped.pipe(createGunzip({ chunkSize: Math.max(chunkBytes, 64) })) : tapped;
+  return { raw, source, total };
+}
 
-  const emit = (parts: string[]): LineChunk | undefined => {
+/**
+ * Cuts a stream of byte chunks into numbered lines: `push` each chunk, then `end`. The bytes after
+ * the last line break wait (as pieces) for the next chunk; complete lines are decoded as strict
+ * UTF-8, lose a trailing "\r" (and line 1 its BOM), and blank ones are skipped at a chunk's ends.
+ */
+class LineSplitter {
+  private pending: Buffer[] = []; // the current unfinished line, in pieces
+  private pendingBytes = 0;
+  private offset = 0; // (decompressed) offset of the first pending byte
+  /** Lines seen so far. */
+  lineNo = 0;
+  private first = true;
+
+  constructor(
+    private readonly file: string,
+    private readonly compressed: boolean,
+    private readonly skipBlank: boolean,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  /** The lines `buf` completes ({chunk: undefined} when all are blank), or undefined when it holds no line break. */
+  push(buf: Buffer): { chunk: LineChunk | undefined } | undefined {
+    const lastBreak = buf.lastIndexOf(0x0a);
+    if (lastBreak < 0) {
+      this.pending.push(buf);
+      this.pendingBytes += buf.length;
+      if (this.pendingBytes > this.maxLineBytes) throw lineTooLong(this.file, this.lineNo + 1, this.maxLineBytes, this.pendingBytes);
+      return undefined;
+    }
+    const firstBreak = this.pendingBytes > 0 ? buf.indexOf(0x0a) : -1;
+    if (this.pendingBytes > 0 && this.pendingBytes + firstBreak > this.maxLineBytes) throw lineTooLong(this.file, this.lineNo + 1, this.maxLineBytes, this.pendingBytes + firstBreak);
+    const complete = this.pendingBytes > 0 ? Buffer.concat([...this.pending, buf.subarray(0, lastBreak)]) : buf.subarray(0, lastBreak);
+    const chunk = this.emit(this.decode(complete).split("\n"));
+    this.offset += complete.length + 1;
+    const rest = buf.subarray(lastBreak + 1);
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.pendingBytes = rest.length;
+    return { chunk };
+  }
+
+  /** The last line, when the file does not end with a line break. */
+  end(): LineChunk | undefined {
+    return this.pendingBytes > 0 ? this.emit([this.decode(Buffer.concat(this.pending))]) : undefined;
+  }
+
+  private emit(parts: string[]): LineChunk | undefined {
+    const skipBlank = this.skipBlank;
     const lines: string[] = [];
     let firstLine = -1;
+    let lineNo = this.lineNo;
     for (let i = 0; i < parts.length; i++) {
       let text = parts[i]!;
       lineNo++;
       if (text.endsWith("\r")) text = text.slice(0, -1);
-      if (first) {
-        first = false;
+      if (this.first) {
+        this.first = false;
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       }
       if (skipBlank && text.trim() === "") {
@@ -110,48 +150,41 @@ export async function* readLineChunks(file: string, options: ReadLinesOptions = 
       if (firstLine < 0) firstLine = lineNo;
       lines.push(text);
     }
+    this.lineNo = lineNo;
     while (skipBlank && lines.length > 0 && lines[lines.length - 1]!.trim() === "") lines.pop();
     return lines.length > 0 ? { lines, firstLine } : undefined;
-  };
+  }
 
   /** Complete lines (without the final line break) as text; strict UTF-8. */
-  const decode = (bytes: Buffer): string => {
+  private decode(bytes: Buffer): string {
     if (isUtf8(bytes)) return bytes.toString("utf8");
-    if (offset === 0) {
+    if (this.offset === 0) {
       const kind = describeTextFormat(bytes.subarray(0, 4096)).kind;
-      if (kind === "gzip" || kind === "zip" || kind === "bzip2" || kind === "binary") throw wrongFormatError(file, bytes.subarray(0, 4096), "a UTF-8 text file with one record per line");
+      if (kind === "gzip" || kind === "zip" || kind === "bzip2" || kind === "binary") throw wrongFormatError(this.file, bytes.subarray(0, 4096), "a UTF-8 text file with one record per line");
     }
-    throw invalidUtf8Error(bytes, Math.max(0, firstInvalidUtf8(bytes)), { file, offset, line: lineNo + 1, compressed });
-  };
+    throw invalidUtf8Error(bytes, Math.max(0, firstInvalidUtf8(bytes)), { file: this.file, offset: this.offset, line: this.lineNo + 1, compressed: this.compressed });
+  }
+}
 
+/** Yields the file's lines in chunks (one chunk per read), with line numbers. */
+export async function* readLineChunks(file: string, options: ReadLinesOptions = {}): AsyncGenerator<LineChunk> {
+  const chunkBytes = options.chunkBytes ?? 1 << 20;
+  const { raw, source, total } = openLineSource(file, options, chunkBytes);
+  const compressed = file.endsWith(".gz");
+  const split = new LineSplitter(file, compressed, options.skipBlank ?? true, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   try {
     for await (const buf of source as AsyncIterable<Buffer>) {
-      const lastBreak = buf.lastIndexOf(0x0a);
-      if (lastBreak < 0) {
-        pending.push(buf);
-        pendingBytes += buf.length;
-        if (pendingBytes > maxLineBytes) throw lineTooLong(file, lineNo + 1, maxLineBytes, pendingBytes);
-        continue;
-      }
-      const firstBreak = pendingBytes > 0 ? buf.indexOf(0x0a) : -1;
-      if (pendingBytes > 0 && pendingBytes + firstBreak > maxLineBytes) throw lineTooLong(file, lineNo + 1, maxLineBytes, pendingBytes + firstBreak);
-      const complete = pendingBytes > 0 ? Buffer.concat([...pending, buf.subarray(0, lastBreak)]) : buf.subarray(0, lastBreak);
-      const chunk = emit(decode(complete).split("\n"));
-      offset += complete.length + 1;
-      const rest = buf.subarray(lastBreak + 1);
-      pending = rest.length > 0 ? [rest] : [];
-      pendingBytes = rest.length;
+      const done = split.push(buf);
+      if (done === undefined) continue;
       options.onBytes?.(raw.bytesRead, total);
-      if (chunk !== undefined) yield chunk;
+      if (done.chunk !== undefined) yield done.chunk;
     }
   } catch (err) {
     if (err instanceof InputError) throw err;
-    throw new InputError(`read failed: ${(err as Error).message}`, { file, line: lineNo + 1, fix: compressed ? "re-download the file; it may be truncated or not gzip" : "check the file (a disk or permission problem?)" });
+    throw new InputError(`read failed: ${(err as Error).message}`, { file, line: split.lineNo + 1, fix: compressed ? "re-download the file; it may be truncated or not gzip" : "check the file (a disk or permission problem?)" });
   }
-  if (pendingBytes > 0) {
-    const chunk = emit([decode(Buffer.concat(pending))]);
-    if (chunk !== undefined) yield chunk;
-  }
+  const last = split.end();
+  if (last !== undefined) yield last;
 }
 
 /**

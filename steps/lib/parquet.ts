@@ -134,6 +134,75 @@ async function* batchesOf<T extends object>(schema: arrow.Schema, source: RowSou
   if (buffer.length > 0) yield rowsToRecordBatch(schema, buffer);
 }
 
+function writerProperties(options: WriteParquetOptions): pw.WriterProperties {
+  let builder = new pw.WriterPropertiesBuilder()
+    .setCompression(pw.Compression.SNAPPY)
+    .setMaxRowGroupSize(options.rowGroupRows ?? 65_536)
+    .setCreatedBy("cspipe");
+  if (options.metadata !== undefined) builder = builder.setKeyValueMetadata(new Map(Object.entries(options.metadata)));
+  return builder.build();
+}
+
+/**
+ * The source's record batches as the stream parquet-wasm encodes, one batch per pull (checked
+ * against the schema, counted); an empty source gives one empty batch, so the file still carries
+ * the schema. A source that fails is remembered: parquet-wasm may take an errored input for its end.
+ */
+class BatchFeed<T extends object> {
+  rows = 0;
+  batches = 0;
+  sourceError: { err: unknown } | undefined;
+  private started = false;
+  private readonly iterator: AsyncIterator<arrow.RecordBatch>;
+  readonly stream: ReadableStream<pw.RecordBatch>;
+
+  constructor(
+    private readonly schema: arrow.Schema,
+    source: RowSource<T | arrow.RecordBatch>,
+    batchRows: number,
+    private readonly onProgress: ((rows: number) => void) | undefined,
+  ) {
+    this.iterator = batchesOf(schema, source, batchRows)[Symbol.asyncIterator]();
+    this.stream = new ReadableStream<pw.RecordBatch>(
+      {
+        pull: async (controller) => {
+          try {
+            await this.pullOne(controller);
+          } catch (err) {
+            this.sourceError ??= { err };
+            controller.error(err);
+          }
+        },
+        cancel: async () => {
+          await this.iterator.return?.(undefined);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  private async pullOne(controller: ReadableStreamDefaultController<pw.RecordBatch>): Promise<void> {
+    const next = await this.iterator.next();
+    if (next.done) {
+      if (!this.started) {
+        this.started = true;
+        for (const b of toWasmBatches(rowsToRecordBatch(this.schema, []))) controller.enqueue(b);
+      }
+      controller.close();
+      return;
+    }
+    this.started = true;
+    const batch = next.value;
+    if (!sameSchema(batch.schema, this.schema)) {
+      throw new TypeError(`record batch schema does not match the table schema: ${batch.schema.toString()} vs ${this.schema.toString()}`);
+    }
+    this.rows += batch.numRows;
+    this.batches++;
+    for (const b of toWasmBatches(batch)) controller.enqueue(b);
+    this.onProgress?.(this.rows);
+  }
+}
+
 /**
  * Streams rows and/or record batches into a Parquet file with the given Arrow schema.
  * An empty source writes a valid zero-row file that still carries the schema.
@@ -144,74 +213,23 @@ export async function writeParquetFile<T extends object>(
   source: RowSource<T | arrow.RecordBatch>,
   options: WriteParquetOptions = {},
 ): Promise<WriteParquetResult> {
-  const batchRows = options.batchRows ?? 65_536;
-  const rowGroupRows = options.rowGroupRows ?? 65_536;
-  let builder = new pw.WriterPropertiesBuilder()
-    .setCompression(pw.Compression.SNAPPY)
-    .setMaxRowGroupSize(rowGroupRows)
-    .setCreatedBy("cspipe");
-  if (options.metadata !== undefined) builder = builder.setKeyValueMetadata(new Map(Object.entries(options.metadata)));
-  const props = builder.build();
-
-  const iterator = batchesOf(schema, source, batchRows)[Symbol.asyncIterator]();
-  let rows = 0;
-  let batches = 0;
-  let started = false;
-  let sourceError: { err: unknown } | undefined;
-  const stream = new ReadableStream<pw.RecordBatch>(
-    {
-      async pull(controller) {
-        try {
-          await pullOne(controller);
-        } catch (err) {
-          // parquet-wasm may treat an errored input as end-of-stream; remember the error
-          sourceError ??= { err };
-          controller.error(err);
-        }
-      },
-      async cancel() {
-        await iterator.return?.(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  async function pullOne(controller: ReadableStreamDefaultController<pw.RecordBatch>): Promise<void> {
-    const next = await iterator.next();
-    if (next.done) {
-      if (!started) {
-        // zero rows: still emit one empty batch so the file carries the schema
-        started = true;
-        for (const b of toWasmBatches(rowsToRecordBatch(schema, []))) controller.enqueue(b);
-      }
-      controller.close();
-      return;
-    }
-    started = true;
-    const batch = next.value;
-    if (!sameSchema(batch.schema, schema)) {
-      throw new TypeError(`record batch schema does not match the table schema: ${batch.schema.toString()} vs ${schema.toString()}`);
-    }
-    rows += batch.numRows;
-    batches++;
-    for (const b of toWasmBatches(batch)) controller.enqueue(b);
-    options.onProgress?.(rows);
-  }
-
+  const props = writerProperties(options);
+  const feed = new BatchFeed(schema, source, options.batchRows ?? 65_536, options.onProgress);
   const partial = `${path}.partial`;
   const handle = await open(partial, "w");
   try {
-    const bytes = await pw.transformParquetStream(stream, props);
+    const bytes = await pw.transformParquetStream(feed.stream, props);
     await bytes.pipeTo(Writable.toWeb(handle.createWriteStream()) as WritableStream<Uint8Array>);
-    if (sourceError !== undefined) throw sourceError.err;
+    if (feed.sourceError !== undefined) throw feed.sourceError.err;
   } catch (err) {
     await handle.close().catch(() => undefined);
     await rm(partial, { force: true });
     // the encoder reports a failed source as its own error ("Dyn casting error"): rethrow the cause
-    throw sourceError !== undefined ? sourceError.err : err;
+    throw feed.sourceError !== undefined ? feed.sourceError.err : err;
   }
   await handle.close().catch(() => undefined);
   await rename(partial, path);
-  return { rows, batches };
+  return { rows: feed.rows, batches: feed.batches };
 }
 
 function wasmToArrow(bytes: Uint8Array): arrow.Table {

@@ -102,25 +102,30 @@ function figureHtml(f: ReportEntry<FigureJson>, spec: ReportIndexSpec): Html {
   );
 }
 
-/** Render both index files. Pure; tables and figures keep the given order. */
-export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
-  checkIds(spec);
-  const keyHref = (key: string): string | undefined => spec.href([key]);
-  const notes = spec.notes ?? [];
+/** The table of contents: the tables, the figures (each by its short title) and the provenance section, where there are any. */
+function tocHtml(spec: ReportIndexSpec): Html {
+  const toc: Html[] = [];
+  if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}`, title: t.data.title }, raw(labelHtml(shortTitle(t.data.title)))))))));
+  if (spec.figures.length > 0) toc.push(el("li", {}, el("a", { href: "#figures" }, "Figures"), el("ul", {}, ...spec.figures.map((f) => el("li", {}, el("a", { href: `#${f.data.id}`, title: f.data.title }, raw(labelHtml(shortTitle(f.data.title)))))))));
+  if (spec.provenance !== undefined) toc.push(el("li", {}, el("a", { href: "#pipeline" }, "How these numbers were made")));
+  return el("nav", { class: "toc" }, el("ul", {}, ...toc));
+}
 
+/** A number's link: its provenance page (one key) or its seeds' page (several); none without keys. */
+const cellHrefOf = (spec: ReportIndexSpec) => (keys: readonly string[]): string | undefined => (keys.length === 0 ? undefined : spec.href(keys));
+
+/** index.html's body: title, data statement, numerics, findings, contents, notes, tables, figures, the stage graph. */
+function bodyHtml(spec: ReportIndexSpec): Html[] {
+  const notes = spec.notes ?? [];
+  const cellHref = cellHrefOf(spec);
   const body: Html[] = [
     el("h1", {}, raw(labelHtml(spec.title))),
     el("p", { class: `dataset ${spec.dataset}` }, el("strong", {}, `Data: ${spec.dataset}.`), ` ${DATASET_STATEMENT[spec.dataset]}`, el("br", {}), spec.datasetDescription),
   ];
   if (spec.numerics !== undefined) body.push(el("p", { class: "numerics" }, el("strong", {}, "Numerics."), ` ${spec.numerics}`));
-  if (spec.findings !== undefined) body.push(findingsHtml(spec.findings, keyHref));
-  const toc: Html[] = [];
-  if (spec.tables.length > 0) toc.push(el("li", {}, el("a", { href: "#tables" }, "Tables"), el("ul", {}, ...spec.tables.map((t) => el("li", {}, el("a", { href: `#${t.data.id}`, title: t.data.title }, raw(labelHtml(shortTitle(t.data.title)))))))));
-  if (spec.figures.length > 0) toc.push(el("li", {}, el("a", { href: "#figures" }, "Figures"), el("ul", {}, ...spec.figures.map((f) => el("li", {}, el("a", { href: `#${f.data.id}`, title: f.data.title }, raw(labelHtml(shortTitle(f.data.title)))))))));
-  if (spec.provenance !== undefined) toc.push(el("li", {}, el("a", { href: "#pipeline" }, "How these numbers were made")));
-  body.push(el("nav", { class: "toc" }, el("ul", {}, ...toc)));
+  if (spec.findings !== undefined) body.push(findingsHtml(spec.findings, (key) => spec.href([key])));
+  body.push(tocHtml(spec));
   if (notes.length > 0) body.push(el("ul", { class: "notes" }, ...notes.map((n) => el("li", {}, n))));
-  const cellHref = (keys: readonly string[]): string | undefined => (keys.length === 0 ? undefined : spec.href(keys));
   if (spec.tables.length > 0) {
     body.push(el("h2", { id: "tables" }, "Tables"));
     for (const t of spec.tables) body.push(renderTableHtml(t.data, { href: (c) => cellHref(c.stepKeys) }, links(t.data.id, t.files)));
@@ -137,38 +142,58 @@ export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
       el("figure", { class: "stages" }, raw(spec.provenance.stagesSvg)),
     );
   }
-  const html =
+  return body;
+}
+
+function indexHtml(spec: ReportIndexSpec): string {
+  return (
     lines(
       raw("<!DOCTYPE html>"),
       raw('<html lang="en">'),
       el("head", {}, raw('<meta charset="utf-8">'), el("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), el("title", {}, spec.title), el("style", {}, raw(REPORT_CSS))),
-      el("body", {}, ...body),
+      el("body", {}, ...bodyHtml(spec)),
       raw("</html>"),
-    ).html + "\n";
+    ).html + "\n"
+  );
+}
 
+/** A "Data: [Markdown](…) · [CSV](…)" line and a blank one, or nothing without files. */
+function dataLinksMarkdown(ls: readonly { label: string; href: string }[]): string[] {
+  return ls.length > 0 ? [`Data: ${ls.map((l) => `[${l.label}](${l.href})`).join(" · ")}`, ""] : [];
+}
+
+/** index.md's figures: each one's title, image, caption with N, and data links. */
+function figuresMarkdown(figures: ReportIndexSpec["figures"]): string[] {
+  const md = ["## Figures", ""];
+  for (const f of figures) {
+    md.push(`### ${labelMarkdown(f.data.title)}`, "");
+    if (f.files.svg !== undefined) md.push(`![${labelMarkdown(f.data.title)}](${encodeURI(f.files.svg.replace(/\\/g, "/"))})`, "");
+    md.push(`${labelMarkdown(f.data.caption)}${f.data.nNote === "" ? "" : ` ${f.data.nNote}`}`, "");
+    md.push(...dataLinksMarkdown(links(f.data.id, f.files)));
+  }
+  return md;
+}
+
+function indexMarkdown(spec: ReportIndexSpec): string {
+  const notes = spec.notes ?? [];
+  const cellHref = cellHrefOf(spec);
   const md: string[] = [`# ${labelMarkdown(spec.title)}`, "", `**Data: ${spec.dataset}.** ${DATASET_STATEMENT[spec.dataset]}`, "", labelMarkdown(spec.datasetDescription), ""];
   if (spec.numerics !== undefined) md.push(`**Numerics.** ${spec.numerics}`, "");
   for (const n of notes) md.push(`- ${labelMarkdown(n)}`);
   if (notes.length > 0) md.push("");
-  if (spec.findings !== undefined) md.push(findingsMarkdown(spec.findings, keyHref));
+  if (spec.findings !== undefined) md.push(findingsMarkdown(spec.findings, (key) => spec.href([key])));
   if (spec.tables.length > 0) {
     md.push("## Tables", "");
-    for (const t of spec.tables) {
-      md.push(renderTableMarkdown(t.data, { heading: 3, href: (c) => cellHref(c.stepKeys) }));
-      const ls = links(t.data.id, t.files);
-      if (ls.length > 0) md.push(`Data: ${ls.map((l) => `[${l.label}](${l.href})`).join(" · ")}`, "");
-    }
+    for (const t of spec.tables) md.push(renderTableMarkdown(t.data, { heading: 3, href: (c) => cellHref(c.stepKeys) }), ...dataLinksMarkdown(links(t.data.id, t.files)));
   }
-  if (spec.figures.length > 0) {
-    md.push("## Figures", "");
-    for (const f of spec.figures) {
-      const ls = links(f.data.id, f.files);
-      md.push(`### ${labelMarkdown(f.data.title)}`, "");
-      if (f.files.svg !== undefined) md.push(`![${labelMarkdown(f.data.title)}](${encodeURI(f.files.svg.replace(/\\/g, "/"))})`, "");
-      md.push(`${labelMarkdown(f.data.caption)}${f.data.nNote === "" ? "" : ` ${f.data.nNote}`}`, "");
-      if (ls.length > 0) md.push(`Data: ${ls.map((l) => `[${l.label}](${l.href})`).join(" · ")}`, "");
-    }
-  }
+  if (spec.figures.length > 0) md.push(...figuresMarkdown(spec.figures));
   if (spec.provenance !== undefined) md.push("## How these numbers were made", "", `Every number links to the page of the evaluation that produced it; [all provenance pages](${spec.provenance.index}).`, "");
-  return { markdown: md.join("\n"), html };
+  return md.join("\n");
+}
+
+/** Render both index files. Pure; tables and figures keep the given order. */
+export function renderReportIndex(spec: ReportIndexSpec): RenderedIndex {
+  checkIds(spec);
+  const html = indexHtml(spec);
+  return { markdown: indexMarkdown(spec), html };
 }

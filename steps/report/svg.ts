@@ -14,7 +14,7 @@
  * Why hand-written rather than a charting library: Vega-Lite 6 rendered to SVG in Node was
  * tried (2026-11-23) and is byte-stable too, but its text marks cannot typeset subscripts
  * (labels would read `X_t \ {q_t}`, unlike the tables), it measures text heuristically in
- * Node anyway, and it adds ~25 MB of dependencies; these ~300 lines cover the two chart kinds
+ * Node anyway, and it adds ~25 MB of dependencies; these ~350 lines cover the two chart kinds
  * the paper uses. Output is deterministic: fixed palette, coordinates rounded to 2 decimals,
  * no ids, nothing from time or randomness.
  */
@@ -169,116 +169,144 @@ function legend(entries: readonly LegendEntry[], left: number, right: number, to
   return { svg: out, height: entries.length === 0 ? 0 : (row + 1) * rowH };
 }
 
-/** The chart as a standalone SVG document. */
-export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string {
-  check(f);
-  const width = options.width ?? 640;
-  const plotH = options.plotHeight ?? 240;
+/** The y axis: a round scale over every number drawn (values with their sd, paper markers, yMax), its ticks and their labels. */
+function yAxisScale(f: FigureJson): { scale: { max: number; step: number }; ticks: number[]; tickLabels: string[] } {
   const fmt = f.valueFormat;
-  const nCat = f.categories.length;
-  const nSer = f.series.length;
-  if (nCat === 0 || nSer === 0) throw new InputError(`figure '${f.id}' has no ${nCat === 0 ? "categories" : "series"}`, { field: nCat === 0 ? "categories" : "series", fix: "give at least one" });
-
-  // y scale from every number drawn
   let dataMax = 0;
   for (const s of f.series) for (const p of s.points) dataMax = Math.max(dataMax, (p.ours?.value ?? 0) + (p.ours?.sd ?? 0), p.paper?.value ?? 0);
   const scale = niceScale(Math.max(dataMax, f.yMax ?? 0));
   const ticks = Array.from({ length: Math.round(scale.max / scale.step) + 1 }, (_, i) => i * scale.step);
   const tickFmt: NumberFormat = fmt.kind === "integer" ? fmt : { kind: fmt.kind, digits: tickDigits(fmt.kind === "percent" ? scale.step * 100 : scale.step) };
-  const tickLabels = ticks.map((v) => formatNumber(v, tickFmt));
+  return { scale, ticks, tickLabels: ticks.map((v) => formatNumber(v, tickFmt)) };
+}
 
-  // horizontal layout
-  const unit = f.yUnit ?? formatUnit(fmt);
-  const yLabel = unit === "" ? f.yLabel : `${f.yLabel} (${unit})`;
-  const left = 8 + FONT * LINE + 8 + Math.max(...tickLabels.map((t) => labelWidth(t, TICK_FONT))) + 8;
-  const right = width - 16;
+/** Where the plot sits on the canvas: its edges, the slot of each category, and y of a value. */
+interface Frame {
+  readonly left: number;
+  readonly right: number;
+  readonly plotW: number;
+  readonly top: number;
+  readonly plotH: number;
+  readonly base: number;
+  readonly slot: number;
+  readonly center: (ci: number) => number;
+  readonly yOf: (v: number) => number;
+}
+
+function frameOf(f: FigureJson, left: number, right: number, top: number, plotH: number, scaleMax: number): Frame {
   const plotW = right - left;
+  const slot = plotW / f.categories.length;
+  return { left, right, plotW, top, plotH, base: top + plotH, slot, center: (ci) => left + slot * (ci + 0.5), yOf: (v) => top + plotH - (Math.max(0, v) / scaleMax) * plotH };
+}
 
-  // title
-  const titleLines = wrapLabel(f.title, width - 24, TITLE_FONT, true);
-  const out: string[] = [];
+/** The title's lines, centred, from y = 8 down; returns them and the y below the last. */
+function titleLines(title: string, width: number): { svg: string[]; bottom: number } {
   let y = 8;
-  const titleSvg = titleLines.map((l) => {
+  const svg = wrapLabel(title, width - 24, TITLE_FONT, true).map((l) => {
     y += TITLE_FONT * LINE;
     return text(width / 2, y - 4, l, TITLE_FONT, ` text-anchor="middle" font-weight="bold"`);
   });
-  const top = y + 14;
-  const base = top + plotH;
-  const yOf = (v: number): number => top + plotH - (Math.max(0, v) / scale.max) * plotH;
+  return { svg, bottom: y };
+}
 
-  // axes
-  out.push(`<g class="axis y-axis">`);
+function yAxisSvg(fr: Frame, ticks: readonly number[], tickLabels: readonly string[], yLabel: string): string[] {
+  const out = [`<g class="axis y-axis">`];
   ticks.forEach((v, i) => {
-    out.push(`<line x1="${n2(left - 4)}" y1="${n2(yOf(v))}" x2="${n2(right)}" y2="${n2(yOf(v))}" stroke="${i === 0 ? "#000000" : "#e0e0e0"}"/>`);
-    out.push(text(left - 7, yOf(v) + TICK_FONT * 0.35, tickLabels[i]!, TICK_FONT, ` text-anchor="end"`));
+    out.push(`<line x1="${n2(fr.left - 4)}" y1="${n2(fr.yOf(v))}" x2="${n2(fr.right)}" y2="${n2(fr.yOf(v))}" stroke="${i === 0 ? "#000000" : "#e0e0e0"}"/>`);
+    out.push(text(fr.left - 7, fr.yOf(v) + TICK_FONT * 0.35, tickLabels[i]!, TICK_FONT, ` text-anchor="end"`));
   });
-  out.push(`<line x1="${n2(left)}" y1="${n2(top)}" x2="${n2(left)}" y2="${n2(base)}" stroke="#000000"/>`);
-  const cy = top + plotH / 2;
+  out.push(`<line x1="${n2(fr.left)}" y1="${n2(fr.top)}" x2="${n2(fr.left)}" y2="${n2(fr.base)}" stroke="#000000"/>`);
+  const cy = fr.top + fr.plotH / 2;
   out.push(`<text x="${n2(8 + FONT)}" y="${n2(cy)}" font-size="${FONT}" text-anchor="middle" transform="rotate(-90 ${n2(8 + FONT)} ${n2(cy)})">${labelSvg(yLabel, FONT)}</text>`, `</g>`);
+  return out;
+}
 
-  // marks
-  const slot = plotW / nCat;
-  const center = (ci: number): number => left + slot * (ci + 0.5);
+/** A line chart's polylines for one series: one per run of consecutive points (a missing point breaks the line). */
+function seriesLines(s: FigureJson["series"][number], colour: string, fr: Frame): string[] {
+  const out: string[] = [];
+  let seg: string[] = [];
+  const flush = (): void => {
+    if (seg.length > 1) out.push(`<polyline class="line" points="${seg.join(" ")}" fill="none" stroke="${colour}" stroke-width="2" data-series="${escapeXml(s.name)}"/>`);
+    seg = [];
+  };
+  s.points.forEach((p, ci) => (p.ours === null ? flush() : seg.push(`${n2(fr.center(ci))},${n2(fr.yOf(p.ours.value))}`)));
+  flush();
+  return out;
+}
+
+/** What the marks drew that the legend explains. */
+interface MarkKinds {
+  paper: boolean;
+  sd: boolean;
+}
+
+/** One point's marks at x: our bar (with its value label) or circle, its error bar, n/a, the paper's diamond. */
+function pointMarks(f: FigureJson, options: SvgOptions, fr: Frame, mark: { series: string; colour: string; barW: number; x: number; ci: number }, p: FigurePoint, kinds: MarkKinds): string[] {
+  const out: string[] = [];
+  const { series, colour, barW, x, ci } = mark;
+  const data = ` data-series="${escapeXml(series)}" data-category="${escapeXml(f.categories[ci]!)}"`;
+  if (p.ours !== null) {
+    const o = p.ours;
+    const attrs = `${data} data-value="${o.value}" data-keys="${o.stepKeys.join(" ")}"`;
+    if (f.chart === "bar") {
+      const yv = fr.yOf(o.value);
+      out.push(linked(f, options, series, p, `<rect class="bar" x="${n2(x - barW / 2)}" y="${n2(yv)}" width="${n2(barW)}" height="${n2(fr.base - yv)}" fill="${colour}"${attrs}/>`));
+      const label = formatNumber(o.value, f.valueFormat);
+      const labelY = valueLabelY(fr.yOf(o.value + (o.sd ?? 0)), p.paper === null ? null : fr.yOf(p.paper.value));
+      if (labelWidth(label, 9) + 2 <= barW) out.push(text(x, labelY, label, 9, ` class="value" text-anchor="middle"`));
+    } else out.push(linked(f, options, series, p, `<circle class="point" cx="${n2(x)}" cy="${n2(fr.yOf(o.value))}" r="3.5" fill="${colour}"${attrs}/>`));
+    if (o.sd !== null) {
+      kinds.sd = true;
+      out.push(errorBar(x, fr.yOf(o.value - o.sd), fr.yOf(o.value + o.sd)));
+    }
+  } else if (p.absent !== null) {
+    out.push(`<text class="absent" x="${n2(x)}" y="${n2(fr.base - 4)}" font-size="9" fill="#666666" text-anchor="middle"${data}>n/a<title>${escapeXml(tooltip(f, series, p))}</title></text>`);
+  }
+  if (p.paper !== null) {
+    kinds.paper = true;
+    out.push(linked(f, { ...options, href: () => undefined }, series, p, diamond(x, fr.yOf(p.paper.value), DIAMOND_R, f.chart === "bar" ? "#000000" : colour, `${data} data-paper="${p.paper.value}"`)));
+  }
+  return out;
+}
+
+/** Every series' marks, in series order (a line chart's lines before its points). */
+function marksSvg(f: FigureJson, options: SvgOptions, fr: Frame): { svg: string[]; kinds: MarkKinds } {
   const marks: string[] = [`<g class="marks">`];
-  let anyPaper = false;
-  let anySd = false;
-  const barW = (slot * 0.8) / nSer;
+  const kinds: MarkKinds = { paper: false, sd: false };
+  const barW = (fr.slot * 0.8) / f.series.length;
   f.series.forEach((s, si) => {
     const colour = PALETTE[si % PALETTE.length]!;
-    const data = (ci: number): string => ` data-series="${escapeXml(s.name)}" data-category="${escapeXml(f.categories[ci]!)}"`;
-    if (f.chart === "line") {
-      let seg: string[] = [];
-      const flush = (): void => {
-        if (seg.length > 1) marks.push(`<polyline class="line" points="${seg.join(" ")}" fill="none" stroke="${colour}" stroke-width="2" data-series="${escapeXml(s.name)}"/>`);
-        seg = [];
-      };
-      s.points.forEach((p, ci) => (p.ours === null ? flush() : seg.push(`${n2(center(ci))},${n2(yOf(p.ours.value))}`)));
-      flush();
-    }
+    if (f.chart === "line") marks.push(...seriesLines(s, colour, fr));
     s.points.forEach((p, ci) => {
-      const x = f.chart === "bar" ? left + slot * ci + slot * 0.1 + barW * (si + 0.5) : center(ci);
-      if (p.ours !== null) {
-        const o = p.ours;
-        const attrs = `${data(ci)} data-value="${o.value}" data-keys="${o.stepKeys.join(" ")}"`;
-        if (f.chart === "bar") {
-          const yv = yOf(o.value);
-          marks.push(linked(f, options, s.name, p, `<rect class="bar" x="${n2(x - barW / 2)}" y="${n2(yv)}" width="${n2(barW)}" height="${n2(base - yv)}" fill="${colour}"${attrs}/>`));
-          const label = formatNumber(o.value, fmt);
-          const labelY = valueLabelY(yOf(o.value + (o.sd ?? 0)), p.paper === null ? null : yOf(p.paper.value));
-          if (labelWidth(label, 9) + 2 <= barW) marks.push(text(x, labelY, label, 9, ` class="value" text-anchor="middle"`));
-        } else marks.push(linked(f, options, s.name, p, `<circle class="point" cx="${n2(x)}" cy="${n2(yOf(o.value))}" r="3.5" fill="${colour}"${attrs}/>`));
-        if (o.sd !== null) {
-          anySd = true;
-          marks.push(errorBar(x, yOf(o.value - o.sd), yOf(o.value + o.sd)));
-        }
-      } else if (p.absent !== null) {
-        marks.push(`<text class="absent" x="${n2(x)}" y="${n2(base - 4)}" font-size="9" fill="#666666" text-anchor="middle"${data(ci)}>n/a<title>${escapeXml(tooltip(f, s.name, p))}</title></text>`);
-      }
-      if (p.paper !== null) {
-        anyPaper = true;
-        marks.push(linked(f, { ...options, href: () => undefined }, s.name, p, diamond(x, yOf(p.paper.value), DIAMOND_R, f.chart === "bar" ? "#000000" : colour, `${data(ci)} data-paper="${p.paper.value}"`)));
-      }
+      const x = f.chart === "bar" ? fr.left + fr.slot * ci + fr.slot * 0.1 + barW * (si + 0.5) : fr.center(ci);
+      marks.push(...pointMarks(f, options, fr, { series: s.name, colour, barW, x, ci }, p, kinds));
     });
   });
   marks.push(`</g>`);
+  return { svg: marks, kinds };
+}
 
-  // x axis labels (wrapped to their slot)
+/** The category labels, each wrapped to its slot, and the x axis' label; returns them and the y below them. */
+function xAxisSvg(f: FigureJson, fr: Frame): { svg: string[]; bottom: number } {
   const xs: string[] = [`<g class="axis x-axis">`];
-  let xBottom = base;
+  let bottom = fr.base;
   f.categories.forEach((c, ci) => {
-    wrapLabel(c, slot - 6, FONT).forEach((line, li) => {
-      const ly = base + 16 + li * FONT * LINE;
-      xBottom = Math.max(xBottom, ly + 4);
-      xs.push(text(center(ci), ly, line, FONT, ` text-anchor="middle"`));
+    wrapLabel(c, fr.slot - 6, FONT).forEach((line, li) => {
+      const ly = fr.base + 16 + li * FONT * LINE;
+      bottom = Math.max(bottom, ly + 4);
+      xs.push(text(fr.center(ci), ly, line, FONT, ` text-anchor="middle"`));
     });
   });
   if (f.xLabel !== null) {
-    xBottom += FONT * LINE + 4;
-    xs.push(text(left + plotW / 2, xBottom - 4, f.xLabel, FONT, ` text-anchor="middle"`));
+    bottom += FONT * LINE + 4;
+    xs.push(text(fr.left + fr.plotW / 2, bottom - 4, f.xLabel, FONT, ` text-anchor="middle"`));
   }
   xs.push(`</g>`);
+  return { svg: xs, bottom };
+}
 
-  // legend
+/** The series (unless the legend is off), then the paper's marker and the error bar where the marks drew them. */
+function legendEntries(f: FigureJson, options: SvgOptions, kinds: MarkKinds): LegendEntry[] {
   const entries: LegendEntry[] = (options.legend === false ? [] : f.series).map((s, si) => {
     const colour = PALETTE[si % PALETTE.length]!;
     return {
@@ -287,20 +315,36 @@ export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string
         f.chart === "bar" ? `<rect x="${n2(x)}" y="${n2(ly - 6)}" width="14" height="12" fill="${colour}"/>` : `<line x1="${n2(x)}" y1="${n2(ly)}" x2="${n2(x + 16)}" y2="${n2(ly)}" stroke="${colour}" stroke-width="2"/><circle cx="${n2(x + 8)}" cy="${n2(ly)}" r="3" fill="${colour}"/>`,
     };
   });
-  if (anyPaper) entries.push({ label: "paper (as printed)", swatch: (x, ly) => diamond(x + 7, ly, 4.5, "#000000", "") });
-  if (anySd) entries.push({ label: "± sd over seeds", swatch: (x, ly) => errorBar(x + 7, ly - 6, ly + 6) });
-  const lg = legend(entries, 16, width - 16, xBottom + 12);
-  const height = Math.ceil(xBottom + 12 + lg.height + 8);
+  if (kinds.paper) entries.push({ label: "paper (as printed)", swatch: (x, ly) => diamond(x + 7, ly, 4.5, "#000000", "") });
+  if (kinds.sd) entries.push({ label: "± sd over seeds", swatch: (x, ly) => errorBar(x + 7, ly - 6, ly + 6) });
+  return entries;
+}
 
+/** The chart as a standalone SVG document. */
+export function renderFigureSvg(f: FigureJson, options: SvgOptions = {}): string {
+  check(f);
+  const width = options.width ?? 640;
+  const nCat = f.categories.length;
+  if (nCat === 0 || f.series.length === 0) throw new InputError(`figure '${f.id}' has no ${nCat === 0 ? "categories" : "series"}`, { field: nCat === 0 ? "categories" : "series", fix: "give at least one" });
+  const { scale, ticks, tickLabels } = yAxisScale(f);
+  const unit = f.yUnit ?? formatUnit(f.valueFormat);
+  const yLabel = unit === "" ? f.yLabel : `${f.yLabel} (${unit})`;
+  const left = 8 + FONT * LINE + 8 + Math.max(...tickLabels.map((t) => labelWidth(t, TICK_FONT))) + 8;
+  const title = titleLines(f.title, width);
+  const fr = frameOf(f, left, width - 16, title.bottom + 14, options.plotHeight ?? 240, scale.max);
+  const marks = marksSvg(f, options, fr);
+  const xs = xAxisSvg(f, fr);
+  const lg = legend(legendEntries(f, options, marks.kinds), 16, width - 16, xs.bottom + 12);
+  const height = Math.ceil(xs.bottom + 12 + lg.height + 8);
   return (
     [
       `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="${SVG_FONT_FAMILY}" data-chart="${f.chart}" data-figure="${escapeXml(f.id)}">`,
       `<title>${escapeXml(labelText(f.title))}</title>`,
       `<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
-      ...titleSvg,
-      ...out,
-      ...marks,
-      ...xs,
+      ...title.svg,
+      ...yAxisSvg(fr, ticks, tickLabels, yLabel),
+      ...marks.svg,
+      ...xs.svg,
       ...lg.svg,
       `</svg>`,
     ].join("\n") + "\n"

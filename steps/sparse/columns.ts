@@ -27,6 +27,26 @@ export interface ByteColumn {
   readonly length: number;
 }
 
+/** `out` (as long as all of them) filled with the full chunks, then the first `pos` values of the current one. */
+function joinChunks<A extends Uint8Array | Uint32Array | Float64Array>(out: A, chunks: readonly A[], cur: A, pos: number): A {
+  let i = 0;
+  for (const c of chunks) {
+    out.set(c, i);
+    i += c.length;
+  }
+  out.set(cur.subarray(0, pos), i);
+  return out;
+}
+
+/** Byte strings one after the other, with the offset of each and the end (offsets[i]..offsets[i + 1] is parts[i]). */
+export function concatParts(parts: readonly Uint8Array[]): { bytes: Uint8Array; offsets: Float64Array } {
+  const offsets = new Float64Array(parts.length + 1);
+  for (let i = 0; i < parts.length; i++) offsets[i + 1] = offsets[i]! + parts[i]!.length;
+  const bytes = new Uint8Array(offsets[parts.length]!);
+  for (let i = 0; i < parts.length; i++) bytes.set(parts[i]!, offsets[i]!);
+  return { bytes, offsets };
+}
+
 const CHUNK = 1 << 16;
 
 type TypedCtor = Uint32ArrayConstructor | Float64ArrayConstructor;
@@ -50,14 +70,7 @@ export class MemoryColumn<T extends Uint32Array | Float64Array> implements Numbe
     this.length++;
   }
   toArray(): T {
-    const out = new this.ctor(this.length) as T;
-    let i = 0;
-    for (const c of this.chunks) {
-      out.set(c, i);
-      i += c.length;
-    }
-    out.set(this.cur.subarray(0, this.pos), i);
-    return out;
+    return joinChunks(new this.ctor(this.length) as T, this.chunks, this.cur, this.pos);
   }
 }
 
@@ -107,14 +120,7 @@ export class MemoryBytes implements ByteColumn {
     }
   }
   toArray(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let i = 0;
-    for (const c of this.chunks) {
-      out.set(c, i);
-      i += c.length;
-    }
-    out.set(this.cur.subarray(0, this.pos), i);
-    return out;
+    return joinChunks(new Uint8Array(this.length), this.chunks, this.cur, this.pos);
   }
 }
 

@@ -83,21 +83,28 @@ function fragment(nfa: Nfa, re: Re, from: number): number {
   }
 }
 
-/** Compiles rules (highest priority first) into a DFA over `symbols` symbols. */
-export function compileDfa(rules: readonly Re[], symbols: number): Dfa {
-  if (rules.length > 127) throw new Error("at most 127 rules");
+/** The NFA of every rule from one start node (0); a rule's end node accepts with the first rule ending there. */
+function buildNfa(rules: readonly Re[]): Nfa {
   const nfa: Nfa = { eps: [], edgeMask: [], edgeTo: [], accept: [] };
   const start = node(nfa);
   rules.forEach((re, i) => {
     const end = fragment(nfa, re, start);
     if (nfa.accept[end] === -1) nfa.accept[end] = i;
   });
+  return nfa;
+}
 
-  const stamp = new Int32Array(nfa.eps.length).fill(-1);
-  let round = 0;
+/** Epsilon closures in one NFA, with a stamp per node and round (no set allocated per closure). */
+class Closures {
+  private readonly stamp: Int32Array;
+  private round = 0;
+  constructor(private readonly nfa: Nfa) {
+    this.stamp = new Int32Array(nfa.eps.length).fill(-1);
+  }
   /** The sorted epsilon closure of `seeds`. */
-  const closure = (seeds: readonly number[]): number[] => {
-    round++;
+  of(seeds: readonly number[]): number[] {
+    const { stamp, nfa } = this;
+    const round = ++this.round;
     const out: number[] = [];
     const stack: number[] = [];
     for (const n of seeds) {
@@ -116,26 +123,35 @@ export function compileDfa(rules: readonly Re[], symbols: number): Dfa {
         }
       }
     }
-    return out.sort((a, b) => a - b);
-  };
+    return out.sort((x, y) => x - y);
+  }
+}
 
-  const states: number[][] = [[], closure([start])];
+/** Per symbol, the NFA nodes one symbol edge leads to from the nodes of `state`. */
+function moves(nfa: Nfa, state: readonly number[], symbols: number): number[][] {
+  const moved: number[][] = Array.from({ length: symbols }, () => []);
+  for (const n of state) {
+    const mask = nfa.edgeMask[n]!;
+    for (let sym = 0; sym < symbols; sym++) if ((mask >>> sym) & 1) moved[sym]!.push(nfa.edgeTo[n]!);
+  }
+  return moved;
+}
+
+/** Subset construction: the DFA states (sorted NFA node sets; 0 the dead one, 1 the start) and each one's row of next states. */
+function subsets(nfa: Nfa, symbols: number): { states: number[][]; rows: number[][] } {
+  const closures = new Closures(nfa);
+  const states: number[][] = [[], closures.of([0])];
   const ids = new Map<string, number>([["", 0], [states[1]!.join(","), 1]]);
   // Many symbols lead from a state to the same NFA nodes: their closure is computed once.
   const byMoved = new Map<string, number>([["", 0]]);
   const rows: number[][] = [new Array<number>(symbols).fill(0)];
   for (let s = 1; s < states.length; s++) {
-    const moved: number[][] = Array.from({ length: symbols }, () => []);
-    for (const n of states[s]!) {
-      const mask = nfa.edgeMask[n]!;
-      for (let sym = 0; sym < symbols; sym++) if ((mask >>> sym) & 1) moved[sym]!.push(nfa.edgeTo[n]!);
-    }
     const row: number[] = [];
-    for (let sym = 0; sym < symbols; sym++) {
-      const movedKey = moved[sym]!.join(",");
+    for (const targets of moves(nfa, states[s]!, symbols)) {
+      const movedKey = targets.join(",");
       let id = byMoved.get(movedKey);
       if (id === undefined) {
-        const target = closure(moved[sym]!);
+        const target = closures.of(targets);
         const key = target.join(",");
         id = ids.get(key);
         if (id === undefined) {
@@ -149,12 +165,21 @@ export function compileDfa(rules: readonly Re[], symbols: number): Dfa {
     }
     rows.push(row);
   }
+  return { states, rows };
+}
+
+/** Compiles rules (highest priority first) into a DFA over `symbols` symbols. */
+export function compileDfa(rules: readonly Re[], symbols: number): Dfa {
+  if (rules.length > 127) throw new Error("at most 127 rules");
+  const nfa = buildNfa(rules);
+  const { states, rows } = subsets(nfa, symbols);
   if (states.length > 0xffff) throw new Error(`DFA too large (${states.length} states)`);
   const next = new Uint16Array(states.length * symbols);
   rows.forEach((row, s) => next.set(row, s * symbols));
-  const accept = Int8Array.from(states, (set) => {
+  // A state accepts with the first rule (lowest index) any of its NFA nodes accepts.
+  const accept = Int8Array.from(states, (nodes) => {
     let best = -1;
-    for (const n of set) {
+    for (const n of nodes) {
       const a = nfa.accept[n]!;
       if (a >= 0 && (best < 0 || a < best)) best = a;
     }

@@ -6,7 +6,7 @@
 import { InputError } from "../../pipeline/engine/errors.ts";
 import { ANALYZER_ID, analyzeToken, scanTokenSpans } from "./analyzer.ts";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
-import { MemoryBytes, MemoryColumn } from "./columns.ts";
+import { concatParts, MemoryBytes, MemoryColumn } from "./columns.ts";
 import { compareCodePoints, rankIdBytes } from "./ids.ts";
 import type { Bm25Index, HeavyColumns, HeavySectionName, HeavySections } from "./index-layout.ts";
 import { intToByte4 } from "./smallfloat.ts";
@@ -227,7 +227,7 @@ export class IndexBuilder {
 
     const enc = new TextEncoder();
     const termParts = order.map((t) => enc.encode(this.termList[t]!));
-    const { bytes: termBytes, offsets: termOffsets } = concat(termParts);
+    const { bytes: termBytes, offsets: termOffsets } = concatParts(termParts);
     const idBytes = this.idBytes.toArray();
     const idOffsets = withLeadingZero(this.idEnds.toArray());
     const idRank = rankIdBytes({ idBytes, idOffsets }, numDocs, this.source);
@@ -322,14 +322,6 @@ function heavyColumnsInMemory(): HeavyColumns<Pick<Bm25Index, HeavySectionName>>
       impacts: impacts.toArray(),
     }),
   };
-}
-
-function concat(parts: readonly Uint8Array[]): { bytes: Uint8Array; offsets: Float64Array } {
-  const offsets = new Float64Array(parts.length + 1);
-  for (let i = 0; i < parts.length; i++) offsets[i + 1] = offsets[i]! + parts[i]!.length;
-  const bytes = new Uint8Array(offsets[parts.length]!);
-  for (let i = 0; i < parts.length; i++) bytes.set(parts[i]!, offsets[i]!);
-  return { bytes, offsets };
 }
 
 /** Builds an index from documents (sync or async iterable), in insertion order. */

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockWriter, DEFAULT_BLOCK_SIZE, withLeadingZero } from "./blocks.ts";
 import { BlockReader, MAX_BLOCK_SIZE, PADDING, postingsView } from "./postings.ts";
-import { FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
+import { concatParts, FileBytes, FileColumn, MemoryColumn } from "./columns.ts";
 import type { FileSection } from "./columns.ts";
 import { mergeIdRanks } from "./ids.ts";
 import { IndexBuilder } from "./index.ts";
@@ -162,16 +162,122 @@ function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: 
 /** Sections the merge does not need from a segment (it re-reads the postings sequentially). */
 const HEAVY: readonly SectionName[] = ["postings", "termBlockOffsets", "termImpactOffsets", "blockLastDoc", "blockStart", "blockImpactOffsets", "impacts"];
 
+/** A segment file open for the merge: its light sections in memory, where its postings start, its descriptor. */
+interface Segment {
+  readonly index: Bm25Index;
+  readonly loc: { readonly offset: number; readonly length: number };
+  readonly fd: number;
+}
+
+/** The columns the merged postings, skip blocks and impacts go to (the heavy ones in files). */
+type MergeColumns = ConstructorParameters<typeof BlockWriter>[0];
+
+/** Each segment's first global document number, the total, and every document's norm at its global number. */
+function segmentDocs(segs: readonly Segment[]): { bases: number[]; numDocs: number; norms: Uint8Array } {
+  const bases: number[] = [];
+  let numDocs = 0;
+  for (const s of segs) {
+    bases.push(numDocs);
+    numDocs += s.index.numDocs;
+  }
+  const norms = new Uint8Array(numDocs);
+  segs.forEach((s, i) => norms.set(s.index.norms, bases[i]!));
+  return { bases, numDocs, norms };
+}
+
+/** The segment whose current term is the smallest (-1 when every segment is done); few segments, so a linear scan. */
+function smallestTerm(segs: readonly Segment[], cursor: readonly number[]): number {
+  let min = -1;
+  for (let i = 0; i < segs.length; i++) {
+    if (cursor[i]! >= segs[i]!.index.numTerms) continue;
+    if (min < 0) {
+      min = i;
+      continue;
+    }
+    const a = segs[i]!.index;
+    const b = segs[min]!.index;
+    const ta = cursor[i]!;
+    const tb = cursor[min]!;
+    if (compareBytes(a.termBytes, a.termOffsets[ta]!, a.termOffsets[ta + 1]!, b.termBytes, b.termOffsets[tb]!, b.termOffsets[tb + 1]!) < 0) min = i;
+  }
+  return min;
+}
+
+/** Streams a segment's `n` postings of its current term into `blocks`, at their global document numbers. */
+function copyPostings(r: FileReader, n: number, base: number, norms: Uint8Array, blocks: BlockWriter, docs: Int32Array, tfs: Int32Array): void {
+  let prev = -1;
+  for (let done = 0; done < n; ) {
+    const got = r.readBlock(prev, docs, tfs);
+    for (let j = 0; j < got; j++) {
+      const global = base + docs[j]!;
+      blocks.add(global, tfs[j]!, norms[global]!);
+    }
+    prev = docs[got - 1]!;
+    done += got;
+  }
+}
+
+/** The terms of every segment in byte order, each with the postings of every segment holding it (in segment order). */
+function mergeTerms(segs: readonly Segment[], docs: { bases: readonly number[]; norms: Uint8Array }, columns: MergeColumns, blockSize: number): { termBytes: Uint8Array; termOffsets: Float64Array; df: number[] } {
+  const readers = segs.map((s) => new FileReader(s.fd, s.loc.offset, s.loc.offset + s.loc.length));
+  const cursor = segs.map(() => 0);
+  const blocks = new BlockWriter(columns, blockSize);
+  const docBuf = new Int32Array(MAX_BLOCK_SIZE);
+  const tfBuf = new Int32Array(MAX_BLOCK_SIZE);
+  const termChunks: Uint8Array[] = [];
+  const df: number[] = [];
+  for (let min = smallestTerm(segs, cursor); min >= 0; min = smallestTerm(segs, cursor)) {
+    const m = segs[min]!.index;
+    const ms = m.termOffsets[cursor[min]!]!;
+    const me = m.termOffsets[cursor[min]! + 1]!;
+    termChunks.push(m.termBytes.subarray(ms, me));
+    let termDf = 0;
+    for (let i = 0; i < segs.length; i++) {
+      const s = segs[i]!.index;
+      const t = cursor[i]!;
+      if (t >= s.numTerms || compareBytes(s.termBytes, s.termOffsets[t]!, s.termOffsets[t + 1]!, m.termBytes, ms, me) !== 0) continue;
+      copyPostings(readers[i]!, s.df[t]!, docs.bases[i]!, docs.norms, blocks, docBuf, tfBuf);
+      termDf += s.df[t]!;
+      cursor[i] = t + 1;
+    }
+    blocks.endTerm();
+    df.push(termDf);
+  }
+  blocks.finish();
+  const { bytes, offsets } = concatParts(termChunks);
+  return { termBytes: bytes, termOffsets: offsets, df };
+}
+
+/** The segments' ids one after the other (their bytes and offsets), and their summed statistics. */
+function concatIds(segs: readonly Segment[], numDocs: number): { idBytes: Uint8Array; idOffsets: Float64Array; docCount: number; sumTotalTermFreq: number } {
+  const idOffsets = new Float64Array(numDocs + 1);
+  let idBytesLength = 0;
+  for (const s of segs) idBytesLength += s.index.idBytes.length;
+  const idBytes = new Uint8Array(idBytesLength);
+  let d = 0;
+  let ib = 0;
+  let docCount = 0;
+  let sumTotalTermFreq = 0;
+  for (const s of segs) {
+    const x = s.index;
+    idBytes.set(x.idBytes, ib);
+    for (let j = 0; j < x.numDocs; j++) idOffsets[d + j + 1] = ib + x.idOffsets[j + 1]!;
+    d += x.numDocs;
+    ib += x.idBytes.length;
+    docCount += x.docCount;
+    sumTotalTermFreq += x.sumTotalTermFreq;
+  }
+  return { idBytes, idOffsets, docCount, sumTotalTermFreq };
+}
+
 /**
  * Merges segment files (in document order) into one index whose postings, blocks and impacts sit in
  * files under `workDir`.
  */
 export function mergeSegments(segmentPaths: readonly string[], workDir: string, source: string, blockSize: number = DEFAULT_BLOCK_SIZE): IndexParts {
-  const segs = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, skip: HEAVY }), loc: sectionLocation(p, "postings"), fd: openSync(p, "r") }));
+  const segs: Segment[] = segmentPaths.map((p) => ({ index: readIndex(p, { shared: false, skip: HEAVY }), loc: sectionLocation(p, "postings"), fd: openSync(p, "r") }));
   const heavy = heavyColumnsInFiles(workDir);
-  const docs = new Int32Array(MAX_BLOCK_SIZE);
-  const tfs = new Int32Array(MAX_BLOCK_SIZE);
-  const blockColumns = {
+  const columns = {
     postings: heavy.postings,
     termPostingEnds: new MemoryColumn<Float64Array>(Float64Array),
     termBlockEnds: new MemoryColumn<Float64Array>(Float64Array),
@@ -182,110 +288,25 @@ export function mergeSegments(segmentPaths: readonly string[], workDir: string, 
     impacts: heavy.impacts,
   };
   try {
-    const bases: number[] = [];
-    let numDocs = 0;
-    for (const s of segs) {
-      bases.push(numDocs);
-      numDocs += s.index.numDocs;
-    }
-    const norms = new Uint8Array(numDocs);
-    segs.forEach((s, i) => norms.set(s.index.norms, bases[i]!));
-    const readers = segs.map((s) => new FileReader(s.fd, s.loc.offset, s.loc.offset + s.loc.length));
-    const cursor = segs.map(() => 0);
-    const blocks = new BlockWriter(blockColumns, blockSize);
-    const termChunks: Uint8Array[] = [];
-    const termOffsets: number[] = [0];
-    const df: number[] = [];
-    let termBytesLength = 0;
-    const live = (i: number): boolean => cursor[i]! < segs[i]!.index.numTerms;
-    for (;;) {
-      // smallest current term over the segments (few segments: a linear scan is fine)
-      let min = -1;
-      for (let i = 0; i < segs.length; i++) {
-        if (!live(i)) continue;
-        if (min < 0) {
-          min = i;
-          continue;
-        }
-        const a = segs[i]!.index;
-        const b = segs[min]!.index;
-        const ta = cursor[i]!;
-        const tb = cursor[min]!;
-        if (compareBytes(a.termBytes, a.termOffsets[ta]!, a.termOffsets[ta + 1]!, b.termBytes, b.termOffsets[tb]!, b.termOffsets[tb + 1]!) < 0) min = i;
-      }
-      if (min < 0) break;
-      const m = segs[min]!.index;
-      const mt = cursor[min]!;
-      const ms = m.termOffsets[mt]!;
-      const me = m.termOffsets[mt + 1]!;
-      termChunks.push(m.termBytes.subarray(ms, me));
-      termBytesLength += me - ms;
-      termOffsets.push(termBytesLength);
-      let termDf = 0;
-      for (let i = 0; i < segs.length; i++) {
-        if (!live(i)) continue;
-        const s = segs[i]!.index;
-        const t = cursor[i]!;
-        if (compareBytes(s.termBytes, s.termOffsets[t]!, s.termOffsets[t + 1]!, m.termBytes, ms, me) !== 0) continue;
-        const r = readers[i]!;
-        const n = s.df[t]!;
-        let prev = -1;
-        for (let done = 0; done < n; ) {
-          const got = r.readBlock(prev, docs, tfs);
-          for (let j = 0; j < got; j++) {
-            const global = bases[i]! + docs[j]!;
-            blocks.add(global, tfs[j]!, norms[global]!);
-          }
-          prev = docs[got - 1]!;
-          done += got;
-        }
-        termDf += n;
-        cursor[i] = t + 1;
-      }
-      blocks.endTerm();
-      df.push(termDf);
-    }
-    blocks.finish();
-
-    const termBytes = new Uint8Array(termBytesLength);
-    let p = 0;
-    for (const c of termChunks) {
-      termBytes.set(c, p);
-      p += c.length;
-    }
-    const idOffsets = new Float64Array(numDocs + 1);
-    let idBytesLength = 0;
-    for (const s of segs) idBytesLength += s.index.idBytes.length;
-    const idBytes = new Uint8Array(idBytesLength);
-    let d = 0;
-    let ib = 0;
-    let docCount = 0;
-    let sumTotalTermFreq = 0;
-    for (const s of segs) {
-      const x = s.index;
-      idBytes.set(x.idBytes, ib);
-      for (let j = 0; j < x.numDocs; j++) idOffsets[d + j + 1] = ib + x.idOffsets[j + 1]!;
-      d += x.numDocs;
-      ib += x.idBytes.length;
-      docCount += x.docCount;
-      sumTotalTermFreq += x.sumTotalTermFreq;
-    }
+    const docs = segmentDocs(segs);
+    const terms = mergeTerms(segs, docs, columns, blockSize);
+    const ids = concatIds(segs, docs.numDocs);
     const index: Omit<Bm25Index, "postings" | "blockLastDoc" | "blockStart" | "blockImpactOffsets" | "impacts"> = {
       analyzer: segs[0]!.index.analyzer,
-      numDocs,
-      docCount,
-      sumTotalTermFreq,
-      numTerms: df.length,
-      termBytes,
-      termOffsets: Float64Array.from(termOffsets),
-      df: Uint32Array.from(df),
-      postingOffsets: withLeadingZero(blockColumns.termPostingEnds.toArray()),
-      termBlockOffsets: withLeadingZero(blockColumns.termBlockEnds.toArray()),
-      termImpactOffsets: blockColumns.termImpacts.toArray(),
-      norms,
+      numDocs: docs.numDocs,
+      docCount: ids.docCount,
+      sumTotalTermFreq: ids.sumTotalTermFreq,
+      numTerms: terms.df.length,
+      termBytes: terms.termBytes,
+      termOffsets: terms.termOffsets,
+      df: Uint32Array.from(terms.df),
+      postingOffsets: withLeadingZero(columns.termPostingEnds.toArray()),
+      termBlockOffsets: withLeadingZero(columns.termBlockEnds.toArray()),
+      termImpactOffsets: columns.termImpacts.toArray(),
+      norms: docs.norms,
       idRank: mergeIdRanks(segs.map((s) => s.index), source),
-      idBytes,
-      idOffsets,
+      idBytes: ids.idBytes,
+      idOffsets: ids.idOffsets,
     };
     return { ...index, ...heavy.close() };
   } finally {

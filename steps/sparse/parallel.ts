@@ -42,6 +42,103 @@ function startWorker(workerData: WorkerInit): Worker {
   return new Worker(bootstrap, { eval: true, workerData });
 }
 
+/**
+ * The workers of one search and what is in flight: batches are numbered as sent, each goes to the
+ * least busy worker (at most 2 in flight each), and replies are handed out in batch order. The
+ * first failure (a worker's error, an abort) is kept and thrown to whoever waits next.
+ */
+class SearchPool {
+  private readonly workers: Worker[];
+  private readonly inFlight: number[];
+  private readonly results = new Map<number, RunRow[]>();
+  private readonly batchSizes = new Map<number, number>();
+  private readonly waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private failure: Error | undefined;
+  private queriesDone = 0;
+  sent = 0;
+  emitted = 0;
+
+  constructor(
+    init: WorkerInit,
+    private readonly opts: ParallelOptions,
+  ) {
+    const threads = Math.max(1, opts.threads ?? availableParallelism());
+    this.workers = Array.from({ length: threads }, () => startWorker(init));
+    this.inFlight = new Array<number>(threads).fill(0);
+    this.workers.forEach((w, i) => {
+      w.on("message", (m: BatchReply) => {
+        this.inFlight[i]!--;
+        if ("error" in m) this.failure ??= new Error(`BM25 search worker failed: ${m.error}`);
+        else this.results.set(m.seq, m.rows);
+        this.wake();
+      });
+      w.on("error", (e) => {
+        this.failure ??= e;
+        this.wake();
+      });
+    });
+    if (opts.signal?.aborted) this.onAbort();
+    else opts.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  private readonly onAbort = (): void => {
+    const reason: unknown = this.opts.signal!.reason;
+    this.failure ??= reason instanceof Error ? reason : new Error(`stopped (${String(reason)})`);
+    this.wake();
+  };
+
+  private wake(): void {
+    for (const w of this.waiting.splice(0)) {
+      if (this.failure) w.reject(this.failure);
+      else w.resolve();
+    }
+  }
+
+  /** Throws the first failure, if any. */
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Resolves at the next reply, error or abort (rejects once something failed). */
+  next(): Promise<void> {
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  /** Posts the batch to the least busy worker, waiting while every worker has 2 in flight. */
+  async send(batch: QueryInput[]): Promise<void> {
+    for (;;) {
+      this.check();
+      let best = 0;
+      for (let i = 1; i < this.workers.length; i++) if (this.inFlight[i]! < this.inFlight[best]!) best = i;
+      if (this.inFlight[best]! < 2) {
+        this.inFlight[best]!++;
+        this.batchSizes.set(this.sent, batch.length);
+        this.workers[best]!.postMessage({ seq: this.sent++, k: this.opts.k, queries: batch } satisfies BatchRequest);
+        return;
+      }
+      await this.next();
+    }
+  }
+
+  /** The replies that are next in batch order, each counted in the progress. */
+  *drain(): Generator<RunRow[]> {
+    while (this.results.has(this.emitted)) {
+      const rows = this.results.get(this.emitted)!;
+      this.results.delete(this.emitted);
+      this.queriesDone += this.batchSizes.get(this.emitted) ?? 0;
+      this.batchSizes.delete(this.emitted);
+      this.emitted++;
+      this.opts.onProgress?.(this.queriesDone, this.opts.total);
+      yield rows;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.opts.signal?.removeEventListener("abort", this.onAbort);
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
 /** Searches with an index file (path) or an already loaded index (SharedArrayBuffer-backed to avoid copies). */
 export async function* searchBatchParallel(
   index: string | Bm25Index,
@@ -49,90 +146,28 @@ export async function* searchBatchParallel(
   opts: ParallelOptions,
 ): AsyncGenerator<RunRow[]> {
   const idx = typeof index === "string" ? readIndex(index, { shared: true }) : index;
-  const threads = Math.max(1, opts.threads ?? availableParallelism());
   const batchSize = Math.max(1, opts.batchSize ?? 64);
-  const init: WorkerInit = { index: idx, k1: opts.k1, b: opts.b, bitsets: bitsetPool(idx, opts.bitsetBudgetBytes, true) };
-  const workers = Array.from({ length: threads }, () => startWorker(init));
-  const results = new Map<number, RunRow[]>();
-  const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  let failure: Error | undefined;
-  const wake = (): void => {
-    for (const w of waiting.splice(0)) {
-      if (failure) w.reject(failure);
-      else w.resolve();
-    }
-  };
-  const inFlight = new Array<number>(threads).fill(0);
-  workers.forEach((w, i) => {
-    w.on("message", (m: BatchReply) => {
-      inFlight[i]!--;
-      if ("error" in m) failure ??= new Error(`BM25 search worker failed: ${m.error}`);
-      else results.set(m.seq, m.rows);
-      wake();
-    });
-    w.on("error", (e) => {
-      failure ??= e;
-      wake();
-    });
-  });
-  const next = (): Promise<void> => new Promise((resolve, reject) => waiting.push({ resolve, reject }));
-  const onAbort = (): void => {
-    failure ??= opts.signal!.reason instanceof Error ? opts.signal!.reason : new Error(`stopped (${String(opts.signal!.reason)})`);
-    wake();
-  };
-  if (opts.signal?.aborted) onAbort();
-  else opts.signal?.addEventListener("abort", onAbort, { once: true });
-
-  let sent = 0;
-  let emitted = 0;
-  let queriesDone = 0;
-  const batchSizes = new Map<number, number>();
+  const pool = new SearchPool({ index: idx, k1: opts.k1, b: opts.b, bitsets: bitsetPool(idx, opts.bitsetBudgetBytes, true) }, opts);
   try {
     let batch: QueryInput[] = [];
-    const send = async (): Promise<void> => {
-      for (;;) {
-        if (failure) throw failure;
-        let best = 0;
-        for (let i = 1; i < threads; i++) if (inFlight[i]! < inFlight[best]!) best = i;
-        if (inFlight[best]! < 2) {
-          inFlight[best]!++;
-          batchSizes.set(sent, batch.length);
-          workers[best]!.postMessage({ seq: sent++, k: opts.k, queries: batch } satisfies BatchRequest);
-          batch = [];
-          return;
-        }
-        await next();
-      }
-    };
-    const drain = function* (): Generator<RunRow[]> {
-      while (results.has(emitted)) {
-        const rows = results.get(emitted)!;
-        results.delete(emitted);
-        queriesDone += batchSizes.get(emitted) ?? 0;
-        batchSizes.delete(emitted);
-        emitted++;
-        opts.onProgress?.(queriesDone, opts.total);
-        yield rows;
-      }
-    };
     for await (const q of queries) {
-      if (failure) throw failure;
+      pool.check();
       batch.push({ qid: q.qid, text: q.text });
       if (batch.length >= batchSize) {
-        await send();
-        yield* drain();
+        await pool.send(batch);
+        batch = [];
+        yield* pool.drain();
       }
     }
-    if (batch.length > 0) await send();
-    while (emitted < sent) {
-      yield* drain();
-      if (emitted < sent) {
-        if (failure) throw failure;
-        await next();
+    if (batch.length > 0) await pool.send(batch);
+    while (pool.emitted < pool.sent) {
+      yield* pool.drain();
+      if (pool.emitted < pool.sent) {
+        pool.check();
+        await pool.next();
       }
     }
   } finally {
-    opts.signal?.removeEventListener("abort", onAbort);
-    await Promise.all(workers.map((w) => w.terminate()));
+    await pool.close();
   }
 }

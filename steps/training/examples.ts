@@ -50,59 +50,56 @@ export interface Examples {
   readonly counts: Record<string, number>;
 }
 
-function padded(lists: readonly (readonly number[])[], minCols = 1): { data: Int32Array; cols: number } {
+/** Row lists as one -1 padded matrix, as wide as the longest list (at least minCols). */
+export function padded(lists: readonly (readonly number[])[], minCols = 1): { data: Int32Array; cols: number } {
   const cols = Math.max(minCols, ...lists.map((l) => l.length));
   const data = new Int32Array(lists.length * cols).fill(-1);
   lists.forEach((l, i) => data.set(l, i * cols));
   return { data, cols };
 }
 
-export function buildExamples(x: ExampleInputs): Examples {
-  const counts: Record<string, number> = { train_turns: x.trainQids.length, train_no_gold: 0, gold_missing: 0, negatives_missing_ids: 0, negatives_without_list: 0 };
-  const trainRows: number[] = [];
-  const pos: number[] = [];
-  const gold: number[][] = [];
-  const neg: number[][] = [];
-  x.trainQids.forEach((qid, row) => {
-    const rows: number[] = [];
-    for (const pid of x.trainGold.get(qid) ?? []) {
-      const r = x.rowOf.get(pid);
-      if (r === undefined) counts.gold_missing!++;
-      else if (!rows.includes(r)) rows.push(r);
-    }
-    if (rows.length === 0) {
-      counts.train_no_gold!++;
-      return;
-    }
-    trainRows.push(row);
-    pos.push(rows[0]!);
-    gold.push(rows);
-    if (x.negatives) {
-      const mined = x.negatives.get(qid);
-      if (mined === undefined) counts.negatives_without_list!++;
-      const out: number[] = [];
-      for (const pid of mined ?? []) {
-        if (out.length >= x.k) break;
-        const r = x.rowOf.get(pid);
-        if (r === undefined) counts.negatives_missing_ids!++;
-        else out.push(r);
-      }
-      neg.push(out);
-    }
-  });
-  counts.examples = trainRows.length;
+/** The rows of a training turn's gold passages, each once, in the gold list's order (missing ones counted). */
+function goldRows(x: ExampleInputs, qid: string, counts: Record<string, number>): number[] {
+  const rows: number[] = [];
+  for (const pid of x.trainGold.get(qid) ?? []) {
+    const r = x.rowOf.get(pid);
+    if (r === undefined) counts.gold_missing!++;
+    else if (!rows.includes(r)) rows.push(r);
+  }
+  return rows;
+}
 
-  // Dev collection: gold of dev turns + a seeded sample of the rest.
+/** The rows of a turn's first k mined passages in the collection, in rank order (missing ids and lists counted). */
+function minedRows(x: ExampleInputs, negatives: ReadonlyMap<string, readonly string[]>, qid: string, counts: Record<string, number>): number[] {
+  const mined = negatives.get(qid);
+  if (mined === undefined) counts.negatives_without_list!++;
+  const out: number[] = [];
+  for (const pid of mined ?? []) {
+    if (out.length >= x.k) break;
+    const r = x.rowOf.get(pid);
+    if (r === undefined) counts.negatives_missing_ids!++;
+    else out.push(r);
+  }
+  return out;
+}
+
+/** The dev queries with a gold passage in the collection: their rows, their gold rows, and the set of those passages. */
+function devQueries(x: ExampleInputs): { devRows: number[]; devGoldRows: number[][]; inDev: Set<number> } {
   const devRows: number[] = [];
-  const devGoldPids: number[][] = [];
+  const devGoldRows: number[][] = [];
   const inDev = new Set<number>();
   x.devQids.forEach((qid, row) => {
     const rows = (x.devGold.get(qid) ?? []).map((p) => x.rowOf.get(p)).filter((r): r is number => r !== undefined);
     if (rows.length === 0) return;
     devRows.push(row);
-    devGoldPids.push(rows);
+    devGoldRows.push(rows);
     for (const r of rows) inDev.add(r);
   });
+  return { devRows, devGoldRows, inDev };
+}
+
+/** Adds the rest of the dev collection to its gold rows: the released collection's passages, or every passage, or a seeded sample up to devPassages. */
+function addDevPassages(x: ExampleInputs, inDev: Set<number>, counts: Record<string, number>): void {
   const target = x.devPassages === 0 ? x.passages : Math.min(x.passages, Math.max(x.devPassages, inDev.size));
   if (x.devCollection !== undefined) {
     counts.dev_collection_missing = 0;
@@ -125,18 +122,39 @@ export function buildExamples(x: ExampleInputs): Examples {
       inDev.add(rest[i]!);
     }
   }
-  const devPassageRows = [...inDev].sort((a, b) => a - b);
+}
+
+export function buildExamples(x: ExampleInputs): Examples {
+  const counts: Record<string, number> = { train_turns: x.trainQids.length, train_no_gold: 0, gold_missing: 0, negatives_missing_ids: 0, negatives_without_list: 0 };
+  const trainRows: number[] = [];
+  const gold: number[][] = [];
+  const neg: number[][] = [];
+  x.trainQids.forEach((qid, row) => {
+    const rows = goldRows(x, qid, counts);
+    if (rows.length === 0) {
+      counts.train_no_gold!++;
+      return;
+    }
+    trainRows.push(row);
+    gold.push(rows);
+    if (x.negatives) neg.push(minedRows(x, x.negatives, qid, counts));
+  });
+  counts.examples = trainRows.length;
+  // Dev collection: gold of dev turns + a seeded sample of the rest.
+  const dev = devQueries(x);
+  addDevPassages(x, dev.inDev, counts);
+  const devPassageRows = [...dev.inDev].sort((a, b) => a - b);
   const devIndex = new Map(devPassageRows.map((r, i) => [r, i]));
-  counts.dev_queries = devRows.length;
+  counts.dev_queries = dev.devRows.length;
   counts.dev_passages = devPassageRows.length;
   return {
     trainRows,
-    pos: Int32Array.from(pos),
+    pos: Int32Array.from(gold.map((rows) => rows[0]!)),
     gold: padded(gold),
     neg: x.negatives ? padded(neg) : null,
-    devRows,
+    devRows: dev.devRows,
     devPassageRows,
-    devGold: padded(devGoldPids.map((rows) => rows.map((r) => devIndex.get(r)!))),
+    devGold: padded(dev.devGoldRows.map((rows) => rows.map((r) => devIndex.get(r)!))),
     counts,
   };
 }

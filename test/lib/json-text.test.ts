@@ -39,3 +39,12 @@ test("parseJson: an InputError naming the file, the line (offset by the record's
   assert.throws(() => parseJson('{"id": "p1", "contents": }', { file: "c.jsonl", line: 7, fix: "one object a line" }), (e: unknown) => e instanceof InputError && e.line === 7 && e.message === "c.jsonl:7: malformed JSON at column 26: expected a value, found '}' Fix: one object a line");
   assert.deepEqual(parseJson('{"a": [1]}', { file: "x" }), { a: [1] });
 });
+
+test("malformed JSON nested deeper than the stack allows is 'nested too deeply', an InputError, not a RangeError", () => {
+  const text = `${"[".repeat(200_000)}x`;
+  assert.throws(() => JSON.parse(text), SyntaxError);
+  const found = findJsonError(text)!;
+  assert.equal(found.problem, "nested too deeply");
+  assert.ok(found.offset > 1000 && found.offset <= 10_001, String(found.offset));
+  assert.throws(() => parseJson(text, { file: "deep.json" }), (e: unknown) => e instanceof InputError && /^deep\.json:1: malformed JSON at column \d+: nested too deeply /.test(e.message));
+});

@@ -133,120 +133,139 @@ async function checkProvides(name: string, entry: LockEntry, root: string, lockF
   }
 }
 
-export async function fetchEntry(name: string, entry: LockEntry, options: FetchEntryOptions): Promise<FetchEntryResult> {
-  const lockFile = options.lockFile ?? "datasets.lock";
-  const notes: string[] = [];
-  // Unpinned in datasets.lock, whether or not this run took the digest of a --data-dir file (data-dir.ts).
-  const unpinned = entry.sha256 === null || entry.notes === UNPINNED_FROM_DATA_DIR;
-  if (unpinned && !options.allowUnpinned) {
-    throw new InputError(`entry '${name}' has no pinned sha256, so its content cannot be verified`, {
+/** One fetch: the entry, its options, the lock file named in messages, the verified file's path, and whether the lock pins it. */
+interface Fetch {
+  readonly name: string;
+  readonly entry: LockEntry;
+  readonly options: FetchEntryOptions;
+  readonly lockFile: string;
+  readonly finalPath: string;
+  readonly unpinned: boolean;
+}
+
+type Got = { digest: Digest; source: FetchSource; from?: string };
+
+function refuseUnpinned(name: string, lockFile: string): InputError {
+  return new InputError(`entry '${name}' has no pinned sha256, so its content cannot be verified`, {
+    file: lockFile,
+    field: `entries.${name}.sha256`,
+    fix: `run 'lock --update ${name}' on a machine with internet to pin it (then commit datasets.lock), or pass --allow-unpinned to fetch it once unverified and see its digest`,
+  });
+}
+
+/**
+ * 1. Already fetched by an earlier run; for an unpinned entry only if the user placed no file by
+ * hand (a file placed now replaces what an earlier run fetched, e.g. a truncated copy). A copy that
+ * no longer matches is deleted.
+ */
+async function fromEarlierRun(f: Fetch): Promise<Got | undefined> {
+  const { entry, options, finalPath } = f;
+  const handPlaced = f.unpinned && options.dataDir !== undefined && (await findInDataDir(options.dataDir, entry.file)).length > 0;
+  if (handPlaced || !(await exists(finalPath))) return undefined;
+  const d = await hashFile(finalPath, options.onProgress);
+  if (digestMatches(entry, d)) return { digest: d, source: "existing" };
+  await rm(finalPath, { force: true });
+  return undefined;
+}
+
+/** 2. Placed by hand in `dataDir`: the first candidate that matches the lock, copied into the store; candidates that do not match are an error. */
+async function fromDataDir(f: Fetch, dataDir: string): Promise<Got | undefined> {
+  const { name, entry, options } = f;
+  const candidates = await findInDataDir(dataDir, entry.file);
+  const rejected: string[] = [];
+  for (const candidate of candidates) {
+    const size = (await stat(candidate)).size;
+    if (entry.size !== null && size !== entry.size) {
+      rejected.push(`${candidate}: size ${size} bytes, expected ${entry.size}`);
+      continue;
+    }
+    const d = await hashFile(candidate, options.onProgress);
+    if (digestMatches(entry, d)) {
+      if (f.unpinned && candidates.length > 1) {
+        throw new InputError(`'${name}': ${candidates.length} files named '${entry.file}' under ${dataDir} and no pinned sha256 to choose between them: ${candidates.join(", ")}`, {
+          file: f.lockFile,
+          field: `entries.${name}.sha256`,
+          fix: `keep only one of them, or pin the digest with 'lock --update ${name}'`,
+        });
+      }
+      await placeCopy(candidate, f.finalPath);
+      return { digest: d, source: "data-dir", from: candidate };
+    }
+    rejected.push(`${candidate}: sha256 ${d.sha256}, expected ${entry.sha256}`);
+  }
+  if (rejected.length === 0) return undefined;
+  throw new InputError(`'${name}': the file in --data-dir does not match datasets.lock (${rejected.join("; ")})`, {
+    file: rejected.length === 1 ? (candidates[0] ?? dataDir) : dataDir,
+    fix: `replace it with the original ${entry.file} from ${entry.urls[0]} (a re-compressed or edited copy has a different digest)`,
+  });
+}
+
+/** 3. Downloaded from the entry's URLs through `.partial/` (resumable), renamed into place once it matches the lock. */
+async function download(f: Fetch, looked: string | undefined): Promise<Got> {
+  const { name, entry, options, lockFile } = f;
+  if (options.offline) throw offlineError(name, entry, lockFile, [{ url: entry.urls[0] ?? "(no URL)", kind: "unreachable", detail: "offline mode" }], looked);
+  const partialPath = join(options.destDir, ".partial", entry.file);
+  const sink = await FileSink.open(partialPath);
+  const { onProgress, ...rest } = options;
+  const transferOptions: TransferOptions = { ...rest, expectedSize: entry.size };
+  if (onProgress) transferOptions.onProgress = onProgress;
+  const result = await transfer(entry.urls, sink, transferOptions);
+  if (!result.ok) {
+    await sink.abandon();
+    if (result.failures.every((x) => x.kind === "unreachable")) throw offlineError(name, entry, lockFile, result.failures, looked);
+    throw new InputError(`cannot download '${name}' (${entry.file}): ${result.failures.map((x) => `${x.url}: ${x.detail}`).join("; ")}. Expected ${describeExpected(entry)}.`, {
       file: lockFile,
-      field: `entries.${name}.sha256`,
-      fix: `run 'lock --update ${name}' on a machine with internet to pin it (then commit datasets.lock), or pass --allow-unpinned to fetch it once unverified and see its digest`,
+      field: `entries.${name}.urls`,
+      fix: `check the URLs (a moved file needs a new URL in datasets.lock), run again to resume, or ${handPlacementFix(name, entry)}`,
     });
   }
-  await mkdir(options.destDir, { recursive: true });
-  const finalPath = join(options.destDir, entry.file);
-
-  let got: { digest: Digest; source: FetchSource; from?: string } | undefined;
-
-  // 1. Already fetched by an earlier run; for an unpinned entry only if the user placed no
-  //    file by hand (a file placed now replaces what an earlier run fetched, e.g. a truncated copy).
-  const handPlaced = unpinned && options.dataDir !== undefined && (await findInDataDir(options.dataDir, entry.file)).length > 0;
-  if (!handPlaced && (await exists(finalPath))) {
-    const d = await hashFile(finalPath, options.onProgress);
-    if (digestMatches(entry, d)) got = { digest: d, source: "existing" };
-    else await rm(finalPath, { force: true });
+  const d = await sink.finish();
+  if (!digestMatches(entry, d)) {
+    await rm(partialPath, { force: true });
+    throw new InputError(`downloaded '${name}' from ${result.url} does not match datasets.lock: ${mismatchText(entry, d)}. The download was deleted.`, {
+      file: lockFile,
+      field: `entries.${name}.sha256`,
+      fix: `if the publisher changed the file on purpose, re-pin it with 'lock --update ${name}' and review the diff; otherwise run again (a corrupted transfer) or ${handPlacementFix(name, entry)}`,
+    });
   }
+  await rename(partialPath, f.finalPath);
+  return { digest: d, source: "download", from: result.url };
+}
 
-  // 2. Placed by hand.
-  let looked: string | undefined;
-  if (!got && options.dataDir !== undefined) {
-    looked = `--data-dir ${options.dataDir} (and its subfolders)`;
-    const candidates = await findInDataDir(options.dataDir, entry.file);
-    const rejected: string[] = [];
-    for (const candidate of candidates) {
-      const size = (await stat(candidate)).size;
-      if (entry.size !== null && size !== entry.size) {
-        rejected.push(`${candidate}: size ${size} bytes, expected ${entry.size}`);
-        continue;
-      }
-      const d = await hashFile(candidate, options.onProgress);
-      if (digestMatches(entry, d)) {
-        if (unpinned && candidates.length > 1) {
-          throw new InputError(`'${name}': ${candidates.length} files named '${entry.file}' under ${options.dataDir} and no pinned sha256 to choose between them: ${candidates.join(", ")}`, {
-            file: lockFile,
-            field: `entries.${name}.sha256`,
-            fix: `keep only one of them, or pin the digest with 'lock --update ${name}'`,
-          });
-        }
-        await placeCopy(candidate, finalPath);
-        got = { digest: d, source: "data-dir", from: candidate };
-        break;
-      }
-      rejected.push(`${candidate}: sha256 ${d.sha256}, expected ${entry.sha256}`);
-    }
-    if (!got && rejected.length > 0) {
-      throw new InputError(`'${name}': the file in --data-dir does not match datasets.lock (${rejected.join("; ")})`, {
-        file: rejected.length === 1 ? (candidates[0] ?? options.dataDir) : options.dataDir,
-        fix: `replace it with the original ${entry.file} from ${entry.urls[0]} (a re-compressed or edited copy has a different digest)`,
-      });
-    }
-  }
-
-  // 3. Download.
-  if (!got) {
-    if (options.offline) {
-      throw offlineError(name, entry, lockFile, [{ url: entry.urls[0] ?? "(no URL)", kind: "unreachable", detail: "offline mode" }], looked);
-    }
-    const partialPath = join(options.destDir, ".partial", entry.file);
-    const sink = await FileSink.open(partialPath);
-    const { onProgress, ...rest } = options;
-    const transferOptions: TransferOptions = { ...rest, expectedSize: entry.size };
-    if (onProgress) transferOptions.onProgress = onProgress;
-    const result = await transfer(entry.urls, sink, transferOptions);
-    if (!result.ok) {
-      await sink.abandon();
-      if (result.failures.every((f) => f.kind === "unreachable")) throw offlineError(name, entry, lockFile, result.failures, looked);
-      throw new InputError(`cannot download '${name}' (${entry.file}): ${result.failures.map((f) => `${f.url}: ${f.detail}`).join("; ")}. Expected ${describeExpected(entry)}.`, {
-        file: lockFile,
-        field: `entries.${name}.urls`,
-        fix: `check the URLs (a moved file needs a new URL in datasets.lock), run again to resume, or ${handPlacementFix(name, entry)}`,
-      });
-    }
-    const d = await sink.finish();
-    if (!digestMatches(entry, d)) {
-      await rm(partialPath, { force: true });
-      throw new InputError(`downloaded '${name}' from ${result.url} does not match datasets.lock: ${mismatchText(entry, d)}. The download was deleted.`, {
-        file: lockFile,
-        field: `entries.${name}.sha256`,
-        fix: `if the publisher changed the file on purpose, re-pin it with 'lock --update ${name}' and review the diff; otherwise run again (a corrupted transfer) or ${handPlacementFix(name, entry)}`,
-      });
-    }
-    await rename(partialPath, finalPath);
-    got = { digest: d, source: "download", from: result.url };
-  }
-
-  if (unpinned) {
-    notes.push(`'${name}' is not pinned: got sha256 ${got.digest.sha256} (${got.digest.size} bytes) from ${got.from ?? finalPath}, unverified. Run 'lock --update ${name}' to pin it.`);
-  }
-
-  let unpackedDir: string | undefined;
+/** Unpacks the verified file (unless its kind is none or unpacking is skipped) and checks what it provides; an error about a user's file names that file. */
+async function unpackChecked(f: Fetch, got: Got): Promise<string | undefined> {
+  const { name, entry, options, lockFile, finalPath } = f;
   try {
     if (entry.unpack !== "none" && !options.skipUnpack) {
-      unpackedDir = options.unpackDir ?? join(options.destDir, "unpacked");
+      const unpackedDir = options.unpackDir ?? join(options.destDir, "unpacked");
       await unpackFile(finalPath, entry.unpack, unpackedDir);
       await checkProvides(name, entry, unpackedDir, lockFile);
-    } else if (entry.unpack === "none") {
-      await checkProvides(name, entry, options.destDir, lockFile);
+      return unpackedDir;
     }
+    if (entry.unpack === "none") await checkProvides(name, entry, options.destDir, lockFile);
+    return undefined;
   } catch (err) {
     throw got.source === "data-dir" && got.from !== undefined ? aboutUsersFile(err, finalPath, got.from) : err;
   }
+}
 
+export async function fetchEntry(name: string, entry: LockEntry, options: FetchEntryOptions): Promise<FetchEntryResult> {
+  const lockFile = options.lockFile ?? "datasets.lock";
+  // Unpinned in datasets.lock, whether or not this run took the digest of a --data-dir file (data-dir.ts).
+  const unpinned = entry.sha256 === null || entry.notes === UNPINNED_FROM_DATA_DIR;
+  if (unpinned && !options.allowUnpinned) throw refuseUnpinned(name, lockFile);
+  await mkdir(options.destDir, { recursive: true });
+  const f: Fetch = { name, entry, options, lockFile, finalPath: join(options.destDir, entry.file), unpinned };
+  let got = await fromEarlierRun(f);
+  const looked = !got && options.dataDir !== undefined ? `--data-dir ${options.dataDir} (and its subfolders)` : undefined;
+  if (!got && options.dataDir !== undefined) got = await fromDataDir(f, options.dataDir);
+  got ??= await download(f, looked);
+  const notes: string[] = [];
+  if (unpinned) notes.push(`'${name}' is not pinned: got sha256 ${got.digest.sha256} (${got.digest.size} bytes) from ${got.from ?? f.finalPath}, unverified. Run 'lock --update ${name}' to pin it.`);
+  const unpackedDir = await unpackChecked(f, got);
   return {
     name,
-    path: finalPath,
+    path: f.finalPath,
     sha256: got.digest.sha256,
     size: got.digest.size,
     source: got.source,

@@ -96,85 +96,113 @@ type AttemptOutcome =
   | { readonly status: "done"; readonly total: number }
   | { readonly status: "fail"; readonly kind: FailureKind; readonly retriable: boolean; readonly detail: string; readonly progressed: boolean };
 
-async function attempt(url: string, sink: TransferSink, opts: Required<Pick<TransferOptions, "connectTimeoutMs" | "idleTimeoutMs">> & TransferOptions, fetchImpl: FetchLike): Promise<AttemptOutcome> {
+type AttemptOptions = Required<Pick<TransferOptions, "connectTimeoutMs" | "idleTimeoutMs">> & TransferOptions;
+
+/** The abort of one attempt: armed for the connect phase, then re-armed for each wait on the body (idle). */
+class Watchdog {
+  readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  arm(phase: "connect" | "idle", ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.controller.abort(new TimeoutSignal(phase, ms)), ms);
+  }
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+  /** The timeout that aborted the attempt, if one did. */
+  timeout(): TimeoutSignal | undefined {
+    const reason: unknown = this.controller.signal.reason;
+    return reason instanceof TimeoutSignal ? reason : undefined;
+  }
+}
+
+/** A fetch that threw before the headers: a connect timeout or an unreachable host is final, anything else is retried. */
+function connectFailure(err: unknown, w: Watchdog): AttemptOutcome {
+  const timeout = w.timeout();
+  if (timeout !== undefined) return { status: "fail", kind: "unreachable", retriable: false, detail: timeout.message, progressed: false };
+  const kind = classifyNetworkError(err);
+  return { status: "fail", kind, retriable: kind !== "unreachable", detail: errorText(err), progressed: false };
+}
+
+/**
+ * What the response's status says: the total size it announces (a 206 continuing at the offset,
+ * or a 200, which restarts the sink), or the attempt's outcome when there is no body to read (a
+ * 416 for a complete partial, a 206 elsewhere, another status).
+ */
+async function responseTotal(res: Response, sink: TransferSink, startOffset: number, expected: number | undefined): Promise<{ total: number | undefined } | AttemptOutcome> {
+  if (res.status === 206) {
+    const cr = parseContentRangeStart(res.headers.get("content-range"));
+    if (cr && cr.start === startOffset) return { total: cr.total };
+    await res.body?.cancel();
+    await sink.reset();
+    return { status: "fail", kind: "protocol", retriable: true, detail: `206 with Content-Range '${res.headers.get("content-range")}' does not continue at byte ${startOffset}`, progressed: false };
+  }
+  if (res.status === 200) {
+    if (startOffset > 0) await sink.reset();
+    const len = res.headers.get("content-length");
+    return { total: len !== null && /^\d+$/.test(len) ? Number(len) : undefined };
+  }
+  await res.body?.cancel();
+  if (res.status === 416 && startOffset > 0) {
+    const cr = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
+    const full = cr ? Number(cr[1]) : expected;
+    if (full !== undefined && full === startOffset) return { status: "done", total: full };
+    await sink.reset();
+    return { status: "fail", kind: "protocol", retriable: true, detail: `416 for a partial of ${startOffset} bytes; restarting from 0`, progressed: false };
+  }
+  return { status: "fail", kind: "http", retriable: RETRIABLE_STATUS.has(res.status), detail: `HTTP ${res.status} ${res.statusText}`.trim(), progressed: false };
+}
+
+/** Appends the body to the sink, each chunk within the idle timeout; a body cut before `total` is retried. */
+async function readBody(res: Response, sink: TransferSink, total: number | undefined, opts: AttemptOptions, w: Watchdog): Promise<AttemptOutcome> {
+  let progressed = false;
+  w.arm("idle", opts.idleTimeoutMs);
+  opts.onProgress?.(sink.offset, total);
+  try {
+    if (res.body) {
+      for await (const chunk of res.body) {
+        w.arm("idle", opts.idleTimeoutMs);
+        await sink.append(chunk);
+        progressed = true;
+        opts.onProgress?.(sink.offset, total);
+      }
+    }
+  } catch (err) {
+    const detail = w.timeout()?.message ?? errorText(err);
+    return { status: "fail", kind: "interrupted", retriable: true, detail: `transfer interrupted at byte ${sink.offset}: ${detail}`, progressed };
+  }
+  if (total !== undefined && sink.offset < total) {
+    return { status: "fail", kind: "interrupted", retriable: true, detail: `connection closed at byte ${sink.offset} of ${total}`, progressed };
+  }
+  return { status: "done", total: sink.offset };
+}
+
+/** One request for the rest of the file (a range when the sink holds a partial): connect, check the response, read the body. */
+async function attempt(url: string, sink: TransferSink, opts: AttemptOptions, fetchImpl: FetchLike): Promise<AttemptOutcome> {
   const expected = opts.expectedSize ?? undefined;
   if (expected !== undefined && sink.offset > expected) await sink.reset();
   const startOffset = sink.offset;
   const headers: Record<string, string> = { "accept-encoding": "identity" };
   if (startOffset > 0) headers["range"] = `bytes=${startOffset}-`;
-
-  const controller = new AbortController();
-  let timer = setTimeout(() => controller.abort(new TimeoutSignal("connect", opts.connectTimeoutMs)), opts.connectTimeoutMs);
-  let progressed = false;
+  const w = new Watchdog();
+  w.arm("connect", opts.connectTimeoutMs);
   try {
     let res: Response;
     try {
-      res = await fetchImpl(url, { headers, redirect: "follow", signal: controller.signal });
+      res = await fetchImpl(url, { headers, redirect: "follow", signal: w.controller.signal });
     } catch (err) {
-      const reason: unknown = controller.signal.reason;
-      if (reason instanceof TimeoutSignal) return { status: "fail", kind: "unreachable", retriable: false, detail: reason.message, progressed };
-      const kind = classifyNetworkError(err);
-      return { status: "fail", kind, retriable: kind !== "unreachable", detail: errorText(err), progressed };
+      return connectFailure(err, w);
     }
-
-    let total: number | undefined;
-    if (res.status === 206) {
-      const cr = parseContentRangeStart(res.headers.get("content-range"));
-      if (!cr || cr.start !== startOffset) {
-        await res.body?.cancel();
-        await sink.reset();
-        return { status: "fail", kind: "protocol", retriable: true, detail: `206 with Content-Range '${res.headers.get("content-range")}' does not continue at byte ${startOffset}`, progressed: false };
-      }
-      total = cr.total;
-    } else if (res.status === 200) {
-      if (startOffset > 0) await sink.reset();
-      const len = res.headers.get("content-length");
-      total = len !== null && /^\d+$/.test(len) ? Number(len) : undefined;
-    } else if (res.status === 416 && startOffset > 0) {
-      await res.body?.cancel();
-      const cr = /\/(\d+)$/.exec(res.headers.get("content-range") ?? "");
-      const full = cr ? Number(cr[1]) : expected;
-      if (full !== undefined && full === startOffset) return { status: "done", total: full };
-      await sink.reset();
-      return { status: "fail", kind: "protocol", retriable: true, detail: `416 for a partial of ${startOffset} bytes; restarting from 0`, progressed: false };
-    } else {
-      await res.body?.cancel();
-      const retriable = RETRIABLE_STATUS.has(res.status);
-      return { status: "fail", kind: "http", retriable, detail: `HTTP ${res.status} ${res.statusText}`.trim(), progressed };
-    }
-    if (total === undefined) total = expected;
+    const head = await responseTotal(res, sink, startOffset, expected);
+    if ("status" in head) return head;
+    const total = head.total ?? expected;
     if (expected !== undefined && total !== undefined && total !== expected) {
       await res.body?.cancel();
-      return { status: "fail", kind: "protocol", retriable: false, detail: `server reports ${total} bytes, datasets.lock expects ${expected}`, progressed };
+      return { status: "fail", kind: "protocol", retriable: false, detail: `server reports ${total} bytes, datasets.lock expects ${expected}`, progressed: false };
     }
-
-    clearTimeout(timer);
-    const armIdle = (): void => {
-      clearTimeout(timer);
-      timer = setTimeout(() => controller.abort(new TimeoutSignal("idle", opts.idleTimeoutMs)), opts.idleTimeoutMs);
-    };
-    armIdle();
-    opts.onProgress?.(sink.offset, total);
-    try {
-      if (res.body) {
-        for await (const chunk of res.body) {
-          armIdle();
-          await sink.append(chunk);
-          progressed = true;
-          opts.onProgress?.(sink.offset, total);
-        }
-      }
-    } catch (err) {
-      const reason: unknown = controller.signal.reason;
-      const detail = reason instanceof TimeoutSignal ? reason.message : errorText(err);
-      return { status: "fail", kind: "interrupted", retriable: true, detail: `transfer interrupted at byte ${sink.offset}: ${detail}`, progressed };
-    }
-    if (total !== undefined && sink.offset < total) {
-      return { status: "fail", kind: "interrupted", retriable: true, detail: `connection closed at byte ${sink.offset} of ${total}`, progressed };
-    }
-    return { status: "done", total: sink.offset };
+    return await readBody(res, sink, total, opts, w);
   } finally {
-    clearTimeout(timer);
+    w.clear();
   }
 }
 

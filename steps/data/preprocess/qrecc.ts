@@ -22,11 +22,11 @@
  */
 import { mkdirSync } from "node:fs";
 import { basename } from "node:path";
-import { checkQreccContext, parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns } from "../formats/qrecc.ts";
+import { checkQreccContext, parseQreccQrels, parseQuestionTypeLabels, parseQreccTurns, type QuestionTypeLabels } from "../formats/qrecc.ts";
 import { loadRecords, readJsonFile } from "../formats/records.ts";
 import type { QuestionType, TurnRow } from "../schemas.ts";
 import { scanPassagesForGold } from "./collection.ts";
-import type { LocatedTurn, PreprocessInputs, PreprocessResult } from "./common.ts";
+import type { LocatedTurn, PreprocessInputs, PreprocessParams, PreprocessResult } from "./common.ts";
 import { checkGoldInCollection, checkSplits, goldIdsOf, qrelsFromTurns, turnTablePaths, Warnings, writeTurnTables } from "./common.ts";
 import { chooseDevConversations } from "./dev-split.ts";
 import type { LabelAgreement } from "./question-types.ts";
@@ -35,13 +35,24 @@ import { questionTypeReport } from "./question-type-report.ts";
 
 export const QRECC_TYPE_DOMAINS: ReadonlySet<string> = new Set(["nq", "trec"]);
 
-export async function preprocessQrecc(inputs: PreprocessInputs): Promise<PreprocessResult> {
-  const params = inputs.params ?? {};
-  const strict = params.strict ?? false;
-  const warnings = new Warnings();
-  const counts: Record<string, number> = {};
+/** 2. A qrels file's gold ids replace the turns' Truth_passages where it lists their qid (warned when they differ, or when it lists an unknown qid). */
+function applyQrels(parsed: readonly LocatedTurn[], qrelsFile: string, split: string, warnings: Warnings): void {
+  const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile, split);
+  const known = new Set(parsed.map((t) => t.row.qid));
+  for (const qid of gold.keys()) if (!known.has(qid)) warnings.add("qrels-unknown-qid", `qrels qid not among the ${split} turns`, qid);
+  for (const t of parsed) {
+    const ids = gold.get(t.row.qid);
+    if (ids === undefined) continue;
+    if (t.row.gold_passage_ids.length > 0 && t.row.gold_passage_ids.join("\n") !== ids.join("\n")) {
+      warnings.add("qrels-differ-from-truth-passages", "qrels replace Truth_passages that differ", t.row.qid);
+    }
+    t.row.gold_passage_ids = ids;
+  }
+}
 
-  let turns: LocatedTurn[] = [];
+/** 1-2. Every given split's turns, their Context checked against the earlier turns, their gold from the split's qrels file if any. */
+function readTurns(inputs: PreprocessInputs, warnings: Warnings): LocatedTurn[] {
+  const turns: LocatedTurn[] = [];
   for (const [split, file] of checkSplits(inputs.turnsFiles, ["train", "test"], "qrecc")) {
     const parsed = parseQreccTurns(loadRecords(file), split);
     for (const d of checkQreccContext(parsed)) {
@@ -49,30 +60,14 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
       warnings.add(d.kind, message, `${split} ${d.qid}: ${d.detail}`);
     }
     const qrelsFile = inputs.qrelsFiles?.[split];
-    if (qrelsFile !== undefined) {
-      const { gold } = parseQreccQrels(readJsonFile(qrelsFile).value, qrelsFile, split);
-      const known = new Set(parsed.map((t) => t.row.qid));
-      for (const qid of gold.keys()) if (!known.has(qid)) warnings.add("qrels-unknown-qid", `qrels qid not among the ${split} turns`, qid);
-      for (const t of parsed) {
-        const ids = gold.get(t.row.qid);
-        if (ids === undefined) continue;
-        if (t.row.gold_passage_ids.length > 0 && t.row.gold_passage_ids.join("\n") !== ids.join("\n")) {
-          warnings.add("qrels-differ-from-truth-passages", "qrels replace Truth_passages that differ", t.row.qid);
-        }
-        t.row.gold_passage_ids = ids;
-      }
-    }
+    if (qrelsFile !== undefined) applyQrels(parsed, qrelsFile, split, warnings);
     turns.push(...parsed);
   }
-  const rows = (): TurnRow[] => turns.map((t) => t.row);
+  return turns;
+}
 
-  const labels = inputs.labelsFile === undefined ? undefined : parseQuestionTypeLabels(readJsonFile(inputs.labelsFile).value, inputs.labelsFile);
-  const labelsSplit = params.labelsSplit ?? "test";
-  if (labels !== undefined) {
-    const { domainConflicts } = applyLabels(rows().filter((r) => r.split === labelsSplit), labels, "compare");
-    if (domainConflicts > 0) counts["label_domain_conflicts"] = domainConflicts;
-  }
-
+/** 4. The chosen train conversations become split "dev"; returns how many. */
+function splitOffDev(turns: readonly LocatedTurn[], params: PreprocessParams): number {
   const trainConversations = turns.filter((t) => t.row.split === "train").map((t) => t.row.conversation_id);
   const dev = new Set(
     chooseDevConversations(trainConversations, {
@@ -82,31 +77,45 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
     }),
   );
   for (const t of turns) if (t.row.split === "train" && dev.has(t.row.conversation_id)) t.row.split = "dev";
-  counts["dev_conversations"] = dev.size;
+  return dev.size;
+}
 
-  const all = rows();
-  const rule = params.typeRule ?? "shared-passage";
-  const computedList = goldOverlapTypes(all, { domains: QRECC_TYPE_DOMAINS, rule });
+/** 5. Each row's computed question type (set on the row), compared with the labels in their split, which override it there unless labelsMode is "compare". */
+function assignQuestionTypes(all: TurnRow[], labels: QuestionTypeLabels | undefined, params: PreprocessParams): { computed: Map<TurnRow, QuestionType | null>; agreement: LabelAgreement | null; override: boolean } {
+  const computedList = goldOverlapTypes(all, { domains: QRECC_TYPE_DOMAINS, rule: params.typeRule ?? "shared-passage" });
   const computed = new Map<TurnRow, QuestionType | null>(all.map((r, i) => [r, computedList[i] ?? null]));
   all.forEach((r, i) => (r.question_type = computedList[i] ?? null));
-  let agreement: LabelAgreement | null = null;
   const override = labels !== undefined && (params.labelsMode ?? "override") === "override";
-  if (labels !== undefined) {
-    const inScope = all.filter((r) => r.split === labelsSplit);
-    agreement = compareWithLabels(inScope, inScope.map((r) => computed.get(r) ?? null), labels);
-    if (override) applyLabels(inScope, labels, "override");
-  }
+  if (labels === undefined) return { computed, agreement: null, override };
+  const inScope = all.filter((r) => r.split === (params.labelsSplit ?? "test"));
+  const agreement = compareWithLabels(inScope, inScope.map((r) => computed.get(r) ?? null), labels);
+  if (override) applyLabels(inScope, labels, "override");
+  return { computed, agreement, override };
+}
 
+export async function preprocessQrecc(inputs: PreprocessInputs): Promise<PreprocessResult> {
+  const params = inputs.params ?? {};
+  const warnings = new Warnings();
+  const counts: Record<string, number> = {};
+  let turns = readTurns(inputs, warnings);
+  const rows = (): TurnRow[] => turns.map((t) => t.row);
+  // 3. A labels file fills missing source domains of its split.
+  const labels = inputs.labelsFile === undefined ? undefined : parseQuestionTypeLabels(readJsonFile(inputs.labelsFile).value, inputs.labelsFile);
+  const labelsSplit = params.labelsSplit ?? "test";
+  if (labels !== undefined) {
+    const { domainConflicts } = applyLabels(rows().filter((r) => r.split === labelsSplit), labels, "compare");
+    if (domainConflicts > 0) counts["label_domain_conflicts"] = domainConflicts;
+  }
+  counts["dev_conversations"] = splitOffDev(turns, params);
+  const types = assignQuestionTypes(rows(), labels, params);
   if (params.trainGoldOnly ?? true) {
     const before = turns.length;
     turns = turns.filter((t) => t.row.split !== "train" || t.row.gold_passage_ids.length > 0);
     counts["train_turns_dropped_no_gold"] = before - turns.length;
   }
-
   mkdirSync(inputs.outDir, { recursive: true });
   const scan = await scanPassagesForGold(inputs.passagesFile, goldIdsOf(turns), [], inputs.signal);
-  checkGoldInCollection(turns, scan.foundGold, strict, warnings);
-
+  checkGoldInCollection(turns, scan.foundGold, params.strict ?? false, warnings);
   const final = rows();
   const qrels = qrelsFromTurns(final);
   await writeTurnTables(inputs.outDir, "qrecc", final, qrels, params.rowGroupRows);
@@ -114,12 +123,12 @@ export async function preprocessQrecc(inputs: PreprocessInputs): Promise<Preproc
   counts["qrels"] = qrels.length;
   const questionTypes = questionTypeReport({
     dataset: "qrecc",
-    breakdown: override ? "labels" : "computed",
-    rule,
+    breakdown: types.override ? "labels" : "computed",
+    rule: params.typeRule ?? "shared-passage",
     labels: labels === undefined || inputs.labelsFile === undefined ? null : { file: basename(inputs.labelsFile), split: labelsSplit },
     rows: final,
-    computed: final.map((r) => computed.get(r) ?? null),
-    agreement,
+    computed: final.map((r) => types.computed.get(r) ?? null),
+    agreement: types.agreement,
   });
   return { counts, warnings: warnings.list(), questionTypes, files: turnTablePaths(inputs.outDir) };
 }
