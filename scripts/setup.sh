@@ -9,6 +9,7 @@
 #       unzip bzip2                                        unpacking dataset archives
 #       chromium fonts-dejavu-core                         the report's browser test and screenshots (headless)
 #       slurm-wlm slurm-client munge slurmdbd mariadb-server  the Slurm executor's test cluster (scripts/slurm-cluster.sh)
+#       qemu-user                                          another x86-64 CPU, emulated (a Haswell: AVX2, no AVX-512), for the cross-CPU test
 #   - npm ci (onnxruntime-node's CUDA download is skipped by .npmrc)
 #   - faiss-node: the prebuilt binary when it loads, else a build against libfaiss-dev
 # Skip the apt part with CSPIPE_SKIP_APT=1 (e.g. when you manage packages yourself).
@@ -16,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev python3-faiss liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core slurm-wlm slurm-client munge slurmdbd mariadb-server)
+APT_PACKAGES=(python3-torch python3-numpy python3-sentencepiece libopenblas0-pthread libfaiss-dev python3-faiss liblucene8-java default-jre-headless unzip bzip2 g++ make patch chromium fonts-dejavu-core slurm-wlm slurm-client munge slurmdbd mariadb-server qemu-user)
 
 log() { echo "setup: $*" >&2; }
 

@@ -10,7 +10,7 @@
  * float32 = 10.4 GB per index shard; A100 estimates, H100 measurements of 2026-11-24):
  *  - train-dpr: QReCC's last IHN iteration (40 epochs of 190 steps) 1.1-1.4 h on an A100; one
  *    80 GB GPU holds the paper's batch. Host memory holds the examples and the token ids it reads.
- *  - encode-passages-gpu: a QReCC shard (3.4M passages of 384 tokens) at ~1,760 passages/s (A100
+ *  - encode-passages-torch: a QReCC shard (3.4M passages of 384 tokens) at ~1,760 passages/s (A100
  *    estimate) 32 min; 14 min at the H100's measured 4,160/s. Memory-mapped output.
  *  - encode-queries-gpu: at most ~65k queries: minutes.
  *  - build-flat-ip-index / search-dense-shard: one shard's 10.4 GB float32 index in memory (plus
@@ -28,8 +28,8 @@ import type { DataSource } from "../engine/targets.ts";
 
 export const REAL_RESOURCES = {
   "train-dpr": { cpus: 4, memoryGiB: 64, expectedMinutes: 90 },
-  "encode-passages-gpu": { cpus: 4, memoryGiB: 32, expectedMinutes: 35 },
-  "encode-queries-gpu": { cpus: 4, memoryGiB: 16, expectedMinutes: 10 },
+  "encode-passages-torch": { cpus: 4, memoryGiB: 32, expectedMinutes: 35 },
+  "encode-queries-torch": { cpus: 4, memoryGiB: 16, expectedMinutes: 10 },
   "build-flat-ip-index": { cpus: 1, memoryGiB: 24, expectedMinutes: 20 },
   "search-dense-shard": { cpus: 8, memoryGiB: 16, expectedMinutes: 15 },
   "merge-dense-hits": { cpus: 1, memoryGiB: 8, expectedMinutes: 10 },

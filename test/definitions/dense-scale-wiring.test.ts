@@ -36,14 +36,14 @@ test("table2 --data real: GPU encode per shard behind a parity check, a search s
   const encodes = new Set<string>();
   for (const m of merges) {
     const queries = inputStep(m, "queries");
-    assert.equal(queries.def.id, "encode-queries-gpu");
+    assert.equal(queries.def.id, "encode-queries-torch");
     const model = inputStep(queries, "model");
     for (let s = 0; s < shards; s++) {
       const search = inputStep(m, `shards[${s}]`);
       assert.equal(search.def.id, "search-dense-shard");
       assert.equal(inputStep(search, "queries"), queries);
       const encode = inputStep(inputStep(search, "index"), "embeddings");
-      assert.equal(encode.def.id, "encode-passages-gpu");
+      assert.equal(encode.def.id, "encode-passages-torch");
       assert.deepEqual({ shard: (encode.params as { shard: number }).shard, shards: (encode.params as { shards: number }).shards }, { shard: s, shards });
       assert.equal(inputStep(encode, "model"), model);
       assert.equal(inputStep(inputStep(encode, "parity"), "model"), model);
@@ -51,7 +51,7 @@ test("table2 --data real: GPU encode per shard behind a parity check, a search s
     }
     assert.equal(inputStep(inputStep(queries, "parity"), "model"), model);
   }
-  assert.equal(count(steps, "encode-passages-gpu"), encodes.size);
+  assert.equal(count(steps, "encode-passages-torch"), encodes.size);
   assert.equal(encodes.size % shards, 0);
   // One parity check per model, GPU requests of one device each (8 GPUs: 8 shards at once).
   const models = new Set(steps.filter((s) => s.def.id === "verify-onnx-parity").map((s) => inputStep(s, "model").name));
@@ -61,9 +61,18 @@ test("table2 --data real: GPU encode per shard behind a parity check, a search s
   }
 });
 
-test("the mini report keeps the CPU ONNX steps and their names; no GPU or per-shard search step", () => {
+test("the mini report encodes in torch under the pinned kernels (GPU optional, float32), with the CPU path's step names; no in-process or per-shard step", () => {
   const steps = order("report", "mini");
-  for (const id of ["encode-passages-gpu", "encode-queries-gpu", "verify-onnx-parity", "search-dense-shard", "merge-dense-hits"]) assert.equal(count(steps, id), 0, id);
+  for (const id of ["encode-passages", "encode-queries", "search-dense-shard", "merge-dense-hits"]) assert.equal(count(steps, id), 0, id);
+  const encodes = steps.filter((s) => s.def.id === "encode-passages-torch" || s.def.id === "encode-queries-torch");
+  assert.equal(encodes.length, 68 + 47);
+  for (const s of encodes) {
+    assert.ok(s.def.runtime.type === "container" && s.def.runtime.gpu?.count === 1 && !s.def.runtime.gpu.required, s.name);
+    assert.equal((s.params as { dtype: string }).dtype, "fp32", s.name);
+    assert.equal(inputStep(s, "parity").name, `verify-onnx-parity.${inputStep(s, "model").name}`, s.name);
+  }
+  const models = new Set(encodes.map((s) => inputStep(s, "model").name));
+  assert.equal(count(steps, "verify-onnx-parity"), models.size);
   const names = new Set(steps.map((s) => s.name));
   for (const n of ["encode-passages.mini-qrecc.ibn.s1.0", "build-flat-ip-index.mini-qrecc.ibn.s1.1", "encode-queries.mini-qrecc.ibn.s1.history.test", "search-dense.mini-qrecc.ibn.s1.history.test"]) {
     assert.ok(names.has(n), n);

@@ -72,7 +72,7 @@ test("CQR negatives of seed s are mined by the θ0 that seed trains from", () =>
   for (const seed of [1, 2]) {
     const train = modelOf(MINI, mined("qrecc", "cqr", seed)).step;
     const search = producer(producer(producer(train, "examples"), "negatives"), "run");
-    const encoders = wiredInputs(search).map((w) => w.ref.step).filter((s) => s.def.id === "encode-queries");
+    const encoders = wiredInputs(search).map((w) => w.ref.step).filter((s) => s.def.id === "encode-queries-torch");
     assert.equal(encoders.length, 1);
     assert.equal(producer(encoders[0]!, "model"), producer(train, "init"));
     assert.equal(producer(train, "init"), modelOf(MINI, theta0Id(MINI, seed)).step);

@@ -3,19 +3,23 @@
  * collections) run on CPU in float32 against the ONNX path (onnxruntime-node), through the
  * engine on a model exported by cspipe's trainer (random tiny BERT, epochs 0): the same
  * embeddings within TORCH_ONNX_ATOL, the same files and meta, shard by shard; and both paths
- * refuse a model whose parity fixture was tampered with. Needs /usr/bin/python3 with torch
- * (CI has it: scripts/setup.sh installs python3-torch); skipped with the reason otherwise.
+ * refuse a model whose parity fixture was tampered with. And the mini path's promise: the torch
+ * program on another CPU (qemu-user emulating a Haswell: AVX2, no AVX-512) gives the same key and
+ * the same bytes, which onnxruntime cannot (its kernels follow the CPU). Needs /usr/bin/python3
+ * with torch and qemu-x86_64 (CI has both: scripts/setup.sh installs python3-torch and
+ * qemu-user); skipped with the reason otherwise, except qemu in CI (CI=1), where it fails.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineStep, dir, use, type OutputRef } from "../../pipeline/engine/step.ts";
 import { readNpy, writeNpy } from "../../steps/lib/npy.ts";
 import { encodePassages, encodeQueries } from "../../steps/dense/steps.ts";
-import { encodePassagesGpuDef, encodeQueriesGpuDef, GPU_ENCODE_MODULE, verifyOnnxParityStep } from "../../steps/encoding/gpu-encode.ts";
+import { encodePassagesTorchDef, encodeQueriesTorchDef, GPU_ENCODE_MODULE, verifyOnnxParityStep } from "../../steps/encoding/gpu-encode.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { maxAbsDiff, verifyOnnxParityOfModel } from "../../steps/encoding/onnx/parity.ts";
 import { trainingConfig } from "../../steps/training/contract.ts";
@@ -70,6 +74,11 @@ const goodModel = modelStep("test-copy-model", MODEL);
 const badModel = modelStep("test-copy-tampered-model", TAMPERED);
 
 const ONNX = { batchSize: 4, provider: "cpu", threads: 1 } as const;
+const QEMU = "/usr/bin/qemu-x86_64";
+/** A Haswell without the features qemu's TCG does not emulate (it would warn about each). */
+const HASWELL = "Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm";
+const noQemu = !existsSync(QEMU) ? `no ${QEMU} (apt-get install -y qemu-user)` : false;
+if (noQemu !== false && process.env.CI) throw new Error(`${noQemu}: CI must run the cross-CPU test (scripts/setup.sh installs it)`);
 const TORCH = { batchSize: 5, maxTokens: 64, dtype: "fp16" } as const; // fp16 on CUDA only: float32 here
 
 function encodings(model: OutputRef<"dpr:model">, tag: string) {
@@ -79,16 +88,17 @@ function encodings(model: OutputRef<"dpr:model">, tag: string) {
   // Both shards through ONNX, the second (rows [19, 37)) through torch too: one python start less.
   const steps = [
     ...[0, 1].map((shard) => use(encodePassages, { name: `onnx-p-${tag}-${shard}`, params: { shard, shards: 2, ...ONNX }, inputs: { model, tokens: tokP } })),
-    use(encodePassagesGpuDef(false), { name: `torch-p-${tag}-1`, params: { shard: 1, shards: 2, ...TORCH }, inputs: { model, tokens: tokP, parity } }),
+    use(encodePassagesTorchDef(false), { name: `torch-p-${tag}-1`, params: { shard: 1, shards: 2, ...TORCH }, inputs: { model, tokens: tokP, parity } }),
   ];
   return [
     ...steps,
     use(encodeQueries, { name: `onnx-q-${tag}`, params: ONNX, inputs: { model, tokens: tokQ } }),
-    use(encodeQueriesGpuDef(false), { name: `torch-q-${tag}`, params: TORCH, inputs: { model, tokens: tokQ, parity } }),
+    use(encodeQueriesTorchDef(false), { name: `torch-q-${tag}`, params: TORCH, inputs: { model, tokens: tokQ, parity } }),
   ];
 }
 
-const p = project(registry({ good: () => encodings(use(goodModel, { inputs: {} }).out.out, "good"), bad: () => encodings(use(badModel, { inputs: {} }).out.out, "bad") }));
+const targets = { good: () => encodings(use(goodModel, { inputs: {} }).out.out, "good"), bad: () => encodings(use(badModel, { inputs: {} }).out.out, "bad") };
+const p = project(registry(targets));
 let good: Awaited<ReturnType<typeof run>>;
 let bad: Awaited<ReturnType<typeof run>>;
 const outDir = (step: string): string => {
@@ -181,4 +191,20 @@ test("a model without fixtures: refused by default, encoded with a note under pa
   assert.match(c.note, /unverified \(parity: if-present\)/);
   const ok = await verifyOnnxParityOfModel(MODEL, "passage_encoder", opts, 1e-4, "if-present");
   assert.ok(ok.maxAbsDiff !== undefined && ok.maxAbsDiff < 1e-4, ok.note);
+});
+
+test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the torch encode steps get the same keys and bytes", { skip: skip || noQemu }, async () => {
+  // The executor starts the program through CSPIPE_PYTHON: here an interpreter on the emulated CPU.
+  const wrapper = join(work, "python-on-haswell");
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${QEMU} -cpu ${HASWELL} ${PYTHON} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  const emulated = project(registry(targets), { env: { CSPIPE_PYTHON: wrapper } });
+  const other = await run(emulated, ["good"]);
+  assert.deepEqual(other.events.flatMap((e) => (e.type === "failed" ? [e.failure] : [])), []);
+  for (const step of ["torch-p-good-1", "torch-q-good"]) {
+    const [a, b] = [good, other].map((r) => ("result" in r.outcome ? r.outcome.result.results.get(step)?.entry : undefined)!);
+    assert.equal(b!.key, a!.key, `${step}: one key on both CPUs`);
+    const sha = (proj: typeof p, e: typeof a) => createHash("sha256").update(readFileSync(join(proj.store.outputPath(e!, "embeddings"), "embeddings.npy"))).digest("hex");
+    assert.equal(sha(emulated, b), sha(p, a), `${step}: the same bytes on both CPUs`);
+  }
 });

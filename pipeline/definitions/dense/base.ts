@@ -12,7 +12,6 @@ import { generateMini } from "../../../steps/data/steps.ts";
 import { preprocessNqStep } from "../../../steps/data/nq-steps.ts";
 import { buildDevCollectionStep, listPassageIds } from "../../../steps/data/dev-collection.ts";
 import { tokenizePassages, tokenizeQueries, trainVocab } from "../../../steps/encoding/steps.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../../steps/dense/steps.ts";
 import { pretrainDprDef } from "../../../steps/training/steps.ts";
 import { assembleExamples } from "../../../steps/training/assemble-step.ts";
 import { assembleHfDprCheckpoint, DPR_NQ_LOCK_ENTRIES, importDprCheckpoint } from "../../../steps/training/import-steps.ts";
@@ -24,6 +23,7 @@ import { lockedFiles } from "../datasets.ts";
 import { memo } from "../memo.ts";
 import { DENSE_METRICS, selectionOf, type DenseSetup, type DevCollection, type Profile } from "./setup.ts";
 import { denseSetup } from "./parameters.ts";
+import { RETRIEVAL_PATHS } from "./retrieval.ts";
 
 export interface DenseContext {
   readonly data: DataSource;
@@ -190,13 +190,9 @@ export function theta0VsBm25(ctx: DenseContext): { theta0: Metrics; bm25: Metric
     const tag = tagOf(ctx);
     const nq = miniNqOf(ctx);
     const theta0 = baseOf(ctx).theta0;
-    const shards = setup.shards;
-    const index = Array.from({ length: shards }, (_, shard) => {
-      const emb = use(encodePassages, { name: `encode-passages.${tag}-nq.theta0.${shard}`, params: { shard, shards }, inputs: { model: theta0, tokens: nq.passages } });
-      return use(buildFlatIpIndex, { name: `build-flat-ip-index.${tag}-nq.theta0.${shard}`, params: {}, inputs: { embeddings: emb.out.embeddings } }).out.index;
-    });
-    const queries = use(encodeQueries, { name: `encode-queries.${tag}-nq.theta0.q_t.dev`, params: {}, inputs: { model: theta0, tokens: nq.queries("dev") } });
-    const dense = use(searchDense, { name: `search-dense.${tag}-nq.theta0.q_t.dev`, params: { k: 100, tag: "cspipe-theta0" }, inputs: { queries: queries.out.embeddings, shards: index } }).out.run;
+    const path = RETRIEVAL_PATHS[setup.retrieval];
+    const index = path.index({ name: `${tag}-nq.theta0`, model: theta0, passages: nq.passages, shards: setup.shards });
+    const dense = path.search({ name: `${tag}-nq.theta0.q_t.dev`, model: theta0, queries: nq.queries("dev"), index, shards: setup.shards, k: 100, tag: "cspipe-theta0" });
     const bm25 = nqBm25Run(ctx, "dev");
     const evaluate = (name: string, run: OutputRef<"parquet:run">) =>
       use(evaluateRunStep, { name, params: { split: "dev", metrics: DENSE_METRICS }, inputs: { run, turns: nq.tables.turns } }).out.metrics;

@@ -108,8 +108,10 @@ export interface DenseSetup {
   /** Index shards (separately cached encode/index steps). */
   readonly shards: number;
   /**
-   * How collections are encoded and searched (retrieval.ts): `onnx` (onnxruntime-node on CPU,
-   * one search step) or `gpu-sharded` (torch on GPUs, a search step per shard and a merge).
+   * How collections are encoded and searched (retrieval.ts): `pinned` (the torch program under
+   * the executor's pinned kernels, the same bytes on every x86-64 CPU with AVX2; one search step),
+   * `onnx` (onnxruntime-node in-process, whose kernels follow the CPU) or `gpu-sharded` (torch on
+   * GPUs, a search step per shard and a merge).
    */
   readonly retrieval: RetrievalKind;
   /** Mini only: the WordPiece vocabulary, θ0's architecture and its pre-training on the standalone questions. */
@@ -191,7 +193,9 @@ const MINI: DenseSetup = {
   evalBeforeTraining: false,
   devEvalEvery: 5,
   shards: 2,
-  retrieval: "onnx",
+  // Not `onnx`: onnxruntime's kernels follow the CPU, and so did the mined negatives and every
+  // IHN model (2026-11-30, retrieval.ts).
+  retrieval: "pinned",
   vocabSize: 8000,
   model: MINI_BERT,
   // 30 epochs decayed to zero: dev R@5 0.980 (best epoch 26) against 0.958 with 20 (best 19).
