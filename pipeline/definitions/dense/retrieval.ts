@@ -5,25 +5,25 @@
  *   `encode-queries` through the torch encode program (encode-*-torch: float32, on the CPU under
  *   the executor's pinned kernels, or on a GPU where the step gets one, as the trainings), a
  *   flat-IP index per shard, and one `search-dense` over every shard. Same key, same bytes on
- *   every x86-64 CPU with AVX2, which the `onnx` path cannot give: onnxruntime's MLAS picks its
- *   GEMM kernel by the CPU (AVX-512F, else AVX2+FMA) and has no switch to pin it, so its
- *   embeddings differ in the last bits between such CPUs (its key records the kernel family);
- *   a last bit that reorders two mined negatives makes another IHN model. Measured 2026-11-30:
- *   θ0's passage encoder in onnxruntime-node gave other bytes natively (AVX-512) than under
- *   qemu-user emulating a Haswell (AVX2), the torch program the same bytes under both; and the
- *   default run on an AVX-512 machine gave other IHN models and one other verdict than the
- *   README's run on an AVX2 one (README, "Same key, same bytes").
- * - `onnx` (CPU users who want no Python for encoding): the same with `encode-passages` /
- *   `encode-queries` in onnxruntime-node in-process; results depend on the CPU's kernel family.
+ *   every x86-64 CPU with AVX2, which onnxruntime in-process cannot give (the mini path used
+ *   it until 2026-11-30: `encode-passages` / `encode-queries` of steps/dense/steps.ts, which
+ *   `diagnose` still uses for a user's own ONNX files): its MLAS picks the GEMM kernel by the
+ *   CPU (AVX-512F, else AVX2+FMA) and has no switch to pin it, so its embeddings differ in the
+ *   last bits between such CPUs (its key records the kernel family), and a last bit that
+ *   reorders two mined negatives makes another IHN model. Measured 2026-11-30: θ0's passage
+ *   encoder in onnxruntime-node gave other bytes natively (AVX-512) than under qemu-user
+ *   emulating a Haswell (AVX2), the torch program the same bytes under both; and the default
+ *   run on an AVX-512 machine gave other IHN models and one other verdict than the README's run
+ *   on an AVX2 one (README, "Same key, same bytes").
  * - `gpu-sharded` (the real collections): `verify-onnx-parity` once per model, then
  *   `encode-passages-gpu` per shard and `encode-queries-gpu` (torch on a GPU, fp16; each takes
  *   the parity report, so nothing is encoded from a model whose export fails), a flat-IP index
  *   per shard, `search-dense-shard` per shard (memory: one shard) and `merge-dense-hits`. A new
  *   query set reruns only its query encoding, the shard searches and the merge.
- * The step names of the `pinned` and `onnx` paths are the ones the mini store was built with.
+ * The step names of the `pinned` path are the ones the mini store was built with.
  */
 import { use, type OutputRef } from "../../engine/step.ts";
-import { buildFlatIpIndex, encodePassages, encodeQueries, searchDense } from "../../../steps/dense/steps.ts";
+import { buildFlatIpIndex, searchDense } from "../../../steps/dense/steps.ts";
 import { mergeDenseHits, searchDenseShard } from "../../../steps/dense/shard-steps.ts";
 import { encodePassagesTorchDef, encodeQueriesTorchDef, verifyOnnxParityStep } from "../../../steps/encoding/gpu-encode.ts";
 import { memo } from "../memo.ts";
@@ -67,19 +67,6 @@ function searchAll(name: string, queries: OutputRef<"embeddings:queries">, index
 const flatIp = (name: string, shard: number, embeddings: OutputRef<"embeddings:passages">) =>
   use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
 
-const onnx: RetrievalPath = {
-  index({ name, model, passages, shards }) {
-    return Array.from({ length: shards }, (_, shard) => {
-      const emb = use(encodePassages, { name: `encode-passages.${name}.${shard}`, params: { shard, shards }, inputs: { model, tokens: passages } });
-      return flatIp(name, shard, emb.out.embeddings);
-    });
-  },
-  search({ name, model, queries, index, k, tag }) {
-    const q = use(encodeQueries, { name: `encode-queries.${name}`, params: {}, inputs: { model, tokens: queries } });
-    return searchAll(name, q.out.embeddings, index, k, tag);
-  },
-};
-
 /** The model's ONNX export checked once (named after the step that made the model). */
 const parityOf = (model: Model): OutputRef<"report:onnx-parity"> =>
   memo(["onnx-parity", model.step.name], () => use(verifyOnnxParityStep, { name: `verify-onnx-parity.${model.step.name}`, params: {}, inputs: { model } }).out.report);
@@ -122,5 +109,5 @@ const gpuSharded: RetrievalPath = {
   },
 };
 
-export const RETRIEVAL_PATHS = { pinned, onnx, "gpu-sharded": gpuSharded } as const satisfies Record<string, RetrievalPath>;
+export const RETRIEVAL_PATHS = { pinned, "gpu-sharded": gpuSharded } as const satisfies Record<string, RetrievalPath>;
 export type RetrievalKind = keyof typeof RETRIEVAL_PATHS;

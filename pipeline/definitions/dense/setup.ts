@@ -109,9 +109,8 @@ export interface DenseSetup {
   readonly shards: number;
   /**
    * How collections are encoded and searched (retrieval.ts): `pinned` (the torch program under
-   * the executor's pinned kernels, the same bytes on every x86-64 CPU with AVX2; one search step),
-   * `onnx` (onnxruntime-node in-process, whose kernels follow the CPU) or `gpu-sharded` (torch on
-   * GPUs, a search step per shard and a merge).
+   * the executor's pinned kernels, the same bytes on every x86-64 CPU with AVX2; one search step)
+   * or `gpu-sharded` (torch on GPUs, a search step per shard and a merge).
    */
   readonly retrieval: RetrievalKind;
   /** Mini only: the WordPiece vocabulary, θ0's architecture and its pre-training on the standalone questions. */
@@ -193,8 +192,8 @@ const MINI: DenseSetup = {
   evalBeforeTraining: false,
   devEvalEvery: 5,
   shards: 2,
-  // Not `onnx`: onnxruntime's kernels follow the CPU, and so did the mined negatives and every
-  // IHN model (2026-11-30, retrieval.ts).
+  // Not onnxruntime in-process: its kernels follow the CPU, and so did the mined negatives and
+  // every IHN model (2026-11-30, retrieval.ts).
   retrieval: "pinned",
   vocabSize: 8000,
   model: MINI_BERT,
