@@ -7,11 +7,11 @@
  * program on another CPU (qemu-user emulating a Haswell: AVX2, no AVX-512) gives the same key and
  * the same bytes, which onnxruntime cannot (its kernels follow the CPU). Needs /usr/bin/python3
  * with torch and qemu-x86_64 (CI has both: scripts/setup.sh installs python3-torch and
- * qemu-user); skipped with the reason otherwise, except qemu in CI (CI=1), where it fails.
+ * qemu-user); skipped with the reason otherwise (in CI a missing qemu is an error: emulated-cpu.ts).
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -25,6 +25,7 @@ import { maxAbsDiff, verifyOnnxParityOfModel } from "../../steps/encoding/onnx/p
 import { trainingConfig } from "../../steps/training/contract.ts";
 import { ROOT, project, registry, run, tempDir } from "../engine/helpers.ts";
 import { PYTHON, TEST_BERT, runTrainer } from "../training/python.ts";
+import { noEmulatedCpu, pythonOnHaswell } from "../executors/emulated-cpu.ts";
 
 /** torch (CPU, float32, length-sorted batches trimmed to their longest row) vs onnxruntime-node on the same rows. */
 const TORCH_ONNX_ATOL = 1e-5;
@@ -74,11 +75,7 @@ const goodModel = modelStep("test-copy-model", MODEL);
 const badModel = modelStep("test-copy-tampered-model", TAMPERED);
 
 const ONNX = { batchSize: 4, provider: "cpu", threads: 1 } as const;
-const QEMU = "/usr/bin/qemu-x86_64";
-/** A Haswell without the features qemu's TCG does not emulate (it would warn about each). */
-const HASWELL = "Haswell,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm";
-const noQemu = !existsSync(QEMU) ? `no ${QEMU} (apt-get install -y qemu-user)` : false;
-if (noQemu !== false && process.env.CI) throw new Error(`${noQemu}: CI must run the cross-CPU test (scripts/setup.sh installs it)`);
+
 const TORCH = { batchSize: 5, maxTokens: 64, dtype: "fp16" } as const; // fp16 on CUDA only: float32 here
 
 function encodings(model: OutputRef<"dpr:model">, tag: string) {
@@ -204,12 +201,9 @@ test("a model without fixtures: refused by default, encoded with a note under pa
   assert.ok(ok.maxAbsDiff !== undefined && ok.maxAbsDiff < 1e-4, ok.note);
 });
 
-test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the torch encode steps get the same keys and bytes", { skip: skip || noQemu }, async () => {
+test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the torch encode steps get the same keys and bytes", { skip: skip || noEmulatedCpu }, async () => {
   // The executor starts the program through CSPIPE_PYTHON: here an interpreter on the emulated CPU.
-  const wrapper = join(work, "python-on-haswell");
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${QEMU} -cpu ${HASWELL} ${PYTHON} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  const emulated = project(registry(targets), { env: { CSPIPE_PYTHON: wrapper } });
+  const emulated = project(registry(targets), { env: { CSPIPE_PYTHON: pythonOnHaswell(work) } });
   const other = await run(emulated, ["good"]);
   assert.deepEqual(other.events.flatMap((e) => (e.type === "failed" ? [e.failure] : [])), []);
   for (const step of ["torch-p-good-1", "torch-q-good"]) {

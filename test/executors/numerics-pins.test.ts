@@ -3,7 +3,8 @@
  * environment forces another CPU's kernels (OPENBLAS_CORETYPE, ATEN_CPU_CAPABILITY; only core
  * types every x86-64 CPU with AVX2 runs), and a small DPR training through the engine must give
  * one key and one set of bytes under the pins; with the pins lifted (CSPIPE_NUMERICS=host) the
- * kernel sets compute other bytes, and each gets its own key.
+ * kernel sets compute other bytes, and each gets its own key. And on another CPU, emulated
+ * (qemu-user as a Haswell: AVX2, no AVX-512): the same key and bytes as on this one.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,6 +20,7 @@ import { trainingConfig, TRAINER_MODULE } from "../../steps/training/contract.ts
 import { pythonArgv } from "../../steps/pytrain/launch.ts";
 import { PYTHON, TEST_BERT, writeSyntheticInputs } from "../training/python.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
+import { noEmulatedCpu, pythonOnHaswell } from "./emulated-cpu.ts";
 
 const inputs = join(tempDir("cspipe-pins-"), "in");
 writeSyntheticInputs(inputs);
@@ -47,8 +49,8 @@ const KERNEL_SETS = {
   haswell: { OPENBLAS_CORETYPE: "Haswell", ATEN_CPU_CAPABILITY: "avx2" },
 } as const;
 
-async function trainUnder(kernels: Record<string, string>, numerics?: "host") {
-  const env = { PATH: process.env.PATH, CSPIPE_PYTHON: PYTHON, ...kernels, ...(numerics ? { CSPIPE_NUMERICS: numerics } : {}) };
+async function trainUnder(kernels: Record<string, string>, numerics?: "host", python = PYTHON) {
+  const env = { PATH: process.env.PATH, CSPIPE_PYTHON: python, ...kernels, ...(numerics ? { CSPIPE_NUMERICS: numerics } : {}) };
   const p = project(registry({ t: () => [use(train, { params, inputs: {} })] }), { env });
   const r = await run(p, ["t"]);
   assert.equal(r.outcome.ok, true, r.outcome.analysis.map(describeFailure).join("\n") + JSON.stringify("result" in r.outcome ? r.outcome.result.failures : []));
@@ -71,6 +73,13 @@ test("pinned kernels: two forced kernel sets give one key and byte-identical wei
   assert.deepEqual([n.aten, n.threads], ["AVX2", 1]);
   // The trainer records the identity its key holds (the report reads it from result.json).
   assert.deepEqual(a.result.numerics, a.fingerprint.numerics);
+});
+
+test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the same key and byte-identical weights", { skip: noEmulatedCpu }, async () => {
+  const here = await trainUnder({});
+  const there = await trainUnder({}, undefined, pythonOnHaswell(tempDir("cspipe-haswell-")));
+  assert.equal(there.key, here.key);
+  assert.equal(there.bytes, here.bytes);
 });
 
 test("pins lifted: the kernel sets compute other bytes under other keys, and explain says why", async () => {
