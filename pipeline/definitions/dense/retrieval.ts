@@ -26,7 +26,6 @@ import { use, type OutputRef } from "../../engine/step.ts";
 import { buildFlatIpIndex, searchDense } from "../../../steps/dense/steps.ts";
 import { mergeDenseHits, searchDenseShard } from "../../../steps/dense/shard-steps.ts";
 import { encodePassagesTorchDef, encodeQueriesTorchDef, verifyOnnxParityStep } from "../../../steps/encoding/gpu-encode.ts";
-import { memo } from "../memo.ts";
 import { REAL_RESOURCES } from "../resources.ts";
 
 type Model = OutputRef<"dpr:model">;
@@ -67,9 +66,12 @@ function searchAll(name: string, queries: OutputRef<"embeddings:queries">, index
 const flatIp = (name: string, shard: number, embeddings: OutputRef<"embeddings:passages">) =>
   use(buildFlatIpIndex, { name: `build-flat-ip-index.${name}.${shard}`, params: {}, inputs: { embeddings }, resources: REAL_RESOURCES["build-flat-ip-index"] }).out.index;
 
-/** The model's ONNX export checked once (named after the step that made the model). */
+/**
+ * The model's ONNX export checked (named after the step that made the model). Built at each use:
+ * the engine merges the structurally identical copies into one step.
+ */
 const parityOf = (model: Model): OutputRef<"report:onnx-parity"> =>
-  memo(["onnx-parity", model.step.name], () => use(verifyOnnxParityStep, { name: `verify-onnx-parity.${model.step.name}`, params: {}, inputs: { model } }).out.report);
+  use(verifyOnnxParityStep, { name: `verify-onnx-parity.${model.step.name}`, params: {}, inputs: { model } }).out.report;
 
 /** float32 on a GPU too (the mini models are small; fp16 would only add a numerics difference). */
 const PINNED_ENCODE = { dtype: "fp32" } as const;
