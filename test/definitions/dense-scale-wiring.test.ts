@@ -68,7 +68,7 @@ test("the mini report encodes in torch under the pinned kernels (GPU optional, f
   assert.equal(encodes.length, 68 + 47);
   for (const s of encodes) {
     assert.ok(s.def.runtime.type === "container" && s.def.runtime.gpu?.count === 1 && !s.def.runtime.gpu.required, s.name);
-    assert.equal((s.params as { dtype: string }).dtype, "fp32", s.name);
+    assert.deepEqual([(s.params as { dtype: string }).dtype, (s.params as { batchSize: number }).batchSize], ["fp32", 32], s.name);
     assert.equal(inputStep(s, "parity").name, `verify-onnx-parity.${inputStep(s, "model").name}`, s.name);
   }
   const models = new Set(encodes.map((s) => inputStep(s, "model").name));
