@@ -58,7 +58,7 @@ export interface RetrievalPath {
   search(r: SearchRequest): OutputRef<"parquet:run">;
 }
 
-/** One search over every shard's index (the CPU paths). */
+/** One search over every shard's index (the pinned path; the GPU path searches shard by shard). */
 function searchAll(name: string, queries: OutputRef<"embeddings:queries">, index: IndexShards, k: number, tag: string): OutputRef<"parquet:run"> {
   return use(searchDense, { name: `search-dense.${name}`, params: { k, tag }, inputs: { queries, shards: index } }).out.run;
 }
