@@ -1,5 +1,5 @@
 /**
- * End to end on the mini benchmark: the whole reproduction graph (lexical and dense, 14
+ * End to end on the mini benchmark: the whole reproduction graph (lexical and dense, 18
  * trainings, every table and figure, the report) with one training epoch everywhere
  * (target `report-smoke`), through the real engine, executors and Python trainer. Then a
  * rerun is all cache hits. Then the QA stage (`table5-smoke`) on the same store: the readers
@@ -47,9 +47,9 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
       for (const key of cell.stepKeys) assert.match(key, /^[0-9a-f]{64}$/);
     }
   }
-  const ibn = t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!;
-  assert.equal(ibn.seeds, 2, "DPR (IBN) is a claim's variant: two seeds in the smoke run");
-  assert.equal(typeof ibn.sd, "number");
+  const shortcut = t2.rows.find((r) => r.id === "dpr-shortcut-ibn")!.cells["qrecc-r10"]!;
+  assert.equal(shortcut.seeds, 2, "QReCC's DPR^shortcut is a seed-hungry claim's variant: two seeds in the smoke run");
+  assert.equal(typeof shortcut.sd, "number");
   // X_t \ {q_t} has no query on first turns: "-" with a footnote, not 0.
   const t4 = JSON.parse(readFileSync(join(report, "tables", "table4-smoke.json"), "utf8")) as RenderedTableJson;
   assert.equal(t4.rows.find((r) => r.id === "first/dpr-shortcut-ibn")!.cells.r10!.status, "no-input");
