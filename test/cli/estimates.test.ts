@@ -1,7 +1,7 @@
 /**
  * Time estimates a fresh store can trust: the reference run's step durations (pipeline/definitions/
  * reference-costs.json) put a fresh `plan` of the default target within a factor of 1.5 of its
- * measured cold run (README: 28 min 47 s on the 2-core machine, 2026-11-29), the plan says where its durations
+ * measured cold run (README: 26 min 38 s on the 2-core machine, 2026-11-30), the plan says where its durations
  * come from and calls an estimate made of cost hints a guess, and `targets` lists every target's
  * cold time and GPU need.
  */
@@ -15,7 +15,7 @@ import { project } from "../engine/helpers.ts";
 import { tempDir } from "../tmp.ts";
 import { cspipe } from "./cspipe.ts";
 
-const COLD_RUN_SECONDS = 28 * 60 + 7;
+const COLD_RUN_SECONDS = 26 * 60 + 38;
 
 test("a fresh store's plan of the default target is within 1.5x of the measured cold run, and says where its durations come from", () => {
   const store = join(tempDir("cspipe-estimates-"), "store");
