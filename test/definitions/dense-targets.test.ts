@@ -19,7 +19,8 @@ import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 const mini = { data: "mini" } as const;
 
 test("claimSeeds: the models of the two claims that may need more seeds train with them, the tables and other claims keep seeds", () => {
-  assert.deepEqual(DENSE_SETUPS.mini.paper.claimSeeds, { "shortcut-collapses-on-switch": [1, 2, 3], "hard-negatives-help-orquac": [1, 2, 3] });
+  const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  assert.deepEqual(DENSE_SETUPS.mini.paper.claimSeeds, { "shortcut-collapses-on-switch": ten, "hard-negatives-help-orquac": ten });
   const five = [1, 2, 3, 4, 5];
   const g = graphOf(buildTargets().get("report")!.steps({ ...mini, overrides: { "claimSeeds.shortcut-collapses-on-switch": [5, 4], "claimSeeds.hard-negatives-help-orquac": five } }));
   const findings = g.order.find((s) => s.def.id === "check-findings")!;
