@@ -81,6 +81,8 @@ export interface Finding {
   readonly perSeed: readonly number[];
   readonly unit: ClaimSpec["unit"];
   readonly threshold: string;
+  /** The rule in numbers (what `threshold` says in words), so a reader can recompute the verdict from `perSeed`. */
+  readonly decision: { readonly rule: Rule["kind"]; readonly threshold: number; readonly direction: ClaimSpec["direction"] };
   readonly verdict: Verdict | "not-measured";
   readonly note?: string;
   readonly ceiling?: CeilingCheck;
@@ -245,7 +247,8 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   const { perSeed, steps } = statistic(spec, look);
   const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
   const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
-  const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, evidence };
+  const decision = { rule: spec.rule.kind, threshold: spec.threshold, direction: spec.direction };
+  const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, decision, evidence };
   if (defined.length === 0) return { ...base, value: null, sd: null, seeds: 0, perSeed: [], verdict: "not-measured", note: "no turns of the groups this claim reads" };
   const m = mean(defined)!;
   const sd = sampleSd(defined);

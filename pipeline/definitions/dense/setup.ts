@@ -31,14 +31,15 @@ export type Profile = "paper" | "smoke";
  * encodings (28776d6, 2026-11-30): the means agreed within 0.02 and 0.01 and the sample sd of
  * three values moved 2x (0.09 vs 0.04; 0.046 vs 0.025). Both means sit about one seed-sd from
  * their thresholds, so three seeds cannot settle them.
- * How many (chosen before the extra seeds were trained; scripts/claim-seeds.ts): the fewest n at
- * which two runs with independent noise give the same verdict (the rule of steps/findings/claims.ts)
- * with probability >= 0.95, simulating each claim as normal with the two runs' pooled mean and sd
- * (switch-turn ratio 0.609, sd 0.070: n = 7; OR-QuAC MRR gain +0.046, sd 0.037: n = 10). Both
- * take ten: the switch claim's extra models are one training each, and at ten it also agrees with
- * probability 0.93 if its sd is 30% larger. (Five seeds, tried 2026-11-29, agree with probability
- * 0.79 and 0.61 by the same simulation, and did not settle either.) The cost: seven more θ0s and
- * 21 trainings, the cold default run from about 27 to about 46 minutes on two cores.
+ * How many (chosen before the extra seeds were trained): the fewest n at which two runs with
+ * independent noise reach the same verdict (the rule of steps/findings/claims.ts) with probability
+ * >= 0.95, each claim simulated as normal with the two runs' pooled mean and sd
+ * (`npx tsx scripts/claim-seeds.ts pinned/findings.json prescott/findings.json`): switch-turn
+ * ratio 0.609, sd 0.070: n = 8; OR-QuAC MRR gain +0.046, sd 0.037: n = 10. Both take ten (the
+ * switch claim's two extra models are one training each). Five seeds, tried 2026-11-29, agree
+ * with probability 0.78 and 0.61 by the same simulation, and did not settle either. The cost:
+ * seven more θ0s and 21 trainings, the cold default run from about 27 to about 46 minutes on two
+ * cores (`./cspipe plan`).
  */
 export const SEED_HUNGRY_CLAIMS = ["shortcut-collapses-on-switch", "hard-negatives-help-orquac"] as const;
 export type SeedHungryClaim = (typeof SEED_HUNGRY_CLAIMS)[number];

@@ -1,0 +1,53 @@
+/**
+ * The seed-count simulation (steps/findings/seed-power.ts) against what the verdict rule implies
+ * analytically, and scripts/claim-seeds.ts on hand-written findings files.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { agreementAt, pooledNoise, seedsFor } from "../../steps/findings/seed-power.ts";
+import { claimSeedsReport } from "../../scripts/claim-seeds.ts";
+import type { Claim } from "../../steps/report/findings.ts";
+
+test("no spread: every run reaches the verdict of the mean itself", () => {
+  assert.deepEqual(agreementAt({ mean: 0.6, sd: 0, threshold: 0.5, direction: "at-most" }, 4, 100, 1), { n: 4, agree: 1, conclusive: 1 });
+});
+
+test("a mean on its threshold: each side's one-sided 5% error, so 10% conclusive and 0.9² + 2·0.05² agreement", () => {
+  const a = agreementAt({ mean: 0, sd: 1, threshold: 0, direction: "at-least" }, 5, 40000, 7);
+  assert.ok(Math.abs(a.conclusive - 0.1) < 0.01, `conclusive ${a.conclusive}`);
+  assert.ok(Math.abs(a.agree - 0.815) < 0.01, `agree ${a.agree}`);
+});
+
+test("seeded: the same seed gives the same figures; more seeds settle a claim one sd from its threshold", () => {
+  const noise = { mean: 1, sd: 1, threshold: 0, direction: "above" as const };
+  assert.deepEqual(agreementAt(noise, 6, 500, 3), agreementAt(noise, 6, 500, 3));
+  const { fewest, table } = seedsFor(noise, 0.95, 3, 18, 4000, 1);
+  assert.ok(table[0]!.agree < 0.6 && table[table.length - 1]!.agree > 0.95, table.map((a) => a.agree).join(" "));
+  assert.equal(fewest, table.find((a) => a.agree >= 0.95)!.n);
+  assert.throws(() => agreementAt(noise, 1, 10, 1), /at least 2 seeds/);
+});
+
+test("pooled noise: the runs' means averaged and their sample variances pooled", () => {
+  const p = pooledNoise([[1, 2, 3], [2, 4, 6]], 0.5, "at-most");
+  assert.equal(p.mean, 3);
+  assert.equal(p.sd, Math.sqrt(2.5));
+  assert.throws(() => pooledNoise([[1]], 0, "above"), /two or more seeds/);
+});
+
+const claim = (id: string, perSeed: number[], verdict: Claim["verdict"], decision?: object): Claim =>
+  ({ id, title: id, paper: "p", measure: "m", value: null, sd: null, seeds: perSeed.length, unit: "ratio", threshold: "<= 0.50", verdict, evidence: [], perSeed, ...(decision === undefined ? {} : { decision }) }) as Claim;
+const run = (file: string, claims: Claim[]) => ({ file, claims: new Map(claims.map((c) => [c.id, c])) });
+const atMost = { rule: "ratio", threshold: 0.5, direction: "at-most" };
+
+test("claim-seeds sizes the claims whose verdicts differ, and names a file without the rule in numbers", () => {
+  const a = run("a.json", [claim("flips", [0.62, 0.68, 0.5], "inconclusive", atMost), claim("same", [0.3, 0.31, 0.29], "holds", atMost)]);
+  const b = run("b.json", [claim("flips", [0.59, 0.66, 0.6], "does-not-hold", atMost), claim("same", [0.3, 0.32, 0.3], "holds", atMost)]);
+  const md = claimSeedsReport([a, b], { target: 0.95, max: 12, trials: 2000 });
+  assert.match(md, /## flips/);
+  assert.doesNotMatch(md, /## same/);
+  assert.match(md, /verdicts inconclusive \/ does-not-hold/);
+  assert.match(md, /\| 12 \| 1\.00 \|/);
+  const old = run("old.json", [claim("flips", [0.6, 0.7], "inconclusive")]);
+  assert.throws(() => claimSeedsReport([old, b], { target: 0.95, max: 5, trials: 10 }), /old\.json: claim flips has no "decision".*Fix: rerun its check-findings step/);
+  assert.match(claimSeedsReport([b, b], { target: 0.95, max: 5, trials: 10 }), /No claim's verdict differs/);
+});
