@@ -38,8 +38,8 @@ export type Profile = "paper" | "smoke";
  * ratio 0.609, sd 0.070: n = 8; OR-QuAC MRR gain +0.046, sd 0.037: n = 10. Both take ten (the
  * switch claim's two extra models are one training each). Five seeds, tried 2026-11-29, agree
  * with probability 0.78 and 0.61 by the same simulation, and did not settle either. The cost:
- * seven more θ0s and 21 trainings, the cold default run from about 27 to about 46 minutes on two
- * cores (`./cspipe plan`). Outcome (2026-11-30, both stores extended to ten seeds): every verdict
+ * seven more θ0s and 21 trainings, the cold default run from 27 to 48 minutes on two cores
+ * (measured, README "Time"). Outcome (2026-11-30, both stores extended to ten seeds): every verdict
  * agrees (switch-turn ratio does not hold under both, 0.59 ± 0.07 and 0.59 ± 0.11; OR-QuAC's gain
  * holds under both, +0.024 ± 0.039, clearing 0 by 0.0008, and +0.047 ± 0.021). Re-estimated from
  * the ten-seed runs, agreement at ten seeds is 0.78 and 0.90 (0.95 would take 16 and 12): ten is
