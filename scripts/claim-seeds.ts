@@ -13,29 +13,20 @@
 import { readFileSync } from "node:fs";
 import { parseFindings, type Claim } from "../steps/report/findings.ts";
 import { pooledNoise, seedsFor } from "../steps/findings/seed-power.ts";
-import type { ClaimSpec } from "../steps/findings/claims.ts";
-
-interface Decision {
-  readonly rule: string;
-  readonly threshold: number;
-  readonly direction: ClaimSpec["direction"];
-}
 
 interface Run {
   readonly file: string;
   readonly claims: ReadonlyMap<string, Claim>;
 }
 
-function decisionOf(c: Claim, file: string): Decision {
-  const d = (c as { decision?: Decision }).decision;
-  if (d === undefined || typeof d.threshold !== "number") throw new Error(`${file}: claim ${c.id} has no "decision" (written before the findings recorded their rule in numbers). Fix: rerun its check-findings step (./cspipe run <target> with the same store)`);
-  return d;
+function decisionOf(c: Claim, file: string): NonNullable<Claim["decision"]> {
+  if (c.decision === undefined) throw new Error(`${file}: claim ${c.id} has no "decision" (written before the findings recorded their rule in numbers). Fix: rerun its check-findings step (./cspipe run <target> with the same store)`);
+  return c.decision;
 }
 
-function perSeedOf(c: Claim, file: string): number[] {
-  const xs = (c as { perSeed?: unknown }).perSeed;
-  if (!Array.isArray(xs) || !xs.every((x) => typeof x === "number")) throw new Error(`${file}: claim ${c.id} has no numeric "perSeed". Fix: pass a findings.json written by a check-findings step`);
-  return xs as number[];
+function perSeedOf(c: Claim, file: string): readonly number[] {
+  if (c.perSeed === undefined) throw new Error(`${file}: claim ${c.id} has no "perSeed". Fix: pass a findings.json written by a check-findings step`);
+  return c.perSeed;
 }
 
 export interface Options {

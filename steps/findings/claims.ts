@@ -42,6 +42,9 @@ export const ruleSchema = z.discriminatedUnion("kind", [
 ]);
 export type Rule = z.infer<typeof ruleSchema>;
 
+/** Which side of its threshold a claim's statistic must lie on (see the module comment). */
+export const directionSchema = z.enum(["at-least", "at-most", "above"]);
+
 export const claimSpecSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
@@ -53,7 +56,7 @@ export const claimSpecSchema = z
     rule: ruleSchema,
     /** The statistic must be at least (at most, strictly above) this. */
     threshold: z.number(),
-    direction: z.enum(["at-least", "at-most", "above"]),
+    direction: directionSchema,
     unit: z.enum(["ratio", "points", "fraction"]),
     /** A gain claim's ceilings: the most each side could reach (paired by seed with the rule's operands), and what they are in words. */
     ceiling: z.object({ better: operandSchema, worse: operandSchema, label: z.string().min(1) }).strict().optional(),

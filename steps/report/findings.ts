@@ -10,6 +10,7 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { formatNumber } from "./format.ts";
 import { el, raw, type Html } from "./html.ts";
 import { labelHtml, labelMarkdown } from "./label.ts";
+import { directionSchema } from "../findings/claims.ts";
 
 export const VERDICTS = ["holds", "does-not-hold", "inconclusive"] as const;
 
@@ -30,6 +31,10 @@ export const findingsSchema = z
           unit: z.enum(["ratio", "percent", "points", "fraction"]),
           threshold: z.string(),
           verdict: z.enum(VERDICTS),
+          /** One value per seed (claims.ts Finding.perSeed); older files may lack it. */
+          perSeed: z.array(z.number().finite()).optional(),
+          /** The rule in numbers (claims.ts Finding.decision); files written before it lack it. */
+          decision: z.object({ rule: z.string().min(1), threshold: z.number().finite(), direction: directionSchema }).strict().optional(),
           /** A gain claim's ceiling check (steps/findings/claims.ts CeilingCheck): its text is shown under the rule. */
           ceiling: z.object({ text: z.string().min(1), measurable: z.boolean().nullable() }).loose().optional(),
           evidence: z.array(z.object({ label: z.string().min(1), stepKey: z.string().regex(/^[0-9a-f]{64}$/, "a 64-hex cache key"), stepId: z.string().min(1) }).strict()),

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agreementAt, pooledNoise, seedsFor } from "../../steps/findings/seed-power.ts";
 import { claimSeedsReport } from "../../scripts/claim-seeds.ts";
-import type { Claim } from "../../steps/report/findings.ts";
+import { parseFindings, type Claim } from "../../steps/report/findings.ts";
 
 test("no spread: every run reaches the verdict of the mean itself", () => {
   assert.deepEqual(agreementAt({ mean: 0.6, sd: 0, threshold: 0.5, direction: "at-most" }, 4, 100, 1), { n: 4, agree: 1, conclusive: 1 });
@@ -50,4 +50,11 @@ test("claim-seeds sizes the claims whose verdicts differ, and names a file witho
   const old = run("old.json", [claim("flips", [0.6, 0.7], "inconclusive")]);
   assert.throws(() => claimSeedsReport([old, b], { target: 0.95, max: 5, trials: 10 }), /old\.json: claim flips has no "decision".*Fix: rerun its check-findings step/);
   assert.match(claimSeedsReport([b, b], { target: 0.95, max: 5, trials: 10 }), /No claim's verdict differs/);
+});
+
+test("a findings file whose rule is malformed is refused by the findings schema, naming the file and the field", () => {
+  const file = (decision: object) => JSON.stringify({ schema: "cspipe.findings/1", data: "mini", claims: [{ ...claim("flips", [0.6, 0.7], "inconclusive"), decision }] });
+  assert.equal(parseFindings(file(atMost), "ok.json").claims[0]!.decision?.threshold, 0.5);
+  assert.throws(() => parseFindings(file({ ...atMost, threshold: "0.5" }), "bad.json"), (e: Error) => /bad\.json/.test(e.message) && /decision\.threshold/.test(e.message));
+  assert.throws(() => parseFindings(file({ ...atMost, direction: "below" }), "bad.json"), (e: Error) => /decision\.direction/.test(e.message));
 });
