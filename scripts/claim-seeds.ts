@@ -10,8 +10,8 @@
  *
  * Without --claims: the claims whose verdicts differ between the files. Exits 2 on bad input.
  */
-import { readFileSync } from "node:fs";
-import { parseFindings, type Claim } from "../steps/report/findings.ts";
+import type { Claim } from "../steps/report/findings.ts";
+import { readClaims } from "./compare-findings.ts";
 import { pooledNoise, seedsFor } from "../steps/findings/seed-power.ts";
 
 interface Run {
@@ -78,7 +78,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const ci = args.indexOf("--claims");
     const claims = ci >= 0 ? args.splice(ci, 2)[1]?.split(",") : undefined;
     if (args.length < 2) throw new Error("usage: claim-seeds.ts A/findings.json B/findings.json [...] [--claims id,id] [--target 0.95] [--max 20] [--trials 20000]");
-    const runs = args.map((file) => ({ file, claims: new Map(parseFindings(readFileSync(file, "utf8"), file).claims.map((c) => [c.id, c])) }));
+    const runs = args.map((file) => ({ file, claims: readClaims(file) }));
     process.stdout.write(claimSeedsReport(runs, { ...(claims === undefined ? {} : { claims }), target, max, trials }));
   } catch (e) {
     process.stderr.write(`claim-seeds: ${(e as Error).message}\n`);

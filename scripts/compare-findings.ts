@@ -9,33 +9,21 @@
  * Prints a Markdown table; exits 1 when a verdict differs, 2 on bad input.
  */
 import { readFileSync } from "node:fs";
+import { parseFindings, type Claim } from "../steps/report/findings.ts";
 
-interface Claim {
-  readonly id: string;
-  readonly title: string;
-  readonly value: number | null;
-  readonly sd: number | null;
-  readonly seeds: number;
-  readonly unit: "ratio" | "points" | "fraction";
-  readonly verdict: string;
+/** A findings.json's claims by id, read through the one findings schema (errors name the file and field). */
+export function readClaims(path: string): Map<string, Claim> {
+  return new Map(parseFindings(readFileSync(path, "utf8"), path).claims.map((c) => [c.id, c]));
 }
 
-function read(path: string): Map<string, Claim> {
-  let parsed: { schema?: string; claims?: Claim[] };
-  try {
-    parsed = JSON.parse(readFileSync(path, "utf8")) as typeof parsed;
-  } catch (e) {
-    throw new Error(`${path}: ${(e as Error).message}. Fix: pass a findings.json written by a check-findings step`);
-  }
-  if (parsed.schema !== "cspipe.findings/1" || !Array.isArray(parsed.claims)) throw new Error(`${path}: not a cspipe.findings/1 file. Fix: pass a findings.json written by a check-findings step`);
-  return new Map(parsed.claims.map((c) => [c.id, c]));
-}
+/** Decimals per unit, as the findings print them. */
+const DIGITS: Readonly<Record<Claim["unit"], number>> = { points: 1, percent: 1, ratio: 2, fraction: 3 };
 
-/** A claim's value as the findings print it: points to one decimal, ratios to two, fractions to three. */
+/** A claim's value as the findings print it (DIGITS); gains (points, fractions) signed; "-" when absent. */
 export function valueText(c: Claim | undefined): string {
   if (c === undefined || c.value === null) return "-";
-  const d = c.unit === "points" ? 1 : c.unit === "ratio" ? 2 : 3;
-  const sign = c.unit === "ratio" ? "" : c.value > 0 ? "+" : "";
+  const d = DIGITS[c.unit];
+  const sign = (c.unit === "points" || c.unit === "fraction") && c.value > 0 ? "+" : "";
   return `${sign}${c.value.toFixed(d)}${c.sd === null ? "" : ` ± ${c.sd.toFixed(d)}`}`;
 }
 
@@ -61,7 +49,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const files = args.filter((x, i) => i !== li && i !== li + 1);
   try {
     if (files.length !== 2) throw new Error("usage: compare-findings.ts A/findings.json B/findings.json [--labels a,b]");
-    const r = compareFindings(read(files[0]!), read(files[1]!), labels);
+    const r = compareFindings(readClaims(files[0]!), readClaims(files[1]!), labels);
     process.stdout.write(r.markdown + "\n");
     process.exitCode = r.flips > 0 ? 1 : 0;
   } catch (e) {

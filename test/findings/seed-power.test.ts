@@ -1,12 +1,16 @@
 /**
  * The seed-count simulation (steps/findings/seed-power.ts) against what the verdict rule implies
- * analytically, and scripts/claim-seeds.ts on hand-written findings files.
+ * analytically, and scripts/claim-seeds.ts and scripts/compare-findings.ts on hand-written findings files.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agreementAt, pooledNoise, seedsFor } from "../../steps/findings/seed-power.ts";
 import { claimSeedsReport } from "../../scripts/claim-seeds.ts";
 import { parseFindings, type Claim } from "../../steps/report/findings.ts";
+import { compareFindings, readClaims } from "../../scripts/compare-findings.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../tmp.ts";
 
 test("no spread: every run reaches the verdict of the mean itself", () => {
   assert.deepEqual(agreementAt({ mean: 0.6, sd: 0, threshold: 0.5, direction: "at-most" }, 4, 100, 1), { n: 4, agree: 1, conclusive: 1 });
@@ -57,4 +61,29 @@ test("a findings file whose rule is malformed is refused by the findings schema,
   assert.equal(parseFindings(file(atMost), "ok.json").claims[0]!.decision?.threshold, 0.5);
   assert.throws(() => parseFindings(file({ ...atMost, threshold: "0.5" }), "bad.json"), (e: Error) => /bad\.json/.test(e.message) && /decision\.threshold/.test(e.message));
   assert.throws(() => parseFindings(file({ ...atMost, direction: "below" }), "bad.json"), (e: Error) => /decision\.direction/.test(e.message));
+});
+
+test("compare-findings: values as the findings print them, each flip counted; files read through the findings schema", () => {
+  const dir = tempDir("compare-findings-");
+  const write = (name: string, claims: object[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify({ schema: "cspipe.findings/1", data: "mini", claims }));
+    return path;
+  };
+  const valued = (id: string, unit: Claim["unit"], value: number, sd: number | null, verdict: Claim["verdict"]) => ({ ...claim(id, [value], verdict), unit, value, sd });
+  const a = write("a.json", [valued("ratio", "ratio", 0.591, 0.07, "does-not-hold"), valued("gain", "fraction", 0.0244, 0.0391, "holds"), valued("pct", "percent", 58.25, null, "holds")]);
+  const b = write("b.json", [valued("ratio", "ratio", 0.594, 0.11, "does-not-hold"), valued("gain", "fraction", -0.0012, 0.02, "inconclusive")]);
+  const r = compareFindings(readClaims(a), readClaims(b), ["pinned", "Prescott"]);
+  assert.equal(r.flips, 2);
+  assert.equal(r.markdown, [
+    "| claim | pinned | Prescott | verdict pinned | verdict Prescott | same verdict |",
+    "|---|---:|---:|---|---|---|",
+    "| ratio | 0.59 ± 0.07 | 0.59 ± 0.11 | does-not-hold | does-not-hold | yes |",
+    "| gain | +0.024 ± 0.039 | -0.001 ± 0.020 | holds | inconclusive | **no** |",
+    "| pct | 58.3 | - | holds | - | **no** |",
+    "",
+    "3 claims, 2 verdicts differ.",
+  ].join("\n"));
+  const bad = write("bad.json", [{ ...valued("ratio", "ratio", 0.5, null, "holds"), verdict: "maybe" }]);
+  assert.throws(() => readClaims(bad), (e: Error) => /bad\.json/.test(e.message) && /verdict/.test(e.message));
 });
