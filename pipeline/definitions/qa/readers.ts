@@ -157,7 +157,7 @@ export function pretrainedReader(ctx: DenseContext, pretraining?: ReaderPretrain
   return memo(["pretrained-reader", ctx, pre], () => {
     const inputs = readerInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
     const name = `pretrain-dpr-reader.${tag(ctx, "nq")}`;
-    const params = { ...readerParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr };
+    const params = { ...readerParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr, dev_questions: pre.devQuestions };
     if (pre.init.kind === "theta0") return use(pretrainDprReaderFromTheta0, { name, params, inputs: { inputs, theta0: baseOf(ctx).theta0 } }).out.model;
     return use(pretrainDprReader, { name, params: { ...params, init: { kind: "random", bert_config: pre.init.bert } }, inputs: { inputs } }).out.model;
   });
@@ -226,7 +226,7 @@ export function pretrainedFid(ctx: DenseContext): OutputRef<"qa:fid"> {
     if (pre === null) throw new Error(`no FiD pre-training on ${ctx.data} data`);
     const inputs = fidInputs(ctx, "nq", { train: nqReaderData(ctx, "train", "train"), dev: nqReaderData(ctx, "dev", "read") }, tag(ctx, "nq"));
     const name = `pretrain-fid.${tag(ctx, "nq")}`;
-    const params = { ...fidParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr };
+    const params = { ...fidParams(q, "nq", startSeed(q)), epochs: pre.epochs, lr: pre.lr, dev_questions: pre.devQuestions };
     if (pre.span === null) return use(pretrainFid, { name, params: { ...params, init: { kind: "random", t5_config: pre.t5 } }, inputs: { inputs } }).out.model;
     return use(pretrainFidFromT5, { name, params, inputs: { inputs, init: spanPretrainedT5(ctx, pre.t5, pre.span) } }).out.model;
   });
