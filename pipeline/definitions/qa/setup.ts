@@ -195,7 +195,7 @@ const MINI: QaSetup = {
     // At 1e-3 QReCC dev peaks at epoch 3 and falls after (the kept epoch is a middle one); TopiOCQA dev still rises at 6.
     lr: 1e-3,
     batch: 16,
-    // All dev questions (QReCC 376, TopiOCQA 802; ~10-15 s an epoch on one core) rather than the first 150.
+    // All dev questions (QReCC 376, TopiOCQA 802; ~13-19 s an epoch on one core) rather than the first 150.
     devQuestions: 0,
     // Six epochs: from the start pre-trained with a synthetic history (pretrainHistory), the fine-tunings on
     // BM25's passages (2026-11-29, seed 1, all dev questions; BM25 rows feed no claim) still rose on dev at
@@ -220,10 +220,10 @@ const MINI: QaSetup = {
     devQuestions: 0,
     // Sixteen epochs, chosen on QReCC dev (carved from train; Table 5 reports QReCC test), the trainer's own
     // rule (best dev EM, then F1), BM25(X_t) passages, all dev questions, 2026-11-30 (docs/answerability.md,
-    // "FiD's schedule"): EM / F1 of the kept epoch, seed 1: 2 epochs 0.0 / 5.5, 8 epochs 1.1 / 9.9, 16 epochs
+    // "Fine-tuning schedules chosen on dev"): EM / F1 of the kept epoch, seed 1: 2 epochs 0.0 / 5.5, 8 epochs 1.1 / 9.9, 16 epochs
     // 1.6 / 13.0; seed 2: 8 epochs 0.5 / 9.2, 16 epochs 1.9 / 13.1 (still rising at 16). TopiOCQA dev (the split
     // Table 5 reports, so only a check): 3.0 / 3.2, 5.1 / 5.8, 4.7 / 5.5; lr 3e-3 was worse there (3.1 / 4.1 at
-    // 8). Cost: ~7-8 CPU-minutes per fine-tuning instead of ~1 (18 of them in table5).
+    // 8). Cost: 5-8 CPU-minutes per fine-tuning instead of ~1 (18 of them in table5).
     epochs: 16,
     pretrain: { epochs: MINI_PRETRAINING.fidEpochs, lr: 2e-3, devQuestions: 100, t5: MINI_T5, vocabSize: 2000, span: MINI_PRETRAINING.fidSpan },
   },
