@@ -9,20 +9,17 @@
  * Prints a Markdown table; exits 1 when a verdict differs, 2 on bad input.
  */
 import { readFileSync } from "node:fs";
-import { parseFindings, type Claim } from "../steps/report/findings.ts";
+import { parseFindings, UNIT_FORMAT, type Claim } from "../steps/report/findings.ts";
 
 /** A findings.json's claims by id, read through the one findings schema (errors name the file and field). */
 export function readClaims(path: string): Map<string, Claim> {
   return new Map(parseFindings(readFileSync(path, "utf8"), path).claims.map((c) => [c.id, c]));
 }
 
-/** Decimals per unit, as the findings print them. */
-const DIGITS: Readonly<Record<Claim["unit"], number>> = { points: 1, percent: 1, ratio: 2, fraction: 3 };
-
-/** A claim's value as the findings print it (DIGITS); gains (points, fractions) signed; "-" when absent. */
+/** A claim's value with the findings' decimals per unit (UNIT_FORMAT); gains (points, fractions) signed; "-" when absent. */
 export function valueText(c: Claim | undefined): string {
   if (c === undefined || c.value === null) return "-";
-  const d = DIGITS[c.unit];
+  const d = UNIT_FORMAT[c.unit].digits;
   const sign = (c.unit === "points" || c.unit === "fraction") && c.value > 0 ? "+" : "";
   return `${sign}${c.value.toFixed(d)}${c.sd === null ? "" : ` ± ${c.sd.toFixed(d)}`}`;
 }

@@ -68,7 +68,8 @@ export function parseFindings(text: string, file: string): Findings {
   return r.data;
 }
 
-const UNIT_FORMAT: Readonly<Record<Claim["unit"], { digits: number; suffix: string; scale: number }>> = {
+/** How a claim's value prints per unit (claimValue; scripts/compare-findings.ts uses the digits). */
+export const UNIT_FORMAT: Readonly<Record<Claim["unit"], { digits: number; suffix: string; scale: number }>> = {
   ratio: { digits: 2, suffix: "", scale: 1 },
   fraction: { digits: 3, suffix: "", scale: 1 },
   percent: { digits: 1, suffix: "%", scale: 1 },
