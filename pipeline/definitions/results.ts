@@ -12,11 +12,18 @@ import type { Target, TargetContext } from "../engine/targets.ts";
 /** The folder of every target's results, under the export root. */
 export const RESULTS_DIR = "results";
 
-/** The exports of a target's result outputs: `results/<target>` for one directory, else `results/<target>/<output file or folder>`. */
+/**
+ * The exports of a target's result outputs: `results/<target>` for one directory, else
+ * `results/<target>/<output file or folder>`; outputs whose file or folder names coincide (two
+ * rendered tables are each a `table/`) are each named by their step instead
+ * (`results/table5/render-table5/`, `results/table5/render-table5-ceilings/`), so none hides another.
+ */
 export function resultExports(target: string, refs: readonly OutputRef[]): Record<string, OutputRef> {
   const declared = (r: OutputRef) => r.step.def.outputs[r.output]!;
   if (refs.length === 1 && declared(refs[0]!).dir) return { [`${RESULTS_DIR}/${target}`]: refs[0]! };
-  return Object.fromEntries(refs.map((r) => [`${RESULTS_DIR}/${target}/${basename(declared(r).path)}`, r]));
+  const base = (r: OutputRef) => basename(declared(r).path);
+  const shared = new Set(refs.map(base).filter((b, i, all) => all.indexOf(b) !== i));
+  return Object.fromEntries(refs.map((r) => [`${RESULTS_DIR}/${target}/${shared.has(base(r)) ? r.step.name : base(r)}`, r]));
 }
 
 /** A target whose steps are the producers of `results(ctx)`, exported to `results/<name>/`. */

@@ -92,3 +92,18 @@ test("each reader trains, is selected and answers on its own retriever's passage
     assert.equal(retrieverRun(MINI, dataset, paper.bm25, "train").step.def.id, "search-bm25");
   }
 });
+
+test("table5 exports its table, its findings and its ceilings, none hiding another (both tables are a `table/` folder)", () => {
+  const exports = buildTargets().get("table5")!.exports!({ data: "mini" });
+  assert.deepEqual(
+    Object.entries(exports).map(([path, ref]) => `${path} <- ${ref.step.name}:${ref.output}`).sort(),
+    [
+      "results/table5/answerability.json <- measure-answerability.mini-nq.bm25.dev:metrics",
+      "results/table5/findings.json <- check-findings-qa:findings",
+      "results/table5/findings.md <- check-findings-qa:markdown",
+      "results/table5/per-query.parquet <- measure-answerability.mini-nq.bm25.dev:perQuery",
+      "results/table5/render-table5 <- render-table5:table",
+      "results/table5/render-table5-ceilings <- render-table5-ceilings:table",
+    ],
+  );
+});
