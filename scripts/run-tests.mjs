@@ -52,8 +52,8 @@ const down = () => {
   rmSync(cluster.dir, { recursive: true, force: true });
 };
 // Most files share a process with others: each node + tsx process costs ~1.2 CPU-s before its first
-// test (measured: test/engine's 37 such files, 102 CPU-s one process each, 57 in one), about 4
-// CPU-minutes over the suite's 221 files on CI's two cores. A file keeps a process of its own where sharing one
+// test (measured: test/engine's 37 such files, 102 CPU-s one process each, 57 in one; the whole
+// suite's wall time in CI did not move, README "Tests"). A file keeps a process of its own where sharing one
 // would change what it tests: hooks at its top level (they would apply to the other files' tests),
 // writes to process-wide state (the environment, the working directory), or a long run that
 // should hold a slot alone (the end-to-end files).
