@@ -2,10 +2,9 @@
 // Runs every test/**/*.test.ts file through node:test with tsx.
 // Node 20's `--test <dir>` does not expand TypeScript files, so the files are listed here.
 // Usage: node scripts/run-tests.mjs [substring filters...]
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import { spawnSync } from "node:child_process";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -51,42 +50,12 @@ const down = () => {
   spawnSync("bash", [join(root, "scripts/slurm-cluster.sh"), "down", cluster.dir], { stdio: "inherit" });
   rmSync(cluster.dir, { recursive: true, force: true });
 };
-// Most files share a process with others: each node + tsx process costs ~1.2 CPU-s before its first
-// test (measured: test/engine's 37 such files, 102 CPU-s one process each, 57 in one; the whole
-// suite's wall time in CI did not move, README "Tests"). A file keeps a process of its own where sharing one
-// would change what it tests: hooks at its top level (they would apply to the other files' tests),
-// writes to process-wide state (the environment, the working directory), or a long run that
-// should hold a slot alone (the end-to-end files).
-const OWN_PROCESS = {
-  topLevelHooks: /^(before|after|beforeEach|afterEach)\(/m,
-  processWideState: /process\.env\[[^\]]+\]\s*=[^=]|process\.env\.\w+\s*=[^=]|delete process\.env|process\.chdir\(/,
-};
-const ownProcess = (f) => f.startsWith("test/e2e/") || Object.values(OWN_PROCESS).some((re) => re.test(readFileSync(join(root, f), "utf8")));
-const groupsDir = mkdtempSync(join(tmpdir(), "cspipe-test-groups-"));
-const cleanUp = () => { down(); rmSync(groupsDir, { recursive: true, force: true }); };
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => { cleanUp(); process.exit(sig === "SIGINT" ? 130 : 143); });
-/** The shared files in groups of about `size`, in order, each as one generated module importing them. */
-function grouped(shared, size) {
-  const count = Math.max(1, Math.round(shared.length / size));
-  const out = [];
-  for (let g = 0; g < count; g++) {
-    const part = shared.slice(Math.floor((g * shared.length) / count), Math.floor(((g + 1) * shared.length) / count));
-    if (part.length === 0) continue;
-    const path = join(groupsDir, `group-${String(g + 1).padStart(2, "0")}.mjs`);
-    writeFileSync(path, `// ${part.length} test files run in one process by scripts/run-tests.mjs\n${part.map((f) => `import ${JSON.stringify(pathToFileURL(join(root, f)).href)};`).join("\n")}\n`);
-    out.push(path);
-  }
-  return out;
-}
-const alone = files.filter(ownProcess);
-const groupSize = Number(process.env.CSPIPE_TEST_GROUP_SIZE ?? "16");
-const shared = files.filter((f) => !ownProcess(f));
-const entries = [...alone, ...(groupSize > 1 ? grouped(shared, groupSize) : shared)];
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => { down(); process.exit(sig === "SIGINT" ? 130 : 143); });
 const concurrency = process.env.CSPIPE_TEST_CONCURRENCY ?? "2";
-const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...entries], {
+const r = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, ...(cluster?.env ?? {}) },
 });
-cleanUp();
+down();
 process.exit(r.status ?? 1);
