@@ -6,7 +6,7 @@ import { dataTarget } from "./datasets.ts";
 import { daggerSmokeTarget } from "./dagger-smoke.ts";
 import { LEXICAL_TARGETS } from "./lexical.ts";
 import { LEXICAL_SECTIONS, reportTarget } from "./report.ts";
-import { denseSections, denseTargets } from "./dense/targets.ts";
+import { denseSections, denseTargets, devSelectionTarget } from "./dense/targets.ts";
 import { qaPretrainingTarget, qaSection, table5CeilingsTarget, table5SmokeTarget, table5Target } from "./qa/table5.ts";
 import { qaCeilingsSection } from "./qa/answerability.ts";
 import { qaFindingsStep } from "./qa/findings.ts";
@@ -27,6 +27,7 @@ export function buildTargets(): TargetRegistry {
   targets.register(daggerSmokeTarget);
   for (const t of LEXICAL_TARGETS) targets.register(t);
   for (const t of denseTargets()) targets.register(t);
+  targets.register(devSelectionTarget());
   // End-to-end QA: a target of its own, outside the default report (whose run already fills its time budget).
   targets.register(table5Target);
   targets.register(table5SmokeTarget);

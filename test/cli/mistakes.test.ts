@@ -23,7 +23,7 @@ test("a target without 'run' runs it; a mistyped command or target is answered w
   const target = cspipe(["tabel2-bm25"]);
   assert.deepEqual([target.status, target.stderr], [2, "error: 'tabel2-bm25' is neither a command nor a target; did you mean 'table2-bm25'? ('cspipe --help' lists the commands, 'cspipe targets' the targets)\n"]);
   const inRun = cspipe(["run", "tabel2"]);
-  assert.deepEqual([inRun.status, inRun.stderr], [2, "error: unknown target 'tabel2'; did you mean 'table2'? ('targets' lists all 29)\n"]);
+  assert.deepEqual([inRun.status, inRun.stderr], [2, "error: unknown target 'tabel2'; did you mean 'table2'? ('targets' lists all 30)\n"]);
   const step = cspipe(["plan", "chain", "--store", store, "--force", "slow-x"], { env: fixture });
   assert.deepEqual([step.status, step.stderr], [2, "error: unknown step 'slow-x'; did you mean 'slow-a', 'slow-b' or 'slow-c'? ('plan <target>' lists the 5 steps of a target's graph)\n"]);
   const option = cspipe(["run", "--stor", store]);

@@ -107,7 +107,7 @@ test("a bad --set, or one for a target that takes none, fails analysis naming th
   const none = p.graph(["demo"], ["seeds=1"]);
   assert.ok(!none.ok);
   assert.equal(none.failures.length, 1);
-  assert.match(describeFailure(none.failures[0]!), /^target 'demo' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-dcsr, ablation-gold-negatives, data, figure2a-bm25, figure2b, .*report, report-smoke, table-dcsr, table-dcsr-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target demo\]$/);
+  assert.match(describeFailure(none.failures[0]!), /^target 'demo' takes no --set overrides \(its steps read no typed setup\)\. Fix: drop --set, or use a target that takes them \(ablation-dcsr, ablation-gold-negatives, data, dev-selection, figure2a-bm25, figure2b, .*report, report-smoke, table-dcsr, table-dcsr-smoke, .*table6, theta0-nq\); 'params <target>' lists them \[target demo\]$/);
   const lexical = p.graph(["table2-bm25"], ["seeds=1"]);
   assert.ok(!lexical.ok);
   assert.deepEqual(lexical.failures.map(describeFailure), [

@@ -8,6 +8,7 @@ import { resultTarget } from "../results.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "./setup.ts";
 import { denseParameters } from "./parameters.ts";
+import { devSelectionTable } from "./dev-selection.ts";
 import { figure2b, figure2c, figure3, figure4, goldNegativesAblation, table1, table2, table3, table4, table6, theta0Table, type DenseTargetContext } from "./tables.ts";
 
 interface DenseArtifact {
@@ -44,4 +45,12 @@ export function denseSections(profile: Profile): ReportSection[] {
 export function denseTargets(): Target[] {
   const parameters = denseParameters("paper");
   return DENSE_ARTIFACTS.map((a) => resultTarget({ name: a.id, description: a.description, parameters }, (ctx) => [a.build(withProfile(ctx, "paper"))]));
+}
+
+/** `dev-selection` (dev-selection.ts): not a report section; the target the setup's knobs are chosen with. */
+export function devSelectionTarget(): Target {
+  return resultTarget(
+    { name: "dev-selection", description: "θ0 and DPR (IBN) over the seeds, each by its own dev Recall@5, epochs and training seconds: what the dense setup is chosen on (--set a candidate); reads no test split", parameters: denseParameters("paper") },
+    (ctx) => [devSelectionTable(withProfile(ctx, "paper"))],
+  );
 }
