@@ -9,7 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { devScoreMetrics, readDevScore, readDevScoreStep, type DevScoreFile } from "../../steps/training/dev-score.ts";
 import { buildTargets } from "../../pipeline/definitions/index.ts";
-import type { AnyStep } from "../../pipeline/engine/step.ts";
+import { inputKeyOf, type AnyStep } from "../../pipeline/engine/step.ts";
+import type { OverrideValue } from "../../pipeline/engine/targets.ts";
 import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 import { graphOf, producer } from "../definitions/graph-helpers.ts";
 import { tempDir } from "../tmp.ts";
@@ -66,13 +67,13 @@ test("read-dev-score step writes the metrics file", async () => {
   const logs: string[] = [];
   await runtime.run({
     params: {}, inputs: { model: dir }, outputs: { metrics: out },
-    log: (l: string) => logs.push(l), progress: () => {}, signal: new AbortController().signal, settings: {}, workDir: dir, scratchDir: dir, datasets: {}, inputKeys: { model: "k" },
+    log: (l: string) => logs.push(l), progress: () => {}, signal: new AbortController().signal, settings: {}, workDir: dir, scratchDir: dir, datasets: {}, inputKeys: { model: inputKeyOf(readDevScoreStep, "model", "k", "train-dpr", "dpr:model") },
   });
   assert.equal((JSON.parse(readFileSync(out, "utf8")) as DevScoreFile).aggregate.metrics["dev-recall@5"], 0.6871880199667221);
   assert.deepEqual(logs, ["dev-recall@5=0.6872 epochs=10 kept-epoch=10 train-seconds=25.5194 over 598 dev queries"]);
 });
 
-function devSelection(overrides?: Record<string, string | number | boolean | readonly number[]>): AnyStep {
+function devSelection(overrides?: Record<string, OverrideValue>): AnyStep {
   const [render] = buildTargets().get("dev-selection")!.steps({ data: "mini", ...(overrides === undefined ? {} : { overrides }) }) as AnyStep[];
   assert.ok(render);
   return render;

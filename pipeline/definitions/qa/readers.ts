@@ -30,8 +30,9 @@ import { lockedFiles, realRaw, tablesIn } from "../datasets.ts";
 import { memo } from "../memo.ts";
 import { baseOf, tagOf, type DenseContext } from "../dense/base.ts";
 import { evalSplit } from "../dense/models.ts";
-import { QA_REFERENCES, QA_SETUPS, type QaDataset, type QaSetup, type ReaderPretraining, type SpanPretraining, type T5Shape } from "./setup.ts";
+import { QA_REFERENCES, type QaDataset, type QaSetup, type ReaderPretraining, type SpanPretraining, type T5Shape } from "./setup.ts";
 import { REAL_RESOURCES } from "../resources.ts";
+import { qaSetupOf } from "./parameters.ts";
 
 type ReaderData = OutputRef<"qa:reader-data">;
 type Predictions = OutputRef<"qa:predictions">;
@@ -41,7 +42,8 @@ export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
 
 export const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
 
-export const qaSetupOf = (ctx: DenseContext): QaSetup => QA_SETUPS[ctx.data][ctx.profile];
+// The QA setup of a context, `qa.` overrides applied (parameters.ts); re-exported for the QA builders.
+export { qaSetupOf };
 
 /** Where a reader example comes from: a training split (gold added) or a split it is scored on. */
 type Role = "train" | "read";

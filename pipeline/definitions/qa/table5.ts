@@ -22,6 +22,7 @@ import { paperTable } from "../../../steps/report/paper-numbers.ts";
 import { qaFindingsStep } from "./findings.ts";
 import { resultTarget, stepOutputs } from "../results.ts";
 import { nqAnswerability, table5Ceilings } from "./answerability.ts";
+import { qaContext, qaParameters } from "./parameters.ts";
 
 /** A row of Table 5: a retriever and the reader fine-tuned on and reading its passages. */
 export interface QaRow {
@@ -113,11 +114,10 @@ export function table5(ctx: DenseTargetContext, rows: QaRows = table5Rows): Outp
 const DESCRIPTION = "Table 5: end-to-end QA (DPR reader and FiD on BM25 / DPR IBN / DPR IHN passages), QReCC test and TopiOCQA dev, EM/F1";
 
 /** The `table5` target (paper profile): the table and its text (findings.md: does IHN beat IBN per dataset and reader). */
-export const table5Target: Target = resultTarget({ name: "table5", description: `${DESCRIPTION}; with its findings (IHN vs IBN passages per dataset and reader) and its ceilings (answerability of the readers' passages)` }, (ctx) => [
-  table5({ ...ctx, profile: "paper" }),
-  ...stepOutputs(qaFindingsStep({ ...ctx, profile: "paper" })),
-  ...ceilingOutputs({ ...ctx, profile: "paper" }),
-]);
+export const table5Target: Target = resultTarget({ name: "table5", description: `${DESCRIPTION}; with its findings (IHN vs IBN passages per dataset and reader) and its ceilings (answerability of the readers' passages)`, parameters: qaParameters("paper") }, (t) => {
+  const ctx = qaContext(t, "paper");
+  return [table5(ctx), ...stepOutputs(qaFindingsStep(ctx)), ...ceilingOutputs(ctx)];
+});
 
 /** Table 5's ceilings table, and on mini the answerability of mini-nq dev (the readers' pre-training set). */
 function ceilingOutputs(ctx: DenseTargetContext): OutputRef[] {
@@ -126,14 +126,14 @@ function ceilingOutputs(ctx: DenseTargetContext): OutputRef[] {
 
 /** The ceilings alone (`table5-ceilings`): retrieval runs and answer spans only, no reader trains. */
 export const table5CeilingsTarget: Target = resultTarget(
-  { name: "table5-ceilings", description: "Table 5's ceilings: answerability of QReCC and TopiOCQA dev from the readers' passages (answer in gold / top-k passages, oracle extractive EM and F1), no reader training" },
-  (ctx) => ceilingOutputs({ ...ctx, profile: "paper" }),
+  { name: "table5-ceilings", description: "Table 5's ceilings: answerability of QReCC and TopiOCQA dev from the readers' passages (answer in gold / top-k passages, oracle extractive EM and F1), no reader training", parameters: qaParameters("paper") },
+  (t) => ceilingOutputs(qaContext(t, "paper")),
 );
 
 /** Table 5 at one epoch everywhere, on the smoke retrievers (report-smoke's): CI's end-to-end check of the QA stage. */
 export const table5SmokeTarget: Target = resultTarget(
-  { name: "table5-smoke", description: "Table 5 at one epoch everywhere on report-smoke's retrievers: every QA step end to end (wiring check, numbers meaningless)" },
-  (ctx) => [table5({ ...ctx, profile: "smoke" })],
+  { name: "table5-smoke", description: "Table 5 at one epoch everywhere on report-smoke's retrievers: every QA step end to end (wiring check, numbers meaningless)", parameters: qaParameters("smoke") },
+  (t) => [table5(qaContext(t, "smoke"))],
 );
 
 /** Table 5 as a report section of a profile. */
@@ -150,9 +150,10 @@ export function qaSection(profile: Profile): ReportSection {
 export const qaPretrainingTarget: Target = {
   name: "qa-pretraining",
   description: "the mini readers' pre-training on mini-nq (DPR reader, FiD; dev EM per epoch in each model's result.json), Table 5's starting points",
+  parameters: qaParameters("paper"),
   steps: (ctx): readonly AnyStep[] => {
     if (ctx.data !== "mini") throw new InputError("qa-pretraining is mini data's: on real data the readers start from the locked bert-base-uncased and t5-base", { fix: "run it without --data real" });
-    const c = { ...ctx, profile: "paper" as const };
+    const c = qaContext(ctx, "paper");
     return [pretrainedReader(c).step, pretrainedFid(c).step];
   },
 };
