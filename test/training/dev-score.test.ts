@@ -91,7 +91,7 @@ test("dev-selection: θ0 and DPR (IBN) per dataset over the seeds, each by its o
     ...["orquac", "qrecc", "topiocqa"].flatMap((d) => [1, 2, 3].map((s) => `train-dpr.mini-${d}.ibn.s${s}`)),
   ]);
   const title = (s: AnyStep) => (s.params as { spec: { title: string } }).spec.title;
-  assert.equal(title(render), "Dev selection, mini benchmark: θ0 2 x 64, FF 256, 30 epochs at lr 0.0003; IBN epochs at lr: QReCC 10 at 0.0004, TopiOCQA 12 at 0.0008, OR-QuAC 10 at 0.0002; query / passage tokens 64 / 96; seeds 1, 2, 3");
+  assert.equal(title(render), "Dev selection, mini benchmark: θ0 2 x 64, FF 256, 30 epochs at lr 0.0003; IBN: QReCC 10 epochs at lr 0.0004, batch 32; TopiOCQA 12 epochs at lr 0.0008, batch 32; OR-QuAC 10 epochs at lr 0.0002, batch 32; query / passage tokens 64 / 96; seeds 1, 2, 3");
   // A candidate under --set: its own models (other keys), and the title says what changed.
   const wide = devSelection({ "model.hidden_size": 128, "model.intermediate_size": 512, "theta0.epochs": 12, seeds: [1] });
   assert.match(title(wide), /^Dev selection, mini benchmark: θ0 2 x 128, FF 512, 12 epochs at lr 0\.0003; .*seeds 1$/);
@@ -106,5 +106,5 @@ test("dev-selection on real data: DPR (IBN) from the locked DPR-NQ on each datas
   assert.ok(render);
   graphOf([render]);
   assert.deepEqual(wiredInputs(render).map((w) => w.name).sort(), ["metrics[ibn_orquac_s1]", "metrics[ibn_qrecc_s1]", "metrics[ibn_topiocqa_s1]"]);
-  assert.match((render.params as { spec: { title: string } }).spec.title, /^Dev selection, real data: BERT-base \(DPR-NQ\); IBN epochs at lr: QReCC 10 at 0\.00003, .*seeds 42$/);
+  assert.match((render.params as { spec: { title: string } }).spec.title, /^Dev selection, real data: BERT-base \(DPR-NQ\); IBN: QReCC 10 epochs at lr 0\.00003, batch 256; .*seeds 42$/);
 });

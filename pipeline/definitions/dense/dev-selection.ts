@@ -33,8 +33,8 @@ function devScore(model: OutputRef<"dpr:model">): Metrics {
 export function setupLine(s: DenseSetup): string {
   const m = s.model;
   const arch = m === null ? "BERT-base (DPR-NQ)" : `θ0 ${m.num_hidden_layers} x ${m.hidden_size}, FF ${m.intermediate_size}, ${s.theta0.epochs} epochs at lr ${s.theta0.lr}`;
-  const sched = DATASETS.map((d) => `${descriptorOf(d).label} ${s.schedule[d].epochs} at ${s.schedule[d].lr}`).join(", ");
-  return `${arch}; IBN epochs at lr: ${sched}; query / passage tokens ${s.maxQueryLength} / ${s.maxPassageLength}; seeds ${s.seeds.join(", ")}`;
+  const sched = DATASETS.map((d) => `${descriptorOf(d).label} ${s.schedule[d].epochs} epochs at lr ${s.schedule[d].lr}, batch ${s.schedule[d].batch}`).join("; ");
+  return `${arch}; IBN: ${sched}; query / passage tokens ${s.maxQueryLength} / ${s.maxPassageLength}; seeds ${s.seeds.join(", ")}`;
 }
 
 export function devSelectionTable(tctx: DenseTargetContext): OutputRef<"table"> {
