@@ -253,3 +253,14 @@ export function overridesText(overrides: Overrides | undefined): string[] {
     .sort()
     .map((p) => `${p}=${formatValue(overrides![p]!)}`);
 }
+
+/** A stage's overrides apart from the dense setup's: the paths under `prefix` (prefix dropped) and the rest, as given. */
+export function splitByPrefix(overrides: Overrides | undefined, prefix: string): { readonly own: Record<string, OverrideValue>; readonly rest: Record<string, OverrideValue> } {
+  const own: Record<string, OverrideValue> = {};
+  const rest: Record<string, OverrideValue> = {};
+  for (const [path, v] of Object.entries(overrides ?? {})) {
+    if (path.startsWith(prefix)) own[path.slice(prefix.length)] = v;
+    else rest[path] = v;
+  }
+  return { own, rest };
+}

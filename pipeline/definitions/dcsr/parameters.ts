@@ -17,7 +17,7 @@
  */
 import type { DataSource, OverrideValue, Overrides, ParameterSpace, TargetContext } from "../../engine/targets.ts";
 import type { SplitRule } from "../../../steps/dcsr/splitter.ts";
-import { applyOverrides, getPath, parseSets, type Described, type ParamDef, type Violation } from "../overrides.ts";
+import { applyOverrides, getPath, parseSets, splitByPrefix, type Described, type ParamDef, type Violation } from "../overrides.ts";
 import { denseContext, type DenseContext } from "../dense/base.ts";
 import { denseChecks, denseParamDefs, denseSharedDefs } from "../dense/parameters.ts";
 import { describeDefs } from "../shared-parameters.ts";
@@ -92,13 +92,8 @@ export function dcsrParameters(profile: Profile): ParameterSpace {
 
 /** A DCSR target's context: its overrides split into the dense setup's and the DCSR setup's (empty ones dropped, so both spell the plain setup alike). */
 export function dcsrContext(t: TargetContext, profile: Profile): DcsrContext {
-  const dense: Record<string, OverrideValue> = {};
-  const own: Record<string, OverrideValue> = {};
-  for (const [path, v] of Object.entries(t.overrides ?? {})) {
-    if (path.startsWith(DCSR_PREFIX)) own[path.slice(DCSR_PREFIX.length)] = v;
-    else dense[path] = v;
-  }
-  const base = denseContext({ data: t.data, overrides: dense }, profile);
+  const { own, rest } = splitByPrefix(t.overrides, DCSR_PREFIX);
+  const base = denseContext({ data: t.data, overrides: rest }, profile);
   return Object.keys(own).length > 0 ? { ...base, dcsrOverrides: own } : base;
 }
 

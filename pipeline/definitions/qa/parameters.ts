@@ -14,7 +14,7 @@
  * read), the QA ones in `qaOverrides` with the prefix dropped; both are part of every memo key.
  */
 import type { DataSource, OverrideValue, Overrides, ParameterSpace, TargetContext } from "../../engine/targets.ts";
-import { applyOverrides, getPath, parseSets, type Described, type Field, type ParamDef, type Violation } from "../overrides.ts";
+import { applyOverrides, getPath, parseSets, splitByPrefix, type Described, type Field, type ParamDef, type Violation } from "../overrides.ts";
 import { denseContext, type DenseContext } from "../dense/base.ts";
 import { denseChecks, denseParamDefs, denseSharedDefs } from "../dense/parameters.ts";
 import { describeDefs } from "../shared-parameters.ts";
@@ -165,13 +165,8 @@ export function qaParameters(profile: Profile): ParameterSpace {
 
 /** A QA target's context: its overrides split into the dense setup's and the QA setup's (empty ones dropped, so both spell the plain setup alike). */
 export function qaContext(t: TargetContext, profile: Profile): QaContext {
-  const dense: Record<string, OverrideValue> = {};
-  const own: Record<string, OverrideValue> = {};
-  for (const [path, v] of Object.entries(t.overrides ?? {})) {
-    if (path.startsWith(QA_PREFIX)) own[path.slice(QA_PREFIX.length)] = v;
-    else dense[path] = v;
-  }
-  const base = denseContext({ data: t.data, overrides: dense }, profile);
+  const { own, rest } = splitByPrefix(t.overrides, QA_PREFIX);
+  const base = denseContext({ data: t.data, overrides: rest }, profile);
   return Object.keys(own).length > 0 ? { ...base, qaOverrides: own } : base;
 }
 
