@@ -182,9 +182,21 @@ const DECAYED = { patience: 0, minDelta: 0, keepLast: true, batch: 32, n: 1, k: 
  * kernels, `--set model.hidden_size=128 --set model.intermediate_size=512`), each model on its
  * own dev R@5: θ0 0.988 at width 128 against 0.978 at 64; from it, IBN on QReCC 0.502 against
  * 0.361 and on TopiOCQA 0.645 against 0.408 (DPR^shortcut on TopiOCQA 0.148 against 0.100).
- * The conversational models are capacity-bound at width 64. Not adopted yet: θ0 took 2.2x as
- * long under the same load, so the default run would exceed its time budget (issue 29 item 6)
- * unless the schedule is cut to match; that trade is the next choice to make on dev.
+ * The conversational models are capacity-bound at width 64, but not at today's cost. A training
+ * step costs 1.5x at width 96 (FF 384) and 2.6x at width 128 (FF 512) (one OR-QuAC fine-tuning
+ * epoch of 101 steps, pinned kernels, one thread, quiet machine: 10.3 / 15.5 / 27.2 s), so the
+ * wider candidates were compared at the same cost, with proportionally fewer epochs (2026-11-30,
+ * `run dev-selection --set ...`, seeds 1-3, each model's own dev R@5, mean ± sd; θ0 / IBN QReCC /
+ * TopiOCQA / OR-QuAC):
+ *   width 64, θ0 30 epochs, 10 / 12 / 10 (this setup)  97.6 ± 0.3  36.4 ± 3.2  45.1 ± 4.6  73.9 ± 1.1
+ *   width 96, θ0 20, 7 / 8 / 7                          94.4 ± 0.6  40.3 ± 3.6  49.3 ± 0.6  67.8 ± 3.5
+ *   width 128, θ0 12, 4 / 5 / 4                         80.3 ± 1.8  38.2 ± 2.2  36.1 ± 2.2  55.7 ± 5.6
+ * Width 128 loses everywhere at equal cost; width 96 gains about one seed-sd on QReCC and TopiOCQA
+ * and loses more on OR-QuAC and θ0. So width 64 stays: no candidate of the same cost is better on
+ * every dev set, and the capacity the full schedule would buy costs 2.6x every training.
+ * The batch (DECAYED's 32) was checked the same way: 64 and 128 at the same epochs and learning
+ * rate gave QReCC 35.5 ± 3.9 / 34.6 ± 3.2, TopiOCQA 42.6 ± 5.6 / 38.0 ± 4.5, OR-QuAC 70.8 ± 2.7 /
+ * 71.2 ± 0.7: lower everywhere (their learning rate not re-tuned), so 32 stays.
  */
 export type MiniBert = Required<Pick<BertConfig, "hidden_size" | "num_hidden_layers" | "num_attention_heads" | "intermediate_size" | "hidden_dropout_prob" | "attention_probs_dropout_prob">>;
 
