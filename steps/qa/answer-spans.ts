@@ -53,29 +53,52 @@ export function findAnswerSpans(passage: string, answer: string, options: SpanOp
   return bestF1Window(passage, p, answer, options.minF1 ?? 0.5);
 }
 
+/** Tokens recur across passages and answers: their normal forms memoised, the memo emptied past a bound. */
+const NORMALIZED = new Map<string, string>();
+const NORMALIZED_BOUND = 200_000;
+
+function normalizedToken(text: string): string {
+  let n = NORMALIZED.get(text);
+  if (n === undefined) {
+    if (NORMALIZED.size >= NORMALIZED_BOUND) NORMALIZED.clear();
+    NORMALIZED.set(text, (n = normalizeAnswer(text)));
+  }
+  return n;
+}
+
 /** The passage window with the best token F1 against the answer (see the module comment). */
 function bestF1Window(passage: string, p: readonly SimpleToken[], answer: string, minF1: number): SpanMatch {
   const gold = answerTokens(answer);
   if (gold.length === 0 || p.length === 0) return { kind: "none", spans: [], f1: 0 };
-  const goldCounts = new Map<string, number>();
-  for (const t of gold) goldCounts.set(t, (goldCounts.get(t) ?? 0) + 1);
-  // Each simple token's normalised form ("" for articles and punctuation, which the metric drops).
-  const norm = p.map((t) => normalizeAnswer(t.text));
+  // The answer's distinct words as small integers with their counts; a window counts only those
+  // (any other word only lengthens it), so the scan keeps one small array instead of a map.
+  const ids = new Map<string, number>();
+  const goldCount: number[] = [];
+  for (const w of gold) {
+    let id = ids.get(w);
+    if (id === undefined) ids.set(w, (id = goldCount.push(0) - 1));
+    goldCount[id]!++;
+  }
+  // Each simple token's normalised words as answer-word ids (-1: not in the answer); none for
+  // articles and punctuation, which the metric drops.
+  const words = p.map((t) => {
+    const n = normalizedToken(t.text);
+    return n === "" ? [] : n.split(" ").map((w) => ids.get(w) ?? -1);
+  });
   const maxLen = Math.min(p.length, 2 * gold.length + 5);
+  const counts = new Int32Array(goldCount.length);
   let best = { f1: 0, start: -1, end: -1 };
   for (let i = 0; i < p.length; i++) {
-    if (norm[i] === "") continue;
-    const window = new Map<string, number>();
+    if (words[i]!.length === 0) continue;
+    counts.fill(0);
     let common = 0;
     let predLen = 0;
     for (let j = i; j < p.length && j - i < maxLen; j++) {
-      const t = norm[j]!;
-      if (t === "") continue;
-      for (const w of t.split(" ")) {
+      const ws = words[j]!;
+      if (ws.length === 0) continue;
+      for (const id of ws) {
         predLen++;
-        const c = window.get(w) ?? 0;
-        if (c < (goldCounts.get(w) ?? 0)) common++;
-        window.set(w, c + 1);
+        if (id >= 0 && counts[id]!++ < goldCount[id]!) common++;
       }
       const f1 = common === 0 ? 0 : (2 * common) / (predLen + gold.length);
       if (f1 > best.f1 + 1e-12) best = { f1, start: i, end: j };
