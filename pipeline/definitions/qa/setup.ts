@@ -241,7 +241,8 @@ const SMOKE: QaSetup = {
   topN: 10,
   // Shorter inputs and answers than the paper profile: a wiring check (CI runs it after report-smoke) whose numbers mean nothing.
   // The smoke readers are as narrow as the smoke θ0 (dense/setup.ts SMOKE_BERT), and FiD's T5 one layer of width 32.
-  reader: { ...MINI.reader, maxLength: { qrecc: 96, topiocqa: 96, nq: 96 }, trainPassages: 10, passagesPerQuestion: 4, evalTopDocs: 5, devQuestions: 50, epochs: 1, pretrain: { ...MINI.reader.pretrain!, epochs: 1, init: { kind: "random", bert: SMOKE_BERT }, devQuestions: 50 } },
+  // Two passages per training question and three ranked: CI's table5-smoke took 266-420 s of its 20 minutes (2026-11-30).
+  reader: { ...MINI.reader, maxLength: { qrecc: 96, topiocqa: 96, nq: 96 }, trainPassages: 10, passagesPerQuestion: 2, evalTopDocs: 3, devQuestions: 50, epochs: 1, pretrain: { ...MINI.reader.pretrain!, epochs: 1, init: { kind: "random", bert: SMOKE_BERT }, devQuestions: 50 } },
   fid: {
     ...MINI.fid,
     nContext: 2,
