@@ -16,7 +16,7 @@ import { defineStep, file } from "../../pipeline/engine/step.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { parseEpochRows } from "../report/provenance-kinds.ts";
 import type { EpochRow } from "../report/curves.ts";
-import { TRAINING_OUTPUT_FILES } from "./contract.ts";
+import { readTrainingResult, TRAINING_OUTPUT_FILES } from "./contract.ts";
 
 /** The metric names of a dev score (`dev-recall@k` carries the trainer's k). */
 export const DEV_SCORE_METRICS = { epochs: "epochs", keptEpoch: "kept-epoch", trainSeconds: "train-seconds" } as const;
@@ -60,7 +60,8 @@ function keptRecall(result: Record<string, unknown>, file: string): { k: number;
  * `train-seconds` (the epochs' own train_seconds summed, evaluations excluded; result.json's
  * wall seconds when the rows have none), N = the dev queries scored at the kept epoch.
  */
-export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], file: string): DevScoreFile {
+export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], files: { readonly result: string; readonly metrics: string }): DevScoreFile {
+  const file = files.result;
   const parsed = resultSchema.safeParse(result);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -70,7 +71,7 @@ export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], file
   const { k, value } = keptRecall(r, file);
   const kept = rows.find((row) => row.epoch === r.best_epoch);
   const n = kept?.dev_queries ?? [...rows].reverse().find((row) => typeof row.dev_queries === "number")?.dev_queries;
-  if (typeof n !== "number") fail(file.replace(TRAINING_OUTPUT_FILES.result, TRAINING_OUTPUT_FILES.metrics), "dev_queries", "no epoch row says how many dev queries were scored");
+  if (typeof n !== "number") fail(files.metrics, "dev_queries", "no epoch row says how many dev queries were scored");
   const timed = rows.filter((row) => typeof row.train_seconds === "number");
   const trainSeconds = timed.length > 0 ? timed.reduce((s, row) => s + (row.train_seconds as number), 0) : r.seconds;
   const metrics = {
@@ -90,21 +91,15 @@ export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], file
 
 /** Reads a model directory's result.json and metrics.jsonl into its dev score. */
 export function readDevScore(modelDir: string): DevScoreFile {
-  const resultFile = join(modelDir, TRAINING_OUTPUT_FILES.result);
+  const result = readTrainingResult(modelDir);
   const metricsFile = join(modelDir, TRAINING_OUTPUT_FILES.metrics);
-  let result: unknown;
-  try {
-    result = JSON.parse(readFileSync(resultFile, "utf8"));
-  } catch (e) {
-    throw new InputError(`cannot read it as JSON (${(e as Error).message})`, { file: resultFile, fix: "rerun the training step" });
-  }
   let rows: EpochRow[] = [];
   try {
     rows = parseEpochRows(readFileSync(metricsFile, "utf8"), metricsFile);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
-  return devScoreMetrics(result, rows, resultFile);
+  return devScoreMetrics(result, rows, { result: join(modelDir, TRAINING_OUTPUT_FILES.result), metrics: metricsFile });
 }
 
 /** A model's dev score as a metrics.json the report's tables read (`dev-selection`). */

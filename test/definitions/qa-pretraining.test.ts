@@ -16,7 +16,8 @@ import { modelOf, type DenseContext } from "../../pipeline/definitions/dense/mod
 import { ibn } from "../../pipeline/definitions/dense/variants.ts";
 import { baseOf } from "../../pipeline/definitions/dense/base.ts";
 import { MINI_BERT, SMOKE_BERT } from "../../pipeline/definitions/dense/setup.ts";
-import { pretrainedFid, pretrainedReader, qaSetupOf } from "../../pipeline/definitions/qa/readers.ts";
+import { pretrainedFid, pretrainedReader } from "../../pipeline/definitions/qa/readers.ts";
+import { qaSetupOf } from "../../pipeline/definitions/qa/parameters.ts";
 import { MINI_PRETRAINING } from "../../pipeline/definitions/qa/setup.ts";
 
 const lock = readLockFile(join(findProjectRoot(), "datasets.lock"));

@@ -41,7 +41,7 @@ test("the kept epoch's dev Recall@5, the epochs, the kept epoch and the epochs' 
   assert.equal(m.aggregate.metrics["kept-epoch"], 10);
   assert.equal(m.aggregate.metrics["train-seconds"], 9.9714 + 8.803 + 6.745);
   // An earlier kept epoch: its own row's N; rows without train_seconds: the wall seconds.
-  const early = devScoreMetrics({ ...RESULT, best_epoch: 5, dev_recall_at_5: 0.6422628951747088 }, ROWS.map((r) => JSON.parse(r.replace(/, "train_seconds": [0-9.]+/, "")) as { epoch: number }), "result.json");
+  const early = devScoreMetrics({ ...RESULT, best_epoch: 5, dev_recall_at_5: 0.6422628951747088 }, ROWS.map((r) => JSON.parse(r.replace(/, "train_seconds": [0-9.]+/, "")) as { epoch: number }), { result: "result.json", metrics: "metrics.jsonl" });
   assert.deepEqual([early.aggregate.n, early.aggregate.metrics["kept-epoch"], early.aggregate.metrics["train-seconds"]], [601, 5, 83.693]);
 });
 

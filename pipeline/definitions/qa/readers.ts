@@ -42,9 +42,6 @@ export const READERS: readonly ReaderName[] = ["dpr-reader", "fid"];
 
 export const READER_LABEL: Readonly<Record<ReaderName, string>> = { "dpr-reader": "DPR reader", fid: "FiD" };
 
-// The QA setup of a context, `qa.` overrides applied (parameters.ts); re-exported for the QA builders.
-export { qaSetupOf };
-
 /** Where a reader example comes from: a training split (gold added) or a split it is scored on. */
 type Role = "train" | "read";
 

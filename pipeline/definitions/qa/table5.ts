@@ -14,7 +14,7 @@ import type { DenseTargetContext } from "../dense/tables.ts";
 import type { ReportSection } from "../report.ts";
 import type { Profile } from "../dense/setup.ts";
 import { InputError } from "../../engine/errors.ts";
-import { pretrainedFid, pretrainedReader, qaEvaluations, qaSetupOf, READER_LABEL, type ReaderName, type RetrieverOf } from "./readers.ts";
+import { pretrainedFid, pretrainedReader, qaEvaluations, READER_LABEL, type ReaderName, type RetrieverOf } from "./readers.ts";
 import { paperRetrievers, retrieverId, retrieverLabel, type QaRetriever } from "./retrievers.ts";
 import { QA_DATASETS, type QaDataset } from "./setup.ts";
 import type { DenseContext } from "../dense/base.ts";
@@ -22,7 +22,7 @@ import { paperTable } from "../../../steps/report/paper-numbers.ts";
 import { qaFindingsStep } from "./findings.ts";
 import { resultTarget, stepOutputs } from "../results.ts";
 import { nqAnswerability, table5Ceilings } from "./answerability.ts";
-import { qaContext, qaParameters } from "./parameters.ts";
+import { qaContext, qaParameters, qaSetupOf } from "./parameters.ts";
 
 /** A row of Table 5: a retriever and the reader fine-tuned on and reading its passages. */
 export interface QaRow {
