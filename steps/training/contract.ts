@@ -119,12 +119,7 @@ export interface TrainingResult {
 /** Reads and checks `<outDir>/result.json`. */
 export function readTrainingResult(outDir: string): TrainingResult {
   const file = join(outDir, TRAINING_OUTPUT_FILES.result);
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-  } catch (e) {
-    throw new InputError(`cannot read it as JSON (${(e as Error).message})`, { file, fix: "rerun the trainer; the file is incomplete" });
-  }
+  const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   for (const [key, type] of [["best_epoch", "number"], ["steps", "number"], ["seconds", "number"], ["torch_version", "string"], ["device", "string"]] as const) {
     if (typeof raw[key] !== type) throw new InputError(`expected a ${type}`, { file, field: key, fix: "rerun the trainer; the file is incomplete" });
   }

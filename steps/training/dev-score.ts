@@ -16,7 +16,7 @@ import { defineStep, file } from "../../pipeline/engine/step.ts";
 import type { MetricsFile } from "../eval/steps.ts";
 import { parseEpochRows } from "../report/provenance-kinds.ts";
 import type { EpochRow } from "../report/curves.ts";
-import { readTrainingResult, TRAINING_OUTPUT_FILES } from "./contract.ts";
+import { readTrainingResult, TRAINING_OUTPUT_FILES, type TrainingResult } from "./contract.ts";
 
 /** The metric names of a dev score (`dev-recall@k` carries the trainer's k). */
 export const DEV_SCORE_METRICS = { epochs: "epochs", keptEpoch: "kept-epoch", trainSeconds: "train-seconds" } as const;
@@ -91,7 +91,15 @@ export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], file
 
 /** Reads a model directory's result.json and metrics.jsonl into its dev score. */
 export function readDevScore(modelDir: string): DevScoreFile {
-  const result = readTrainingResult(modelDir);
+  let result: TrainingResult;
+  try {
+    result = readTrainingResult(modelDir);
+  } catch (e) {
+    // readTrainingResult names the file for a missing field but not for unreadable JSON; it stays
+    // as it is, since contract.ts is in every training step's key.
+    if (!(e instanceof SyntaxError)) throw e;
+    throw new InputError(`cannot read it as JSON (${e.message})`, { file: join(modelDir, TRAINING_OUTPUT_FILES.result), fix: "rerun the training step" });
+  }
   const metricsFile = join(modelDir, TRAINING_OUTPUT_FILES.metrics);
   let rows: EpochRow[] = [];
   try {

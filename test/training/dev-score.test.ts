@@ -57,6 +57,9 @@ test("bad records are errors naming the file, the field and the fix", () => {
   assert.throws(() => readDevScore(modelDir({ ...RESULT, dev_recall_at_10: 0.7 }, ROWS)), /expected one dev_recall_at_<k> field, found dev_recall_at_5, dev_recall_at_10/);
   assert.throws(() => readDevScore(modelDir(RESULT, null)), /metrics\.jsonl: field 'dev_queries': no epoch row says how many dev queries were scored/);
   assert.throws(() => readDevScore(modelDir(RESULT, ["{not json"])), /metrics\.jsonl:1: not JSON/);
+  const broken = modelDir(RESULT, ROWS);
+  writeFileSync(join(broken, "result.json"), '{"best_epoch": 10,');
+  assert.throws(() => readDevScore(broken), /result\.json: cannot read it as JSON .*Fix: rerun the training step/);
 });
 
 test("read-dev-score step writes the metrics file", async () => {
