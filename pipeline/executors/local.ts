@@ -31,6 +31,7 @@ import { programEnv } from "./program-env.ts";
 import { redactor } from "./lines.ts";
 import { kernelChoices, numericsEnv, numericsMode, stepThreads } from "./numerics/pins.ts";
 import { programNumerics } from "./numerics/identity.ts";
+import { coldReason, WarmPythons } from "./warm-python.ts";
 
 export function hostHasGpu(env: Readonly<Record<string, string | undefined>> = process.env): { ok: boolean; detail: string } {
   if (env.CUDA_VISIBLE_DEVICES === "" || env.CUDA_VISIBLE_DEVICES === "-1") return { ok: false, detail: "CUDA_VISIBLE_DEVICES hides all GPUs" };
@@ -57,6 +58,8 @@ export class LocalExecutor implements Executor {
   readonly name = "local";
   /** interpreter()'s answers, by module list. */
   private readonly interpreters = new Map<string, PythonResolution>();
+  /** Zygotes that fork Python programs with torch already imported (warm-python.ts). */
+  readonly warm = new WarmPythons();
   constructor(private readonly options: LocalExecutorOptions = {}) {}
 
   private get env(): Readonly<Record<string, string | undefined>> {
@@ -175,9 +178,11 @@ export class LocalExecutor implements Executor {
     // A step that asks for no GPU gets none; a GPU step gets the devices the scheduler gave it.
     if (job.runtime.gpu === undefined) childEnv.CUDA_VISIBLE_DEVICES = "";
     else if (job.devices !== undefined) childEnv.CUDA_VISIBLE_DEVICES = visibleDevices(job.devices, env.CUDA_VISIBLE_DEVICES);
+    // What starts: the program, or its stand-in forked from a warm interpreter (same bytes, ~2 s sooner).
+    const started = isPython(job.runtime.argv[0]) && coldReason(argv, job.runtime, childEnv, job.devices) === undefined ? await this.warm.argv(argv, job.runtime.pythonModules ?? [], childEnv) : argv;
 
     return new Promise<JobOutcome>((resolve) => {
-      const child = spawn(argv[0]!, argv.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const child = spawn(started[0]!, started.slice(1), { cwd: job.workDir, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
       const stopTracking = child.pid !== undefined ? trackProcessGroup(child.pid) : () => false;
       let escalation: NodeJS.Timeout | undefined;
       const untrack = () => {
@@ -211,5 +216,9 @@ export class LocalExecutor implements Executor {
         else resolve({ ok: false, kind: "exit", argv, exitStatus: code, signal });
       });
     });
+  }
+
+  async close(): Promise<void> {
+    await this.warm.close();
   }
 }
