@@ -60,11 +60,13 @@ export function zygoteKey(python: string, modules: readonly string[], env: Reado
 interface Zygote {
   readonly socket: string;
   readonly child: ChildProcess;
+  /** False once it has exited (its steps then start cold for the rest of the run). */
+  alive: boolean;
 }
 
 export class WarmPythons {
   private readonly zygotes = new Map<string, Promise<Zygote | undefined>>();
-  /** Programs handed to a zygote so far (`plan`-free evidence that the warm path is taken). */
+  /** Programs handed to a zygote so far (what tests and the benchmark check the warm path by). */
   handed = 0;
 
   /**
@@ -80,7 +82,7 @@ export class WarmPythons {
       this.zygotes.set(key, zygote);
     }
     const z = await zygote;
-    if (z === undefined) return [...argv];
+    if (z === undefined || !z.alive) return [...argv];
     this.handed += 1;
     return [argv[0]!, "-S", "-E", CLIENT, z.socket, ...argv];
   }
@@ -97,8 +99,10 @@ export class WarmPythons {
 function start(python: string, modules: readonly string[], env: Readonly<Record<string, string>>): Promise<Zygote | undefined> {
   const dir = mkdtempSync(join(tmpdir(), "cspipe-warm-"));
   const socket = join(dir, "s");
-  const child = spawn(python, [ZYGOTE, socket, ...modules], { env, stdio: ["pipe", "pipe", "ignore"] });
+  // Its own session: a terminal's Ctrl-C reaches the run, which stops its programs, not the zygote under them.
+  const child = spawn(python, [ZYGOTE, socket, ...modules], { env, stdio: ["pipe", "pipe", "ignore"], detached: true });
   return new Promise((resolve) => {
+    const zygote: Zygote = { socket, child, alive: true };
     let settled = false;
     const settle = (z: Zygote | undefined) => {
       if (settled) return;
@@ -114,12 +118,13 @@ function start(python: string, modules: readonly string[], env: Readonly<Record<
     const timer = setTimeout(() => settle(undefined), READY_TIMEOUT_MS);
     child.on("error", () => settle(undefined));
     child.on("exit", () => {
+      zygote.alive = false;
       rmSync(dir, { recursive: true, force: true });
       settle(undefined);
     });
     child.stdin?.on("error", () => undefined);
     createInterface({ input: child.stdout! }).on("line", (l) => {
-      if (l === "ready") settle({ socket, child });
+      if (l === "ready") settle(zygote);
     });
   });
 }

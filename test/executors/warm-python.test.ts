@@ -123,13 +123,14 @@ test("a forked program: the argv, directory, environment, output and exit status
   }
 });
 
-async function sleeper(warm: WarmPythons, stop: (client: number) => void): Promise<{ ran: Ran; program: number }> {
+async function sleeper(warm: WarmPythons, stop: (client: number) => void, stopProgram?: (program: number) => void): Promise<{ ran: Ran; program: number }> {
   const pidFile = join(tempDir("cspipe-warm-pid-"), "pid");
   const ran = await start(await warm.argv([PYTHON, PROGRAM, "sleep", pidFile], [], ENV), ENV, src, (client) => {
     const poll = setInterval(() => {
       if (existsSync(pidFile) && readFileSync(pidFile, "utf8") !== "") {
         clearInterval(poll);
         stop(client);
+        stopProgram?.(Number(readFileSync(pidFile, "utf8")));
       }
     }, 20);
   });
@@ -137,8 +138,9 @@ async function sleeper(warm: WarmPythons, stop: (client: number) => void): Promi
 }
 
 const alive = (pid: number) => spawnSync("kill", ["-0", String(pid)]).status === 0;
+const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
 
-test("stopping the stand-in stops the program: SIGTERM is passed on, SIGKILL makes the zygote kill it", async () => {
+test("stopping the stand-in stops the program: SIGTERM is passed on, SIGKILL makes the zygote kill it; a dead zygote's programs stop", async () => {
   const warm = new WarmPythons();
   try {
     const term = await sleeper(warm, (client) => process.kill(-client, "SIGTERM"));
@@ -148,6 +150,12 @@ test("stopping the stand-in stops the program: SIGTERM is passed on, SIGKILL mak
     assert.equal(kill.ran.signal, "SIGKILL");
     for (let i = 0; i < 100 && alive(kill.program); i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(alive(kill.program), false, "the zygote should kill a program whose stand-in was killed");
+    // The zygote (the program's parent) killed: nobody can report the program's end, so it is stopped.
+    const orphan = await sleeper(warm, () => undefined, (program) => process.kill(parentOf(program), "SIGKILL"));
+    assert.equal(orphan.ran.code, 70);
+    assert.match(orphan.ran.stderr, /cspipe warm interpreter: it went away while .* ran; the program was stopped/);
+    for (let i = 0; i < 100 && alive(orphan.program); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(alive(orphan.program), false);
   } finally {
     await warm.close();
   }

@@ -3,7 +3,7 @@
 It hands its stdin, stdout and stderr, its working directory, its environment and the argv to
 the warm interpreter listening on <socket> (zygote.py), forwards SIGTERM, SIGINT and SIGHUP to
 the program's process group, and ends as the program ended: the same exit status, or killed by
-the same signal. Whoever stops this process stops the program: killed outright, its connection
+the same signal (if the zygote dies first, it kills the program and exits 70). Whoever stops this process stops the program: killed outright, its connection
 closes and the zygote kills the program. When no zygote answers before the program starts,
 it becomes the cold program itself (exec of <python> <argv...>), so a run never depends on the
 warm path. Starts in about 20 ms (no site, standard library only).
@@ -76,8 +76,9 @@ def main():
     for sig in pending:
         deliver(sig)
     line = answers.readline()
-    if not line:
-        sys.stderr.write(f"cspipe warm interpreter: it went away while {' '.join(argv[1:3])} ran; the program's exit status is unknown\n")
+    if not line:  # the zygote died: nobody can report the program's end, so it ends here
+        deliver(signal.SIGKILL)
+        sys.stderr.write(f"cspipe warm interpreter: it went away while {' '.join(argv[1:3])} ran; the program was stopped\n")
         os._exit(70)
     end = json.loads(line)
     if pending:  # asked to stop: what the program started goes too, as with a cold program's process group

@@ -244,6 +244,9 @@ class Zygote:
 
 def main():
     path, modules = sys.argv[1], sys.argv[2:]
+    # Only its stdin's EOF ends it (or a kill): a Ctrl-C meant for the run must not take it down
+    # under programs still running (each child restores Python's own SIGINT handling).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for m in modules:
         __import__(m)
     Zygote(path).serve()
