@@ -10,38 +10,18 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { z } from "zod";
-import { defineStep, dir, use } from "../../pipeline/engine/step.ts";
+import { use } from "../../pipeline/engine/step.ts";
 import { cpuFacts, runsAvx2Kernels } from "../../pipeline/engine/cpu.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { diffFingerprints } from "../../pipeline/engine/fingerprint.ts";
-import { trainingConfig, TRAINER_MODULE } from "../../steps/training/contract.ts";
-import { pythonArgv } from "../../steps/pytrain/launch.ts";
-import { PYTHON, TEST_BERT, writeSyntheticInputs } from "../training/python.ts";
+import { PYTHON } from "../training/python.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
 import { noEmulatedCpu, pythonOnHaswell } from "./emulated-cpu.ts";
+import { tinyTrainingParams, tinyTrainingStep } from "./tiny-training.ts";
 
-const inputs = join(tempDir("cspipe-pins-"), "in");
-writeSyntheticInputs(inputs);
-
-/** A tiny trainer step over fixed synthetic inputs (the path is in its argv, hence in its key). */
-const train = defineStep({
-  id: "train-tiny",
-  version: 1,
-  source: import.meta.url,
-  params: z.record(z.string(), z.unknown()),
-  inputs: {},
-  outputs: { model: dir("dpr:model", "model") },
-  runtime: {
-    type: "container",
-    image: `x@sha256:${"c".repeat(64)}`,
-    argv: pythonArgv(TRAINER_MODULE, ["--config", "{params}", "--inputs", inputs, "--out", "{out:model}"]),
-    pythonModules: ["torch", "numpy"],
-    resources: { cpus: 1 },
-  },
-});
-const params = trainingConfig({ lr: 2e-3, epochs: 3, batch_size: 8, n_hard_negatives: 1, seed: 7, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TEST_BERT } });
+/** A tiny trainer step over fixed synthetic inputs, CPU only. */
+const train = tinyTrainingStep();
+const params = tinyTrainingParams(3);
 
 /** Another CPU's kernel choices, as a machine or its administrator would preset them. */
 const KERNEL_SETS = {

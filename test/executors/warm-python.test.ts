@@ -9,15 +9,13 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
-import { defineStep, dir, use } from "../../pipeline/engine/step.ts";
+import { use } from "../../pipeline/engine/step.ts";
 import type { ContainerRuntime } from "../../pipeline/engine/step.ts";
 import { describeFailure } from "../../pipeline/engine/failures.ts";
 import { coldReason, WarmPythons, zygoteKey } from "../../pipeline/executors/warm-python.ts";
-import { trainingConfig, TRAINER_MODULE } from "../../steps/training/contract.ts";
-import { pythonArgv } from "../../steps/pytrain/launch.ts";
-import { PYTHON, TEST_BERT, writeSyntheticInputs } from "../training/python.ts";
+import { PYTHON } from "../training/python.ts";
 import { project, registry, run, tempDir } from "../engine/helpers.ts";
+import { tinyTrainingParams, tinyTrainingStep } from "./tiny-training.ts";
 
 const RT: ContainerRuntime = { type: "container", image: "x", argv: ["python3", "{src}/steps", "m"], pythonModules: ["numpy"] };
 
@@ -178,28 +176,13 @@ test("no zygote, no warm start: a zygote that cannot import its modules leaves p
   assert.match(r.stdout, /argv \[\] cwd/);
 });
 
-const inputs = join(tempDir("cspipe-warm-train-"), "in");
-writeSyntheticInputs(inputs);
-const train = defineStep({
-  id: "train-tiny",
-  version: 1,
-  source: import.meta.url,
-  params: z.record(z.string(), z.unknown()),
-  inputs: {},
-  outputs: { model: dir("dpr:model", "model") },
-  runtime: {
-    type: "container",
-    image: `x@sha256:${"c".repeat(64)}`,
-    argv: pythonArgv(TRAINER_MODULE, ["--config", "{params}", "--inputs", inputs, "--out", "{out:model}"]),
-    pythonModules: ["torch", "numpy"],
-    gpu: { count: 1, required: false },
-    resources: { cpus: 1 },
-  },
-});
-const params = trainingConfig({ lr: 2e-3, epochs: 2, batch_size: 8, n_hard_negatives: 1, seed: 7, export_onnx: false, parity_check_transformers: false, init: { kind: "random", bert_config: TEST_BERT } });
+/** The trainer as the real steps declare it: a GPU if there is one, else the CPU (and so warm). */
+const train = tinyTrainingStep({ count: 1, required: false });
+const params = tinyTrainingParams(2);
 
 async function trainWith(warm: "0" | undefined) {
-  const env = { PATH: process.env.PATH, CSPIPE_PYTHON: PYTHON, ...(warm ? { CSPIPE_WARM_PYTHON: warm } : {}) };
+  // GPUs hidden: on a GPU machine the step would get one and start cold.
+  const env = { PATH: process.env.PATH, CSPIPE_PYTHON: PYTHON, CUDA_VISIBLE_DEVICES: "", ...(warm ? { CSPIPE_WARM_PYTHON: warm } : {}) };
   const p = project(registry({ t: () => [use(train, { params, inputs: {} })] }), { env });
   const r = await run(p, ["t"]);
   assert.equal(r.outcome.ok, true, r.outcome.analysis.map(describeFailure).join("\n") + JSON.stringify("result" in r.outcome ? r.outcome.result.failures : []));

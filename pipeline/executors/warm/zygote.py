@@ -27,6 +27,7 @@ import signal
 import socket
 import struct
 import sys
+import traceback
 
 HEADER = struct.Struct("!I")
 
@@ -121,6 +122,8 @@ def become_program(req, fds, keep_closed):
         os.environ.clear()
         os.environ.update(req["env"])
         code = run_program(req["argv"])
+    except BaseException:  # noqa: B036 - the program could not be set up (its directory gone...): say why, on its stderr
+        traceback.print_exc()
     finally:
         os._exit(code)
 
