@@ -11,13 +11,11 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { WarmPythons } from "../../pipeline/executors/warm-python.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
 import { median, minimum, renderTable, type Series } from "../engine/stats.ts";
 
 const PYTHON = process.env.CSPIPE_PYTHON ?? "/usr/bin/python3";
-const CLIENT = fileURLToPath(new URL("../../pipeline/executors/warm/client.py", import.meta.url));
 const args = process.argv.slice(2);
 const at = args.indexOf("--repeats");
 const repeats = at >= 0 ? Number(args[at + 1]) : args.includes("--quick") ? 5 : 20;
@@ -50,8 +48,8 @@ async function series(label: string, argv: () => Promise<string[]> | string[]): 
 
 const warm = new WarmPythons();
 try {
-  const handed = await warm.argv([PYTHON, program], ["torch", "numpy"], env);
-  if (handed[3] !== CLIENT) throw new Error("no warm interpreter could start (torch and numpy importable?)");
+  await warm.argv([PYTHON, program], ["torch", "numpy"], env);
+  if (warm.handed !== 1) throw new Error("no warm interpreter could start (torch and numpy importable?)");
   const rows = [
     await series("cold: python3 program (imports torch, numpy)", () => [PYTHON, program]),
     await series("warm: stand-in + fork of a zygote", () => warm.argv([PYTHON, program], ["torch", "numpy"], env)),

@@ -3,8 +3,9 @@
 It hands its stdin, stdout and stderr, its working directory, its environment and the argv to
 the warm interpreter listening on <socket> (zygote.py), forwards SIGTERM, SIGINT and SIGHUP to
 the program's process group, and ends as the program ended: the same exit status, or killed by
-the same signal (if the zygote dies first, it kills the program and exits 70). Whoever stops this process stops the program: killed outright, its connection
-closes and the zygote kills the program. When no zygote answers before the program starts,
+the same signal (if the zygote dies first, it kills the program and exits 70). Whoever stops
+this process stops the program: killed outright, its connection closes and the zygote kills the
+program. When no zygote answers before the program starts,
 it becomes the cold program itself (exec of <python> <argv...>), so a run never depends on the
 warm path. Starts in about 20 ms (no site, standard library only).
 """

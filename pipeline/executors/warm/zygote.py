@@ -32,22 +32,22 @@ import traceback
 HEADER = struct.Struct("!I")
 
 
+def receive(conn, n, got=b""):
+    """Exactly n bytes (`got` already read)."""
+    while len(got) < n:
+        more = conn.recv(min(1 << 20, n - len(got)))
+        if not more:
+            raise ConnectionError("request cut short")
+        got += more
+    return got
+
+
 def read_request(conn):
     """The request and the descriptors that came with its header."""
     conn.settimeout(30)
     head, fds, _flags, _addr = socket.recv_fds(conn, HEADER.size, 3)
-    while len(head) < HEADER.size:
-        more = conn.recv(HEADER.size - len(head))
-        if not more:
-            raise ConnectionError("request cut short")
-        head += more
-    (n,) = HEADER.unpack(head)
-    body = b""
-    while len(body) < n:
-        more = conn.recv(min(1 << 20, n - len(body)))
-        if not more:
-            raise ConnectionError("request cut short")
-        body += more
+    (n,) = HEADER.unpack(receive(conn, HEADER.size, head))
+    body = receive(conn, n)
     conn.settimeout(None)
     if len(fds) != 3:
         raise ConnectionError(f"expected 3 descriptors, got {len(fds)}")
@@ -85,9 +85,7 @@ def run_program(argv):
         code = exit_code(e)
     except KeyboardInterrupt:
         print_uncaught()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)
-        code = 130
+        code = 130  # and, once flushed, killed by SIGINT as the interpreter ends such a program
     except BaseException:  # noqa: B036 - an uncaught error ends the program as the interpreter would
         print_uncaught()
         code = 1
@@ -99,6 +97,9 @@ def run_program(argv):
                 stream.flush()
             except Exception:  # noqa: BLE001 - a closed stream at exit is the program's own business
                 pass
+    if code == 130:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     return code
 
 
