@@ -60,3 +60,16 @@ test("the training step makes no tensor-to-host call (item, float, tolist, numpy
   // The same steps: the cache changes the computation, not the numbers.
   assert.ok(Math.abs(r.runs[0]!.loss_sum - r.runs[1]!.loss_sum) < 1e-4);
 });
+
+test("the bi-encoder's vector runs the last layer for [CLS] only: the whole sequence's first row and its gradients, one and two layers, with checkpointing", () => {
+  interface FirstToken { max_abs_diff: number; max_abs_grad_diff: number; max_abs_grad: number; last_ffn_rows: number; last_ffn_rows_whole: number }
+  for (const arg of [{ layers: 2 }, { layers: 1 }, { layers: 2, checkpointing: true }]) {
+    const r = selftest<FirstToken>("first-token", arg);
+    const what = JSON.stringify(arg);
+    assert.equal(r.last_ffn_rows, 12, `${what}: the last layer's feed-forward ran for the 12 passages' first tokens only`);
+    assert.ok(r.last_ffn_rows_whole > 12 * 10, `${what}: the whole-sequence pass ran it for every token (${r.last_ffn_rows_whole})`);
+    assert.ok(r.max_abs_grad > 0.01, `${what}: gradients are not trivial (${r.max_abs_grad})`);
+    assert.ok(r.max_abs_diff < 1e-12, `${what}: vectors differ by ${r.max_abs_diff}`);
+    assert.ok(r.max_abs_grad_diff < 1e-12 * Math.max(1, r.max_abs_grad), `${what}: gradients differ by ${r.max_abs_grad_diff}`);
+  }
+});

@@ -6,6 +6,7 @@ stays float32 under autocast; the step loop never waits for the device.
     ddp         {world, chunks, seed}              -> {runs: [{chunk, max_abs_diff, loss}], max_abs_grad, loss_ref}
     autocast-loss {}                               -> {dtype, max_abs_diff, bf16_matmul_diff}
     host-syncs  {steps, chunks}                    -> {runs: [{calls: {name: count}, loss_sum}]}
+    first-token {layers, checkpointing}            -> {max_abs_diff, max_abs_grad_diff, max_abs_grad, last_ffn_rows, last_ffn_rows_whole}
 """
 import os
 import tempfile
@@ -161,4 +162,27 @@ def _host_syncs(a):
     return {"runs": [dict(zip(("calls", "loss_sum"), host_syncs(_dpr_task, 0, a.get("steps", 3), own, c))) for c in a.get("chunks", [None])]}
 
 
-SELFTESTS = {"gradients": _gradients, "ddp": _ddp, "autocast-loss": _autocast_loss, "host-syncs": _host_syncs}
+def _first_token(a):
+    """The bi-encoders' vector (`forward`: the last layer run for the first token only) against the
+    first row of the whole sequence's last states: the vectors, the loss's gradients (float64), and
+    how many rows the last layer's feed-forward computed each way."""
+    c = BertConfig.from_dict({**TINY, "num_hidden_layers": a.get("layers", 2), "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0})
+    q, p, mask = _batch(3)
+    rows = []
+    results = []
+    for whole in (False, True):
+        models = [build_random(c, s).configure(attention="math", checkpointing=a.get("checkpointing", False)).double().train()
+                  for s in (5, 6)]
+        hook = models[1].encoder.layer[-1].intermediate.dense.register_forward_hook(lambda _m, i, _o: rows.append(i[0].shape[:2].numel()))
+        vec = [(lambda b, m=m: m.hidden_states(*b)[:, 0]) if whole else (lambda b, m=m: m(*b)) for m in models]
+        qv, pv = vec[0](to_batch(q, None, CPU)), vec[1](to_batch(p, None, CPU))
+        in_batch_nll(qv, pv, mask)[0].backward()
+        hook.remove()
+        results.append((torch.cat([qv.detach(), pv.detach()]), _grads(models)))
+    (v, g), (v_ref, g_ref) = results
+    return {"max_abs_diff": float((v - v_ref).abs().max()), "max_abs_grad_diff": float((g - g_ref).abs().max()),
+            "max_abs_grad": float(g_ref.abs().max()), "last_ffn_rows": rows[0], "last_ffn_rows_whole": rows[-1]}
+
+
+SELFTESTS = {"gradients": _gradients, "ddp": _ddp, "autocast-loss": _autocast_loss, "host-syncs": _host_syncs,
+             "first-token": _first_token}
