@@ -24,6 +24,7 @@ export const BENCHMARKS: Readonly<Record<string, { readonly entry: string; reado
   encode: { entry: "encode/main.ts", what: "passage encoding throughput, onnxruntime-node vs torch, each at its best thread count" },
   tokenize: { entry: "tokenize/tokenize.ts", what: "WordPiece tokenization, @huggingface/tokenizers vs the pure-TS reference" },
   training: { entry: "training/train-steps.ts", what: "DPR training steps/s on CPU, torch at 1 vs 2 threads" },
+  "first-token": { entry: "training/first-token.ts", what: "a mini DPR training step with the last layer over every token vs over [CLS] only (what the trainer runs), with each one's 1-thread matmul floor" },
   warm: { entry: "warm/main.ts", what: "a Python program step's start, cold vs forked from a warm interpreter, with the interpreter's and the stand-in's own start as floors" },
   numerics: { entry: "numerics/main.ts", what: "DPR training steps/s under the pinned CPU kernels vs the machine's own and Prescott's, with the 1-thread GEMM ceiling" },
   preprocess: { entry: "preprocess/collection.ts", what: "collection preprocessing to Parquet (passages/s, peak memory) vs parse-only and in-memory peers" },
