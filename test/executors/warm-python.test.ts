@@ -103,7 +103,9 @@ test("a forked program: the argv, directory, environment, output and exit status
   const warm = new WarmPythons();
   try {
     const cwd = tempDir("cspipe-warm-cwd-");
-    for (const args of [[], ["exit", "3"], ["message"], ["fail"]]) {
+    // exit 130 by sys.exit is a status, not the SIGINT death of a KeyboardInterrupt.
+    const cases = [[], ["exit", "3"], ["exit", "130"], ["message"], ["fail"]];
+    for (const args of cases) {
       const { w, c } = await warmAndCold(warm, args, cwd);
       assert.deepEqual([w.code, w.signal], [c.code, c.signal], `${args}: ${w.stderr}`);
       assert.equal(sameButPid(w.stdout), sameButPid(c.stdout));
@@ -112,7 +114,7 @@ test("a forked program: the argv, directory, environment, output and exit status
       assert.notEqual(pidOf(w), w.pid);
       assert.equal(pidOf(c), c.pid);
     }
-    assert.equal(warm.handed, 4);
+    assert.equal(warm.handed, cases.length);
     const { w } = await warmAndCold(warm, ["fail"]);
     assert.match(w.stderr, /^Traceback \(most recent call last\):\n {2}File ".*prog\.py", line \d+, in <module>\n/);
     assert.match(w.stdout, new RegExp(`argv \\['fail'\\] cwd ${src} X the step's path0 True`));

@@ -78,6 +78,7 @@ def run_program(argv):
     sys.argv = list(argv)
     # What the interpreter itself puts first on the import path for `python3 <path>` (not an edit of a program's path).
     sys.path[0] = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    interrupted = False
     try:
         runpy.run_path(path, run_name="__main__")
         code = 0
@@ -85,7 +86,7 @@ def run_program(argv):
         code = exit_code(e)
     except KeyboardInterrupt:
         print_uncaught()
-        code = 130  # and, once flushed, killed by SIGINT as the interpreter ends such a program
+        code, interrupted = 130, True  # once flushed, killed by SIGINT as the interpreter ends such a program
     except BaseException:  # noqa: B036 - an uncaught error ends the program as the interpreter would
         print_uncaught()
         code = 1
@@ -97,7 +98,7 @@ def run_program(argv):
                 stream.flush()
             except Exception:  # noqa: BLE001 - a closed stream at exit is the program's own business
                 pass
-    if code == 130:
+    if interrupted:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
     return code
