@@ -26,9 +26,10 @@ train speed-host $N/cfg-speed.json $N/envs/unpinned-host.env &
 train speed-pinned $N/cfg-speed.json $N/envs/pinned-host.env &
 train speed-slow $N/cfg-speed.json $N/envs/unpinned-mklSSE42-default.env &
 wait %1 %2 %3
-for n in host pinned slow; do python3 - "$W/out-speed-$n/metrics.jsonl" "$n" "$(cat "$N/steps-per-epoch.txt")" <<'PY'
+for n in host pinned slow; do python3 - "$W/log-speed-$n.txt" "$n" "$(cat "$N/steps-per-epoch.txt")" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+# the EPOCH lines of the trainer's stdout: metrics.jsonl has no seconds (an output holds what was computed)
+rows = [json.loads(l[6:]) for l in open(sys.argv[1]) if l.startswith("EPOCH ")]
 steps = int(sys.argv[3])
 print(f"{sys.argv[2]:8s} best steps/s over epochs 2..{len(rows)}: {max(steps / r['train_seconds'] for r in rows[1:]):.2f}  (median {sorted(steps / r['train_seconds'] for r in rows[1:])[len(rows[1:])//2]:.2f})")
 PY

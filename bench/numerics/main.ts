@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TRAINER_MODULE, trainerArgv } from "../../steps/training/contract.ts";
+import { TRAINER_MODULE, epochRowsOf, trainerArgv } from "../../steps/training/contract.ts";
 import type { TrainerSettings } from "../../steps/training/config-schema.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 import { numericsEnv } from "../../pipeline/executors/numerics/pins.ts";
@@ -41,22 +41,21 @@ function childEnv(over: Env): Record<string, string> {
   return out;
 }
 
-/** Trains the tiny bi-encoder on the bench inputs under `env` (1 thread) and returns its output folder. */
-function train(name: string, env: Env, settings: Partial<TrainerSettings>): string {
+/** Trains the tiny bi-encoder on the bench inputs under `env` (1 thread): its output folder and its stdout (the EPOCH lines, with their seconds). */
+function train(name: string, env: Env, settings: Partial<TrainerSettings>): { out: string; stdout: string } {
   const cfgPath = join(dir, `cfg-${name}.json`);
   const out = join(dir, `out-${name}`);
   writeFileSync(cfgPath, JSON.stringify(benchTrainerConfig(settings)));
   const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, 1)), { encoding: "utf8", env: childEnv(env) });
   if (r.status !== 0) throw new Error(`trainer failed under ${name}: ${r.stderr}`);
-  return out;
+  return { out, stdout: r.stdout };
 }
 
 /** Best steps/s over the epochs after the first (allocator and first-touch warm-up). */
 function stepsPerSecond(name: string, env: Env): number {
-  const out = train(name, env, { epochs, eval_before_training: false, save_checkpoint: false });
-  const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
+  const { stdout } = train(name, env, { epochs, eval_before_training: false, save_checkpoint: false });
   const steps = Math.ceil(BENCH_SHAPE.queries / BENCH_BATCH);
-  return Math.max(...rows.slice(1).map((m) => steps / m.train_seconds));
+  return Math.max(...epochRowsOf(stdout).slice(1).map((m) => steps / Number(m["train_seconds"])));
 }
 
 /** GFLOP/s of a float32 1024^3 matmul on 1 thread, best of 5, under `env`. */
@@ -89,7 +88,7 @@ console.log(`ratio pinned/host: ${(pinned / host).toFixed(3)}   ratio prescott/h
 
 /** sha256 of the query encoder's weights after a 2-epoch training under `env`. */
 function weightsDigest(name: string, env: Env): string {
-  const out = train(`emu-${name}`, env, { epochs: 2 });
+  const { out } = train(`emu-${name}`, env, { epochs: 2 });
   return createHash("sha256").update(readFileSync(join(out, "query_encoder.safetensors"))).digest("hex");
 }
 

@@ -7,12 +7,12 @@
  *   leaves one measured epoch after the warm-up epoch)
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BENCH_SHAPE, writeBenchInputs } from "../numerics/inputs.ts";
-import { TRAINER_MODULE, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
+import { TRAINER_MODULE, epochRowsOf, trainerArgv, trainingConfig } from "../../steps/training/contract.ts";
 import { TINY_BERT } from "../../steps/pytrain/model-configs.ts";
 import { pythonCommand } from "../../steps/pytrain/launch.ts";
 
@@ -30,7 +30,7 @@ function measure(threads: number): number {
   writeFileSync(cfgPath, JSON.stringify(trainingConfig({ epochs, batch_size: 32, n_hard_negatives: 1, eval_before_training: false, export_onnx: false, save_checkpoint: false, parity_check_transformers: false, init: { kind: "random", bert_config: TINY_BERT } })));
   const r = spawnSync(PYTHON, pythonCommand(ROOT, TRAINER_MODULE, trainerArgv(cfgPath, inputs, out, threads)), { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`trainer failed: ${r.stderr}`);
-  const rows = readFileSync(join(out, "metrics.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { train_seconds: number });
+  const rows = epochRowsOf(r.stdout).map((m) => ({ train_seconds: Number(m["train_seconds"]) }));
   const stepsPerEpoch = Math.ceil(NQ / 32);
   // skip the first epoch (warm-up: allocator, first-touch); best of the rest
   const rates = rows.slice(rows.length > 1 ? 1 : 0).map((m) => stepsPerEpoch / m.train_seconds);

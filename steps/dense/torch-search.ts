@@ -48,12 +48,11 @@ export interface TorchReport {
   readonly float32: number;
   readonly allRows: number;
   readonly depths: Readonly<Record<string, number>>;
-  readonly seconds: { readonly load: number; readonly search: number };
 }
 
-/** One line for the step's log: what ran and how many queries needed a deeper search. */
+/** One line on what ran and how many queries needed a deeper search (the program logs its seconds itself). */
 export function reportLine(r: TorchReport): string {
-  return `torch ${r.torch} on ${r.device} in ${r.dtype}: ${r.queries} queries x ${r.rows} rows, depth ${r.depth}; ${r.widened} widened, ${r.float32} in float32, ${r.allRows} against every row; ${r.seconds.search.toFixed(3)} s (load ${r.seconds.load.toFixed(2)} s)`;
+  return `torch ${r.torch} on ${r.device} in ${r.dtype}: ${r.queries} queries x ${r.rows} rows, depth ${r.depth}; ${r.widened} widened, ${r.float32} in float32, ${r.allRows} against every row`;
 }
 
 /** A query whose candidates do not prove its top k (its index, and the numbers). */

@@ -95,6 +95,13 @@ def choose_prefix(model_keys, ckpt_keys, role):
     return best
 
 
+def recorded_source(source):
+    """A loaded checkpoint as a load report names it: its file name. The report goes into the
+    model's outputs, and the whole path is where this store keeps the input (another store,
+    another path, under one key); the key holds the input's digest. Errors keep the whole path."""
+    return os.path.basename(str(source)) if source else source
+
+
 def load_encoder(model, state, role, prefix=None, source="<checkpoint>"):
     """Copies weights into `model`; raises on missing or mis-shaped tensors; returns a report dict.
 
@@ -130,7 +137,7 @@ def load_encoder(model, state, role, prefix=None, source="<checkpoint>"):
     with torch.no_grad():
         for name, value in mapped.items():
             own[name].copy_(torch.as_tensor(np.asarray(value, dtype=np.float32)))
-    return {"source": source, "role": role, "prefix": prefix, "loaded": len(mapped),
+    return {"source": recorded_source(source), "role": role, "prefix": prefix, "loaded": len(mapped),
             "unexpected": unexpected, "ignored": ignored}
 
 

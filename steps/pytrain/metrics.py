@@ -1,6 +1,12 @@
 """What a training writes besides its weights: one metrics.jsonl row per scored epoch (each also
 an `EPOCH <json>` line on stdout, which the pipeline turns into progress and curves), and
-result.json, whose common fields every trainer shares (`common_result`)."""
+result.json, whose common fields every trainer shares (`common_result`).
+
+Same key, same bytes: a training's outputs hold what it computed, never how the run went. Wall
+seconds and the machine it ran on differ between two runs of one key (a clock; another CPU of the
+same pinned numerics), so they would give one key two digests, and every step downstream two keys.
+They go to the step's log instead: the EPOCH lines keep an epoch's seconds (`RUN_ONLY`), and
+`common_result`'s "run" field (seconds, the machine's environment) is logged, never written."""
 import json
 import os
 import time
@@ -10,9 +16,14 @@ import torch
 from pytrain.provenance import environment, numerics_field
 
 
+# Fields of an epoch's row that say how the run went (wall seconds): in its EPOCH line, not in metrics.jsonl.
+RUN_ONLY = ("seconds", "train_seconds")
+
+
 class MetricsWriter:
-    """Truncates `<out_dir>/metrics.jsonl`; `record(row)` appends a row and emits its EPOCH line.
-    A disabled writer (a data-parallel process other than the first) records nothing."""
+    """Truncates `<out_dir>/metrics.jsonl`; `record(row)` appends the row without its RUN_ONLY
+    fields and emits its EPOCH line with them. A disabled writer (a data-parallel process other
+    than the first) records nothing."""
 
     def __init__(self, out_dir, emit, enabled=True):
         self.rows, self.emit, self.enabled = [], emit, enabled
@@ -26,7 +37,7 @@ class MetricsWriter:
             return
         self.rows.append(row)
         with open(self.path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row, sort_keys=True) + "\n")
+            f.write(json.dumps({k: v for k, v in row.items() if k not in RUN_ONLY}, sort_keys=True) + "\n")
         self.emit("EPOCH " + json.dumps(row, sort_keys=True))
 
     def per_epoch(self, field):
@@ -35,18 +46,23 @@ class MetricsWriter:
 
 
 def write_result(out_dir, result):
+    """Writes result.json: every field of `result` but "run" (how the run went: the log's, see the
+    module docstring). Returns `result` whole."""
     with open(os.path.join(out_dir, "result.json"), "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2, sort_keys=True)
+        json.dump({k: v for k, v in result.items() if k != "run"}, f, indent=2, sort_keys=True)
     return result
 
 
 def common_result(fit, device, amp, group, t0, **gpu_features):
-    """The fields every trainer's result.json has: what was kept and how long it ran, on what, and
-    with which GPU features (`gpu_features`: attention, grad_cache_chunk, activation_checkpointing)."""
+    """The fields every trainer's result.json has: what was kept, on what numerics (the identity
+    the key holds) and with which GPU features (`gpu_features`: attention, grad_cache_chunk,
+    activation_checkpointing); and "run", never written: the wall seconds and the environment of
+    the machine it ran on (provenance.environment)."""
     return {
         "best_epoch": fit.best_epoch or 0, "epochs_run": fit.epochs_run, "stopped_early": fit.stopped_early,
-        "steps": fit.steps, "seconds": round(time.time() - t0, 3), "torch_version": torch.__version__,
+        "steps": fit.steps, "torch_version": torch.__version__,
         "device": str(device), "threads": torch.get_num_threads(), "amp": amp.mode, "world_size": group.world_size,
         "peak_gpu_memory_bytes": torch.cuda.max_memory_allocated(device) if device.type == "cuda" else None,
-        "environment": environment(device), **numerics_field(), **gpu_features,
+        **numerics_field(), **gpu_features,
+        "run": {"seconds": round(time.time() - t0, 3), "environment": environment(device)},
     }

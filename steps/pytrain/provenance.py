@@ -1,5 +1,7 @@
-"""What a trained model's numbers depend on beyond its inputs and config (recorded in result.json),
-and whether its dev curve reached a plateau."""
+"""What a trained model's numbers depend on beyond its inputs and config (the machine's
+environment: logged as the step's `ran on:` line, not written into its outputs, since it differs
+between two machines that compute the same bytes under one key), and whether its dev curve
+reached a plateau."""
 import json
 import os
 import platform

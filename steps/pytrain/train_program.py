@@ -4,6 +4,7 @@ command line's options, and the tail once the config is loaded: the run's setup,
 process group, the task, and one `done:` line. torch is imported only inside `run_training`, which
 runs after program.require_modules has said whether torch is there."""
 import argparse
+import json
 
 from pytrain.program import log
 
@@ -23,7 +24,8 @@ def run_training(cfg, threads, module, argv, train, summary, read_inputs=None, t
     (distributed.start: when several processes are wanted, this one launches them and returns
     their exit status; `training` False: one process); then `train(inputs, device, group)`.
     When the result is this process's to report (None in a data-parallel process other than the
-    first) and `summary(result)` gives a text, stderr gets `done: best epoch <b>, <text>, <s> s`.
+    first) and `summary(result)` gives a text, stderr gets `done: best epoch <b>, <text>, <s> s`
+    and `ran on: <json>` (the result's "run" field: metrics.common_result).
     Returns the exit status."""
     from pytrain import distributed  # noqa: PLC0415 - torch; see the module's docstring
     from pytrain.run import setup_run  # noqa: PLC0415
@@ -38,5 +40,7 @@ def run_training(cfg, threads, module, argv, train, summary, read_inputs=None, t
         group.close()
     text = None if result is None else summary(result)
     if text is not None:
-        log(f"done: best epoch {result['best_epoch']}, {text}, {result['seconds']} s")
+        run = result["run"]
+        log(f"done: best epoch {result['best_epoch']}, {text}, {run['seconds']} s")
+        log(f"ran on: {json.dumps(run['environment'], sort_keys=True)}")
     return 0

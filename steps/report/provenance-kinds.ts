@@ -108,7 +108,7 @@ async function modelView(path: string, key: string): Promise<OutputView> {
     trained === 0
       ? `exported without training${typeof bestRecall === "number" ? `; dev R@${curves.k} ${formatNumber(bestRecall, { kind: "percent", digits: 1 })}%` : ""}`
       : `${trained} epoch${trained === 1 ? "" : "s"}, best epoch ${best ?? "?"}${typeof bestRecall === "number" ? ` (dev R@${curves.k} ${formatNumber(bestRecall, { kind: "percent", digits: 1 })}%)` : ""}, last train loss ${formatNumber(rows.filter((r) => typeof r.train_loss === "number").at(-1)!.train_loss as number, { kind: "fixed", digits: 3 })}`;
-  const shown = ["best_epoch", "steps", "examples", "train_queries", "fallback_negatives", "device", "amp", "threads", "torch_version", "seconds"].filter((k) => result[k] !== undefined);
+  const shown = ["best_epoch", "steps", "examples", "train_queries", "fallback_negatives", "device", "amp", "threads", "torch_version"].filter((k) => result[k] !== undefined);
   const sections: Html[] = [
     el(
       "section",
@@ -117,7 +117,7 @@ async function modelView(path: string, key: string): Promise<OutputView> {
       curves.svg.length > 0 ? el("div", { class: "curves" }, ...curves.svg.map((s) => raw(s))) : el("p", {}, "No per-epoch metrics (the model was exported, not trained)."),
       curves.table,
       el("table", { class: "kv" }, el("tbody", {}, ...shown.map((k) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, String(result[k])))))),
-      el("p", { class: "caption" }, "From the trainer's own record (metrics.jsonl, result.json, part of the model's output and of its digest). The full log with timestamps is the entry's log.txt in the store."),
+      el("p", { class: "caption" }, "From the trainer's own record (metrics.jsonl, result.json, part of the model's output and of its digest: what it computed, not how long that took). The full log with each epoch's seconds and the machine it ran on is the entry's log.txt in the store."),
     ),
   ];
   return {

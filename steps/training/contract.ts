@@ -107,7 +107,6 @@ export interface TrainingResult {
   examples: number;
   train_queries: number;
   fallback_negatives: number;
-  seconds: number;
   torch_version: string;
   device: string;
   threads: number;
@@ -116,11 +115,23 @@ export interface TrainingResult {
   [key: string]: unknown;
 }
 
+/**
+ * The EPOCH rows of a trainer's stdout, with the epochs' wall seconds (`seconds`, `train_seconds`),
+ * which metrics.jsonl leaves out: an output holds what was computed, not how long it took
+ * (steps/pytrain/metrics.py). For benchmarks, which time the trainer themselves.
+ */
+export function epochRowsOf(stdout: string): EpochMetrics[] {
+  return stdout.split("\n").flatMap((l) => {
+    const parsed = parseTrainerLine(l);
+    return parsed?.kind === "epoch" ? [parsed.metrics] : [];
+  });
+}
+
 /** Reads and checks `<outDir>/result.json`. */
 export function readTrainingResult(outDir: string): TrainingResult {
   const file = join(outDir, TRAINING_OUTPUT_FILES.result);
   const raw = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-  for (const [key, type] of [["best_epoch", "number"], ["steps", "number"], ["seconds", "number"], ["torch_version", "string"], ["device", "string"]] as const) {
+  for (const [key, type] of [["best_epoch", "number"], ["steps", "number"], ["torch_version", "string"], ["device", "string"]] as const) {
     if (typeof raw[key] !== type) throw new InputError(`expected a ${type}`, { file, field: key, fix: "rerun the trainer; the file is incomplete" });
   }
   if (typeof raw.dev_recall_per_epoch !== "object" || raw.dev_recall_per_epoch === null) {

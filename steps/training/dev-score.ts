@@ -1,8 +1,10 @@
 /**
  * A trained bi-encoder's own model-selection record as an evaluation's metrics.json, so the
  * report's tables can show it (with mean ± sd over seeds): the dev Recall@k of the kept epoch,
- * the epochs trained, the kept epoch and the training's seconds, read from the trainer's
- * result.json and metrics.jsonl (both part of the model's output, and so of its digest).
+ * the epochs trained and the kept epoch, read from the trainer's result.json and metrics.jsonl
+ * (both part of the model's output, and so of its digest). Not its seconds: a model's outputs hold
+ * what it computed, never how long that took (steps/pytrain/metrics.py), which the run prints and
+ * the store keeps in the entry's manifest and log.
  *
  * This is what the dense setup's knobs are chosen on (`dev-selection`): each model's own dev
  * collection, never a test split. Pure except `readDevScore` and the step.
@@ -19,14 +21,13 @@ import type { EpochRow } from "../report/curves.ts";
 import { readTrainingResult, TRAINING_OUTPUT_FILES, type TrainingResult } from "./contract.ts";
 
 /** The metric names of a dev score (`dev-recall@k` carries the trainer's k). */
-export const DEV_SCORE_METRICS = { epochs: "epochs", keptEpoch: "kept-epoch", trainSeconds: "train-seconds" } as const;
+export const DEV_SCORE_METRICS = { epochs: "epochs", keptEpoch: "kept-epoch" } as const;
 export const devRecallMetric = (k: number): string => `dev-recall@${k}`;
 
 const resultSchema = z
   .object({
     best_epoch: z.number().int().min(0),
     epochs_run: z.number().int().min(0),
-    seconds: z.number().min(0),
   })
   .passthrough();
 
@@ -56,9 +57,8 @@ function keptRecall(result: Record<string, unknown>, file: string): { k: number;
 }
 
 /**
- * The metrics file of a training: aggregate `dev-recall@k`, `epochs`, `kept-epoch` and
- * `train-seconds` (the epochs' own train_seconds summed, evaluations excluded; result.json's
- * wall seconds when the rows have none), N = the dev queries scored at the kept epoch.
+ * The metrics file of a training: aggregate `dev-recall@k`, `epochs` and `kept-epoch`, N = the
+ * dev queries scored at the kept epoch.
  */
 export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], files: { readonly result: string; readonly metrics: string }): DevScoreFile {
   const file = files.result;
@@ -72,13 +72,10 @@ export function devScoreMetrics(result: unknown, rows: readonly EpochRow[], file
   const kept = rows.find((row) => row.epoch === r.best_epoch);
   const n = kept?.dev_queries ?? [...rows].reverse().find((row) => typeof row.dev_queries === "number")?.dev_queries;
   if (typeof n !== "number") fail(files.metrics, "dev_queries", "no epoch row says how many dev queries were scored");
-  const timed = rows.filter((row) => typeof row.train_seconds === "number");
-  const trainSeconds = timed.length > 0 ? timed.reduce((s, row) => s + (row.train_seconds as number), 0) : r.seconds;
   const metrics = {
     [devRecallMetric(k)]: value,
     [DEV_SCORE_METRICS.epochs]: r.epochs_run,
     [DEV_SCORE_METRICS.keptEpoch]: r.best_epoch,
-    [DEV_SCORE_METRICS.trainSeconds]: trainSeconds,
   };
   const all = { group: "all", n, metrics };
   return {

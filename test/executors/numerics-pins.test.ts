@@ -36,17 +36,22 @@ async function trainUnder(kernels: Record<string, string>, numerics?: "host", py
   assert.equal(r.outcome.ok, true, r.outcome.analysis.map(describeFailure).join("\n") + JSON.stringify("result" in r.outcome ? r.outcome.result.failures : []));
   const entry = ("result" in r.outcome ? r.outcome.result.results.get("train-tiny")?.entry : undefined)!;
   const weights = readFileSync(p.store.outputPath(entry, "model") + "/query_encoder.safetensors");
-  const result = JSON.parse(readFileSync(p.store.outputPath(entry, "model") + "/result.json", "utf8")) as { environment: { env: Record<string, string> }; numerics?: unknown };
-  return { key: entry.key, bytes: createHash("sha256").update(weights).digest("hex"), fingerprint: await p.store.fingerprint(entry), result };
+  const result = JSON.parse(readFileSync(p.store.outputPath(entry, "model") + "/result.json", "utf8")) as { numerics?: unknown };
+  // The machine and the seconds are the log's (a key promises its outputs' bytes, and those differ run to run).
+  const ranOn = JSON.parse(/ran on: (\{.*\})\n/.exec(readFileSync(p.store.logPath(entry.stepId, entry.key), "utf8"))?.[1] ?? "null") as { env: Record<string, string> };
+  // `output`: the digest of the whole model directory (weights, ONNX files, parity fixtures, result.json, metrics.jsonl).
+  return { key: entry.key, bytes: createHash("sha256").update(weights).digest("hex"), output: entry.manifest.outputs["model"]!.digest, fingerprint: await p.store.fingerprint(entry), result, ranOn };
 }
 
-test("pinned kernels: two forced kernel sets give one key and byte-identical weights", { skip: !runsAvx2Kernels(cpuFacts()) && "not an x86-64 CPU with AVX2+FMA" }, async () => {
+test("pinned kernels: two forced kernel sets give one key and byte-identical outputs", { skip: !runsAvx2Kernels(cpuFacts()) && "not an x86-64 CPU with AVX2+FMA" }, async () => {
   const a = await trainUnder(KERNEL_SETS.prescott);
   const b = await trainUnder(KERNEL_SETS.haswell);
   assert.equal(a.key, b.key);
   assert.equal(a.bytes, b.bytes);
+  // Every output file, not only the weights: one key, one digest (and so one key for every step downstream).
+  assert.equal(a.output, b.output);
   // The program ran under the pins, whatever the caller's environment said.
-  assert.deepEqual([a.result.environment.env.OPENBLAS_CORETYPE, a.result.environment.env.ATEN_CPU_CAPABILITY], ["Haswell", "avx2"]);
+  assert.deepEqual([a.ranOn.env.OPENBLAS_CORETYPE, a.ranOn.env.ATEN_CPU_CAPABILITY], ["Haswell", "avx2"]);
   const n = a.fingerprint.numerics as { kernels: string; blas: string; aten: string; threads: number };
   assert.equal(n.kernels, "pinned-avx2");
   assert.match(n.blas, /OpenBLAS .* Haswell /);
@@ -55,12 +60,13 @@ test("pinned kernels: two forced kernel sets give one key and byte-identical wei
   assert.deepEqual(a.result.numerics, a.fingerprint.numerics);
 });
 
-test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the same key and byte-identical weights", { skip: noEmulatedCpu }, async () => {
+test("another CPU (qemu-user as a Haswell, AVX2 without AVX-512): the same key and byte-identical outputs", { skip: noEmulatedCpu }, async () => {
   // One epoch (every GEMM of forward, backward and the optimizer runs): emulation is slow, and CI's budget is 20 minutes.
   const here = await trainUnder({}, undefined, PYTHON, 1);
   const there = await trainUnder({}, undefined, pythonOnHaswell(tempDir("cspipe-haswell-")), 1);
   assert.equal(there.key, here.key);
   assert.equal(there.bytes, here.bytes);
+  assert.equal(there.output, here.output);
 });
 
 test("pins lifted: the kernel sets compute other bytes under other keys, and explain says why", async () => {

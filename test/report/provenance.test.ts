@@ -52,7 +52,7 @@ test("a model's page: training curves and the per-epoch table from the trainer's
   const dir = join(tempDir(), "model");
   mkdirSync(dir);
   writeFileSync(join(dir, "metrics.jsonl"), EPOCHS);
-  writeFileSync(join(dir, "result.json"), JSON.stringify({ best_epoch: 2, steps: 188, device: "cpu", seconds: 55.1 }));
+  writeFileSync(join(dir, "result.json"), JSON.stringify({ best_epoch: 2, steps: 188, device: "cpu" }));
   const key = "d".repeat(64);
   const view = await OUTPUT_VIEWS.get("dpr:model")!(dir, key, { copy: true, storePath: "entries/x/" });
   assert.equal(view.summary, "2 epochs, best epoch 2 (dev R@5 45.0%), last train loss 1.500");

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { TRAINER_FIELDS } from "../../steps/training/config-schema.ts";
@@ -31,7 +31,7 @@ test("TypeScript and Python agree on every default, and refuse the same out-of-r
   assert.ok(Object.keys(TRAINER_FIELDS).length >= 25);
 });
 
-test("patience stops a training whose dev recall stopped rising, and the result says so; the environment is recorded", () => {
+test("patience stops a training whose dev recall stopped rising, and the result says so; the environment and the seconds are logged, not written", () => {
   const dir = tempDir("trainer-plateau-");
   const inputs = join(dir, "in");
   writeSyntheticInputs(inputs);
@@ -46,7 +46,11 @@ test("patience stops a training whose dev recall stopped rising, and the result 
   assert.equal(result["stopped_early"], true);
   assert.deepEqual(Object.keys(result.dev_recall_per_epoch), ["1", "2", "3"]);
   assert.deepEqual(result["plateau"], { window: 2, epochs: 3, best_before: result.dev_recall_per_epoch["1"], best_within: result.dev_recall_per_epoch["1"], gain: 0 });
-  const env = result["environment"] as Record<string, unknown>;
+  // How the run went (its seconds, the machine) is in the log, not in the outputs, whose bytes the key promises.
+  for (const key of ["seconds", "environment"]) assert.ok(!(key in result), `result.json holds no ${key}`);
+  assert.doesNotMatch(readFileSync(join(out, "metrics.jsonl"), "utf8"), /seconds/);
+  assert.match(r.stderr, /done: best epoch 1, .*, [0-9.]+ s\n/);
+  const env = JSON.parse(/ran on: (\{.*\})\n/.exec(r.stderr)?.[1] ?? "null") as Record<string, unknown>;
   for (const key of ["torch", "numpy", "cpu_model", "cpu_flags", "torch_threads", "deterministic_algorithms"]) assert.ok(key in env, `environment records ${key}`);
   assert.equal(env["deterministic_algorithms"], true);
   assert.match(r.stderr, /plateau: no dev R@5 gain of 0\.01 or more since epoch 1; stopping after epoch 3 of 10/);

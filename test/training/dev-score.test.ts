@@ -15,12 +15,12 @@ import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 import { graphOf, producer } from "../definitions/graph-helpers.ts";
 import { tempDir } from "../tmp.ts";
 
-// An OR-QuAC IHN-2 training's record, as the trainer writes it (trimmed to the fields read; values real).
-const RESULT = { best_epoch: 10, epochs_run: 10, seconds: 83.693, dev_recall_at_5: 0.6871880199667221, steps: 1010, device: "cpu", torch_version: "1.13.0a0", dev_recall_per_epoch: { "5": 0.6422628951747088, "10": 0.6871880199667221 } };
+// An OR-QuAC IHN-2 training's record, as the trainer writes it (trimmed to the fields read; values real; no seconds: an output holds what was computed).
+const RESULT = { best_epoch: 10, epochs_run: 10, dev_recall_at_5: 0.6871880199667221, steps: 1010, device: "cpu", torch_version: "1.13.0a0", dev_recall_per_epoch: { "5": 0.6422628951747088, "10": 0.6871880199667221 } };
 const ROWS = [
-  '{"epoch": 1, "fallback_negatives": 0, "lr": 0.0002, "seconds": 9.972, "selectable": false, "steps": 101, "train_loss": 2.2858564853668213, "train_seconds": 9.9714}',
-  '{"dev_queries": 601, "dev_recall_at_5": 0.6422628951747088, "epoch": 5, "fallback_negatives": 0, "lr": 0.00011111111111111112, "seconds": 47.315, "selectable": true, "steps": 505, "train_loss": 0.05247391015291214, "train_seconds": 8.803}',
-  '{"dev_queries": 598, "dev_recall_at_5": 0.6871880199667221, "epoch": 10, "fallback_negatives": 0, "lr": 0.0, "seconds": 83.339, "selectable": true, "steps": 1010, "train_loss": 0.003884415840730071, "train_seconds": 6.745}',
+  '{"epoch": 1, "fallback_negatives": 0, "lr": 0.0002, "selectable": false, "steps": 101, "train_loss": 2.2858564853668213}',
+  '{"dev_queries": 601, "dev_recall_at_5": 0.6422628951747088, "epoch": 5, "fallback_negatives": 0, "lr": 0.00011111111111111112, "selectable": true, "steps": 505, "train_loss": 0.05247391015291214}',
+  '{"dev_queries": 598, "dev_recall_at_5": 0.6871880199667221, "epoch": 10, "fallback_negatives": 0, "lr": 0.0, "selectable": true, "steps": 1010, "train_loss": 0.003884415840730071}',
 ];
 
 function modelDir(result: unknown, rows: readonly string[] | null): string {
@@ -31,18 +31,17 @@ function modelDir(result: unknown, rows: readonly string[] | null): string {
   return dir;
 }
 
-test("the kept epoch's dev Recall@5, the epochs, the kept epoch and the epochs' own training seconds; N from the kept epoch's row", () => {
+test("the kept epoch's dev Recall@5, the epochs and the kept epoch; N from the kept epoch's row", () => {
   const m = readDevScore(modelDir(RESULT, ROWS));
   assert.equal(m.split, "dev");
   assert.equal(m.aggregate.n, 598);
-  assert.deepEqual(Object.keys(m.aggregate.metrics).sort(), ["dev-recall@5", "epochs", "kept-epoch", "train-seconds"]);
+  assert.deepEqual(Object.keys(m.aggregate.metrics).sort(), ["dev-recall@5", "epochs", "kept-epoch"]);
   assert.equal(m.aggregate.metrics["dev-recall@5"], 0.6871880199667221);
   assert.equal(m.aggregate.metrics.epochs, 10);
   assert.equal(m.aggregate.metrics["kept-epoch"], 10);
-  assert.equal(m.aggregate.metrics["train-seconds"], 9.9714 + 8.803 + 6.745);
-  // An earlier kept epoch: its own row's N; rows without train_seconds: the wall seconds.
-  const early = devScoreMetrics({ ...RESULT, best_epoch: 5, dev_recall_at_5: 0.6422628951747088 }, ROWS.map((r) => JSON.parse(r.replace(/, "train_seconds": [0-9.]+/, "")) as { epoch: number }), { result: "result.json", metrics: "metrics.jsonl" });
-  assert.deepEqual([early.aggregate.n, early.aggregate.metrics["kept-epoch"], early.aggregate.metrics["train-seconds"]], [601, 5, 83.693]);
+  // An earlier kept epoch: its own row's N.
+  const early = devScoreMetrics({ ...RESULT, best_epoch: 5, dev_recall_at_5: 0.6422628951747088 }, ROWS.map((r) => JSON.parse(r) as { epoch: number }), { result: "result.json", metrics: "metrics.jsonl" });
+  assert.deepEqual([early.aggregate.n, early.aggregate.metrics["kept-epoch"]], [601, 5]);
 });
 
 test("bad records are errors naming the file, the field and the fix", () => {
@@ -73,7 +72,7 @@ test("read-dev-score step writes the metrics file", async () => {
     log: (l: string) => logs.push(l), progress: () => {}, signal: new AbortController().signal, settings: {}, workDir: dir, scratchDir: dir, datasets: {}, inputKeys: { model: inputKeyOf(readDevScoreStep, "model", "k", "train-dpr", "dpr:model") },
   });
   assert.equal((JSON.parse(readFileSync(out, "utf8")) as DevScoreFile).aggregate.metrics["dev-recall@5"], 0.6871880199667221);
-  assert.deepEqual(logs, ["dev-recall@5=0.6872 epochs=10 kept-epoch=10 train-seconds=25.5194 over 598 dev queries"]);
+  assert.deepEqual(logs, ["dev-recall@5=0.6872 epochs=10 kept-epoch=10 over 598 dev queries"]);
 });
 
 function devSelection(overrides?: Record<string, OverrideValue>): AnyStep {

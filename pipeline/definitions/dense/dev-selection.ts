@@ -41,7 +41,7 @@ export function devSelectionTable(tctx: DenseTargetContext): OutputRef<"table"> 
   const ctx: DenseContext = denseContext(tctx, tctx.profile);
   const s = setupOf(ctx);
   const scores = (model: (seed: number) => OutputRef<"dpr:model">): Metrics[] => s.seeds.map((seed) => devScore(model(seed)));
-  const columns = ["dev", "epochs", "seconds"];
+  const columns = ["dev", "epochs"];
   const rows = [
     ...(s.model === null ? [] : [{ id: "theta0", label: "θ0 (mini-nq dev)", metrics: scores((seed) => modelOf(ctx, theta0Id(ctx, seed))) }]),
     ...DATASETS.map((d) => ({ id: `ibn-${d}`, label: `DPR (IBN) on ${descriptorOf(d).label} dev`, metrics: scores((seed) => modelOf(ctx, ibn(d, seed))) })),
@@ -51,12 +51,11 @@ export function devSelectionTable(tctx: DenseTargetContext): OutputRef<"table"> 
     id: `dev-selection${suffix}`,
     title: `Dev selection, ${DATA_LABEL[tctx.data]}: ${setupLine(s)}`,
     caption:
-      "Each model's own dev Recall@k at the epoch its training kept (θ0 on mini-nq's dev collection, DPR (IBN) on each dataset's), the epochs it trained and its training seconds (the epochs' own time, dev evaluations excluded; they vary with the machine and its load), mean ± sd over the seeds. These are the numbers the dense setup is chosen on (--set a candidate and compare); no test split is read.",
+      "Each model's own dev Recall@k at the epoch its training kept (θ0 on mini-nq's dev collection, DPR (IBN) on each dataset's), and the epochs it trained, mean ± sd over the seeds. These are the numbers the dense setup is chosen on (--set a candidate and compare); no test split is read. What each training cost is not here (a step's outputs hold what it computed, not how long that took): the run prints it, and the store keeps it in each entry's manifest.json.",
     counted: "dev questions scored",
     columns: [
       { id: "dev", band: BAND, header: `dev R@${SELECTION_K}`, metric: devRecallMetric(SELECTION_K), format: { kind: "percent", digits: 1 } },
       { id: "epochs", band: BAND, header: "epochs", metric: DEV_SCORE_METRICS.epochs, format: { kind: "integer" }, unit: "count" },
-      { id: "seconds", band: BAND, header: "training", metric: DEV_SCORE_METRICS.trainSeconds, format: { kind: "integer" }, unit: "s" },
     ],
     rows: rows.map(({ id, label }) => ({ id, label })),
   };

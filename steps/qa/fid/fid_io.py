@@ -15,7 +15,7 @@ import os
 import numpy as np
 import torch
 
-from pytrain.checkpoint import read_state_dict
+from pytrain.checkpoint import read_state_dict, recorded_source
 from pytrain.errors import InputError
 from pytrain.model_configs import T5Config
 from pytrain.npy_inputs import load_npy
@@ -77,7 +77,7 @@ def load_state(model, state, source, allow_tied_head=True):
         raise InputError(f"{len(missing)} weights missing: {', '.join(missing[:6])}{' ...' if len(missing) > 6 else ''}", source, fix="check that the checkpoint is a T5 v1.0 model of this config")
     if unexpected:
         raise InputError(f"{len(unexpected)} unknown weights: {', '.join(unexpected[:6])}", source, fix="only T5 v1.0 (relu feed-forward) checkpoints load")
-    return {"source": source, "loaded": loaded}
+    return {"source": recorded_source(source), "loaded": loaded}
 
 
 def build_model(init, seed, vocab_size, allow_pickle):
