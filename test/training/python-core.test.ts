@@ -71,7 +71,7 @@ test("n hard negatives per example: distinct picks, fallback fills the shortfall
 });
 
 test("HF-named safetensors round-trip: question_encoder.bert_model. prefix, same outputs", () => {
-  const r = selftest<{ max_abs_diff: number; prefix: string; loaded: number; ignored: string[]; unexpected: string[] }>("roundtrip", {
+  const r = selftest<{ max_abs_diff: number; prefix: string; loaded: number; ignored: string[]; unexpected: string[]; source: string }>("roundtrip", {
     prefix: "question_encoder.bert_model.",
     dtype: "F32",
     seed: 3,
@@ -80,6 +80,8 @@ test("HF-named safetensors round-trip: question_encoder.bert_model. prefix, same
   assert.equal(r.loaded, 5 + 16 * 2); // embeddings (3 tables + LayerNorm) + 16 tensors per layer
   assert.equal(r.max_abs_diff, 0);
   assert.deepEqual(r.unexpected, []);
+  // The report (written into a model's outputs) names the file, not where this store keeps it (a temporary directory here).
+  assert.equal(r.source, "model.safetensors");
   assert.deepEqual(r.ignored.sort(), ["question_encoder.bert_model.embeddings.position_ids", "question_encoder.bert_model.pooler.dense.bias", "question_encoder.bert_model.pooler.dense.weight"]);
 });
 

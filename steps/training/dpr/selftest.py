@@ -78,7 +78,7 @@ def _roundtrip(a):
     with torch.no_grad():
         diff = float((src(ids, (ids != 0).long(), types) - dst(ids, (ids != 0).long(), types)).abs().max())
     return {"max_abs_diff": diff, "prefix": rep["prefix"], "loaded": rep["loaded"], "ignored": rep["ignored"],
-            "unexpected": rep["unexpected"]}
+            "unexpected": rep["unexpected"], "source": rep["source"]}
 
 
 def _decode(a):
