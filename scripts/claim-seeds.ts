@@ -12,7 +12,7 @@
  */
 import type { Claim } from "../steps/report/findings.ts";
 import { readClaims } from "./compare-findings.ts";
-import { pooledNoise, seedsFor } from "../steps/findings/seed-power.ts";
+import { pooledNoise, seedsFor, type Noise } from "../steps/findings/seed-power.ts";
 
 interface Run {
   readonly file: string;
@@ -27,6 +27,26 @@ function decisionOf(c: Claim, file: string): NonNullable<Claim["decision"]> {
 function perSeedOf(c: Claim, file: string): readonly number[] {
   if (c.perSeed === undefined) throw new Error(`${file}: claim ${c.id} has no "perSeed". Fix: pass a findings.json written by a check-findings step`);
   return c.perSeed;
+}
+
+function stepsOf(c: Claim, file: string): readonly (readonly number[])[] {
+  if (c.steps === undefined) throw new Error(`${file}: claim ${c.id} is a rise without "steps" (written before the findings recorded each step's gains). Fix: rerun its check-findings step (./cspipe run <target> with the same store)`);
+  return c.steps;
+}
+
+/** A claim's noise pooled over the runs: its statistic, or each step of a rise. */
+function noiseOf(found: readonly { r: Run; c: Claim }[], d: NonNullable<Claim["decision"]>): { noise: Noise; text: string } {
+  const pooled = (runs: readonly (readonly number[])[]) => pooledNoise(runs, d.threshold, d.direction);
+  const show = (x: { mean: number; sd: number }) => `mean ${x.mean.toPrecision(4)}, sd ${x.sd.toPrecision(3)}`;
+  if (d.rule !== "rise") {
+    const noise = pooled(found.map((f) => perSeedOf(f.c, f.r.file)));
+    return { noise, text: show(noise) };
+  }
+  const perRun = found.map((f) => stepsOf(f.c, f.r.file));
+  const count = perRun[0]!.length;
+  if (perRun.some((s) => s.length !== count)) throw new Error(`claim ${found[0]!.c.id}: the runs have rises of different lengths. Fix: compare runs of one setup`);
+  const steps = Array.from({ length: count }, (_, i) => pooled(perRun.map((s) => s[i]!)));
+  return { noise: { steps }, text: `each step simulated on its own (every step must hold), ${steps.map((s, i) => `step ${i + 1} -> ${i + 2}: ${show(s)}`).join("; ")}` };
 }
 
 export interface Options {
@@ -47,13 +67,9 @@ export function claimSeedsReport(runs: readonly Run[], o: Options): string {
     if (missing !== undefined) throw new Error(`${missing.r.file}: no claim ${id}. Fix: name a claim both files have`);
     const first = found[0]!;
     const d = decisionOf(first.c!, first.r.file);
-    if (d.rule === "rise") {
-      out.push(`## ${id}`, "", "A rise must hold at every step (claims.ts everyStep): not modelled by this simulation.", "");
-      continue;
-    }
-    const noise = pooledNoise(found.map((f) => perSeedOf(f.c!, f.r.file)), d.threshold, d.direction);
+    const { noise, text } = noiseOf(found.map((f) => ({ r: f.r, c: f.c! })), d);
     const { fewest, table } = seedsFor(noise, o.target, 3, o.max, o.trials, 1);
-    out.push(`## ${id}`, "", `${runs.length} runs pooled: mean ${noise.mean.toPrecision(4)}, sd ${noise.sd.toPrecision(3)}; verdict rule ${d.direction} ${d.threshold}; verdicts ${found.map((f) => f.c!.verdict).join(" / ")}.`, "");
+    out.push(`## ${id}`, "", `${runs.length} runs pooled: ${text}; verdict rule ${d.direction} ${d.threshold}; verdicts ${found.map((f) => f.c!.verdict).join(" / ")}.`, "");
     out.push("| seeds | P(two runs agree) | P(conclusive) |", "|---:|---:|---:|", ...table.map((a) => `| ${a.n} | ${a.agree.toFixed(2)} | ${a.conclusive.toFixed(2)} |`), "");
     out.push(fewest === null ? `No n up to ${o.max} reaches ${o.target}.` : `Fewest seeds with P(agree) >= ${o.target}: **${fewest}**.`, "");
   }

@@ -82,6 +82,8 @@ export interface Finding {
   readonly sd: number | null;
   readonly seeds: number;
   readonly perSeed: readonly number[];
+  /** A rise's gain per step (step i: iteration i+1 over i), one value per seed each, so the every-step rule can be recomputed and simulated (seed-power.ts). */
+  readonly steps?: readonly (readonly number[])[];
   readonly unit: ClaimSpec["unit"];
   readonly threshold: string;
   /** The rule in numbers (what `threshold` says in words), so a reader can recompute the verdict from `perSeed`. */
@@ -207,9 +209,8 @@ const THRESHOLD_SIGN: Readonly<Record<ClaimSpec["direction"], string>> = { "at-l
  * step only needed a non-negative mean, so the verdict of a saturated step of +1 ± 3 points
  * followed the sign of its noise: "holds" under one CPU's kernels, "inconclusive" under another's.)
  */
-function everyStep(spec: ClaimSpec, overall: Verdict, steps: readonly (number | undefined)[][]): { verdict: Verdict; note?: string } {
-  const judged = steps.map((g, i) => {
-    const xs = g.filter((x): x is number => x !== undefined && Number.isFinite(x));
+function everyStep(spec: ClaimSpec, overall: Verdict, steps: readonly (readonly number[])[]): { verdict: Verdict; note?: string } {
+  const judged = steps.map((xs, i) => {
     const m = mean(xs);
     const sd = sampleSd(xs);
     const num = (x: number): string => fmt(x, spec.unit).replace(/ points$/, "");
@@ -217,11 +218,17 @@ function everyStep(spec: ClaimSpec, overall: Verdict, steps: readonly (number | 
     const text = `step ${i + 1} -> ${i + 2}: ${value}`;
     return { verdict: m === null ? ("inconclusive" as const) : verdictOf(m, sd, xs.length, spec.threshold, spec.direction), text };
   });
+  const verdict = riseVerdict(overall, judged.map((j) => j.verdict));
   const falls = judged.find((j) => j.verdict === "does-not-hold");
-  if (overall === "does-not-hold" || falls !== undefined) return { verdict: "does-not-hold", ...(falls === undefined ? {} : { note: `${falls.text} does not hold` }) };
   const open = judged.find((j) => j.verdict !== "holds");
-  if (open !== undefined) return { verdict: "inconclusive", note: `${open.text} is not settled (every step must hold on its own)` };
-  return { verdict: overall };
+  const note = falls !== undefined ? `${falls.text} does not hold` : verdict === "inconclusive" && open !== undefined ? `${open.text} is not settled (every step must hold on its own)` : undefined;
+  return { verdict, ...(note === undefined ? {} : { note }) };
+}
+
+/** The every-step rule on verdicts (see everyStep): any step or the whole failing fails it; any step unsettled leaves it open. */
+export function riseVerdict(overall: Verdict, steps: readonly Verdict[]): Verdict {
+  if (overall === "does-not-hold" || steps.includes("does-not-hold")) return "does-not-hold";
+  return steps.every((v) => v === "holds") ? overall : "inconclusive";
 }
 
 /** The ceiling check of a gain claim with a ceiling (see CeilingCheck); null when a seed lacks a value. */
@@ -257,10 +264,11 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   const sd = sampleSd(defined);
   let verdict = verdictOf(m, sd, defined.length, spec.threshold, spec.direction);
   let note: string | undefined;
-  if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, steps));
+  const stepValues = steps.map((g) => g.filter((x): x is number => x !== undefined && Number.isFinite(x)));
+  if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, stepValues));
   if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
   const ceiling = ceilingOf(spec, look, sd, defined.length);
-  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, verdict, ...(note === undefined ? {} : { note }), ...(ceiling === null ? {} : { ceiling }) };
+  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, ...(steps.length > 1 ? { steps: stepValues } : {}), verdict, ...(note === undefined ? {} : { note }), ...(ceiling === null ? {} : { ceiling }) };
 }
 
 /** Every input a claim reads (for the step's wiring and the evidence list). */

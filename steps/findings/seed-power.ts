@@ -5,10 +5,13 @@
  * claim's mean and sd, how often do they reach the same verdict under the rule of claims.ts
  * (verdictOf), and how often is a run's verdict conclusive? Simulated, seeded, pure.
  * Independence is the pessimistic case: runs that share seeds correlate, and agree more often.
- * Only single-statistic claims are modelled (a "rise" must hold at every step: see claims.ts).
+ * A "rise" (claims.ts everyStep) is simulated step by step: each step's gain per seed drawn on its
+ * own, the whole gain their sum per seed, and the every-step rule over the verdicts. Its steps are
+ * drawn independently, which the real ones are not (steps i-1 -> i and i -> i+1 share iteration
+ * i's model, so they correlate negatively): an approximation.
  */
 import { mulberry32 } from "../lib/prng.ts";
-import { verdictOf, mean, sampleSd, type ClaimSpec } from "./claims.ts";
+import { riseVerdict, verdictOf, mean, sampleSd, type ClaimSpec, type Verdict } from "./claims.ts";
 
 export interface ClaimNoise {
   readonly mean: number;
@@ -30,12 +33,19 @@ function normals(uniform: () => number): () => number {
   return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
-export function agreementAt(noise: ClaimNoise, n: number, trials: number, seed: number): Agreement {
+/** A claim's noise: one statistic, or a rise's steps (each with the claim's threshold and direction). */
+export type Noise = ClaimNoise | { readonly steps: readonly ClaimNoise[] };
+
+export function agreementAt(noise: Noise, n: number, trials: number, seed: number): Agreement {
   if (!Number.isInteger(n) || n < 2) throw new Error(`seed count ${n}: at least 2 seeds are needed for a spread`);
   const z = normals(mulberry32(seed));
-  const verdict = (): string => {
-    const xs = Array.from({ length: n }, () => noise.mean + noise.sd * z());
-    return verdictOf(mean(xs)!, sampleSd(xs), n, noise.threshold, noise.direction);
+  const draw = (c: ClaimNoise): number[] => Array.from({ length: n }, () => c.mean + c.sd * z());
+  const judge = (xs: readonly number[], c: ClaimNoise): Verdict => verdictOf(mean(xs)!, sampleSd(xs), n, c.threshold, c.direction);
+  const verdict = (): Verdict => {
+    if (!("steps" in noise)) return judge(draw(noise), noise);
+    const steps = noise.steps.map(draw);
+    const whole = steps[0]!.map((_, i) => steps.reduce((s, xs) => s + xs[i]!, 0));
+    return riseVerdict(judge(whole, noise.steps[0]!), steps.map((xs, i) => judge(xs, noise.steps[i]!)));
   };
   let agree = 0;
   let conclusive = 0;
@@ -57,7 +67,7 @@ export function pooledNoise(runs: readonly (readonly number[])[], threshold: num
 }
 
 /** The fewest seeds in [from, max] whose agreement reaches `target` (null if none does), with every n's figures. */
-export function seedsFor(noise: ClaimNoise, target: number, from: number, max: number, trials: number, seed: number): { readonly fewest: number | null; readonly table: readonly Agreement[] } {
+export function seedsFor(noise: Noise, target: number, from: number, max: number, trials: number, seed: number): { readonly fewest: number | null; readonly table: readonly Agreement[] } {
   const table = Array.from({ length: max - from + 1 }, (_, i) => agreementAt(noise, from + i, trials, seed + i));
   return { fewest: table.find((a) => a.agree >= target)?.n ?? null, table };
 }

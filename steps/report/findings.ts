@@ -33,6 +33,8 @@ export const findingsSchema = z
           verdict: z.enum(VERDICTS),
           /** One value per seed (claims.ts Finding.perSeed); older files may lack it. */
           perSeed: z.array(z.number().finite()).optional(),
+          /** A rise's gain per step, one value per seed each (claims.ts Finding.steps); older files lack it. */
+          steps: z.array(z.array(z.number().finite())).optional(),
           /** The rule in numbers (claims.ts Finding.decision); files written before it lack it. */
           decision: z.object({ rule: z.string().min(1), threshold: z.number().finite(), direction: directionSchema }).strict().optional(),
           /** A gain claim's ceiling check (steps/findings/claims.ts CeilingCheck): its text is shown under the rule. */

@@ -113,6 +113,8 @@ test("rise over iterations: last - first, and every step must hold on its own", 
   assert.deepEqual(flat.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [11, 10, 14]);
   assert.equal(flat.verdict, "inconclusive", "a step whose sign is noise does not hold");
   assert.equal(flat.note, "step 2 -> 3: +0.7 ± 1.5 points is not settled (every step must hold on its own)");
+  // each step's gains per seed are recorded, so claim-seeds can simulate the rule
+  assert.deepEqual(flat.steps?.map((xs) => xs.map((x) => Math.round(x * 1e9) / 1e9)), [[10, 11, 12], [1, -1, 2]]);
   // a step that falls for sure (-10, -10, -11) refutes the claim, though last - first is only inconclusive
   const down = rise("down");
   assert.equal(down.verdict, "does-not-hold");

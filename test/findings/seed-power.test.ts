@@ -43,6 +43,28 @@ const claim = (id: string, perSeed: number[], verdict: Claim["verdict"], decisio
 const run = (file: string, claims: Claim[]) => ({ file, claims: new Map(claims.map((c) => [c.id, c])) });
 const atMost = { rule: "ratio", threshold: 0.5, direction: "at-most" };
 
+test("a rise: every step must hold, so a clear rise with one step on its threshold is conclusive as seldom as that step", () => {
+  const clear = { mean: 10, sd: 1, threshold: 0, direction: "above" as const };
+  assert.deepEqual(agreementAt({ steps: [clear, clear] }, 5, 200, 3), { n: 5, agree: 1, conclusive: 1 });
+  // Step 2 -> 3 at 0 ± 1: holds 5% of the time, does not hold 5%: 10% conclusive, as for that step alone.
+  const a = agreementAt({ steps: [clear, { ...clear, mean: 0 }] }, 5, 40000, 11);
+  assert.ok(Math.abs(a.conclusive - 0.1) < 0.01, `conclusive ${a.conclusive}`);
+  assert.ok(Math.abs(a.agree - 0.815) < 0.01, `agree ${a.agree}`);
+});
+
+test("claim-seeds sizes a rise step by step, and names a file whose rise has no steps", () => {
+  const rise = { rule: "rise", threshold: 0, direction: "above" };
+  const withSteps = (steps: number[][], verdict: Claim["verdict"]): Claim => ({ ...claim("iterations", steps[0]!.map((_, i) => steps.reduce((t, xs) => t + xs[i]!, 0)), verdict, rise), steps }) as Claim;
+  const a = run("a.json", [withSteps([[12, 13, 11], [-2.1, 0.5, 3.2]], "inconclusive")]);
+  const b = run("b.json", [withSteps([[10, 11, 12], [2.5, 4.4, 4.4]], "holds")]);
+  const md = claimSeedsReport([a, b], { target: 0.95, max: 8, trials: 2000 });
+  assert.match(md, /## iterations/);
+  assert.match(md, /each step simulated on its own \(every step must hold\), step 1 -> 2: mean 11\.50, sd 1\.00; step 2 -> 3: mean 2\.150, sd 2\.03;/);
+  assert.match(md, /\| 8 \| 0\.[0-9]+ \|/);
+  const old = run("old.json", [claim("iterations", [10, 12], "inconclusive", rise)]);
+  assert.throws(() => claimSeedsReport([old, b], { target: 0.95, max: 5, trials: 10 }), /old\.json: claim iterations is a rise without "steps".*Fix: rerun its check-findings step/);
+});
+
 test("claim-seeds sizes the claims whose verdicts differ, and names a file without the rule in numbers", () => {
   const a = run("a.json", [claim("flips", [0.62, 0.68, 0.5], "inconclusive", atMost), claim("same", [0.3, 0.31, 0.29], "holds", atMost)]);
   const b = run("b.json", [claim("flips", [0.59, 0.66, 0.6], "does-not-hold", atMost), claim("same", [0.3, 0.32, 0.3], "holds", atMost)]);
