@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Store, type Entry } from "../pipeline/engine/store.ts";
-import { fileDigest, listOutputFiles } from "../pipeline/engine/digest.ts";
+import { stampedOutputDigest } from "../pipeline/engine/digest.ts";
 
 /** One entry as this comparison sees it: its step name and each output's digest. */
 export interface EntryDigests {
@@ -48,7 +48,7 @@ export function compareStores(a: StoreDigests, b: StoreDigests): StoreComparison
   for (const id of [...a.keys()].filter((k) => b.has(k)).sort()) {
     const [x, y] = [a.get(id)!, b.get(id)!];
     const names = [...new Set([...Object.keys(x.outputs), ...Object.keys(y.outputs)])].sort();
-    const differing = names.filter((n) => x.outputs[n] === undefined || x.outputs[n] !== y.outputs[n]);
+    const differing = names.filter((n) => x.outputs[n] !== y.outputs[n]);
     if (differing.length === 0) same++;
     else broken.push({ id, name: x.name, outputs: differing });
   }
@@ -58,7 +58,7 @@ export function compareStores(a: StoreDigests, b: StoreDigests): StoreComparison
 
 /** Pure: file path -> digest maps of one output on each side, to the files that differ or one side lacks. */
 export function differingFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] {
-  return [...new Set([...a.keys(), ...b.keys()])].sort().filter((f) => a.get(f) === undefined || a.get(f) !== b.get(f));
+  return [...new Set([...a.keys(), ...b.keys()])].sort().filter((f) => a.get(f) !== b.get(f));
 }
 
 export async function storeDigests(root: string): Promise<Map<string, EntryDigests>> {
@@ -70,14 +70,12 @@ export async function storeDigests(root: string): Promise<Map<string, EntryDiges
   return out;
 }
 
-/** Each file of one output of an entry -> its sha256 (a file output is one file named by the output). */
+/** Each file of one output of an entry -> its sha256, hashed as the store hashes outputs (a file output is one file named by the output). */
 async function outputFiles(store: Store, entry: Entry, output: string): Promise<Map<string, string>> {
   const record = entry.manifest.outputs[output];
   if (record === undefined) return new Map();
-  const path = store.outputPath(entry, output);
-  if (!record.dir) return new Map([[output, await fileDigest(path)]]);
-  const files = await listOutputFiles(path);
-  return new Map(await Promise.all(files.map(async (f): Promise<[string, string]> => [`${output}/${f.rel}`, await fileDigest(join(path, ...f.rel.split("/")))])));
+  const { stamps } = await stampedOutputDigest(store.outputPath(entry, output), record.dir);
+  return new Map(Object.entries(stamps).map(([rel, s]) => [rel === "" ? output : `${output}/${rel}`, s.digest]));
 }
 
 /** The files behind a broken entry's differing outputs. */

@@ -255,7 +255,8 @@ function ceilingOf(spec: ClaimSpec, look: Lookup, gainSd: number | null, n: numb
 /** One claim checked against the numbers; `evidence` lists the evaluations it read. */
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
   const { perSeed, steps } = statistic(spec, look);
-  const defined = perSeed.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  const finite = (xs: readonly (number | undefined)[]): number[] => xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  const defined = finite(perSeed);
   const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
   const decision = { rule: spec.rule.kind, threshold: spec.threshold, direction: spec.direction };
   const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, decision, evidence };
@@ -264,7 +265,7 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   const sd = sampleSd(defined);
   let verdict = verdictOf(m, sd, defined.length, spec.threshold, spec.direction);
   let note: string | undefined;
-  const stepValues = steps.map((g) => g.filter((x): x is number => x !== undefined && Number.isFinite(x)));
+  const stepValues = steps.map(finite);
   if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, stepValues));
   if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
   const ceiling = ceilingOf(spec, look, sd, defined.length);
