@@ -5,14 +5,18 @@
  * runs of n seeds are simulated under the verdict rule of steps/findings/claims.ts. Prints, per
  * claim, the probability that they agree and that one run is conclusive for each n, and the
  * fewest n that reaches the target. Used to choose `claimSeeds` (pipeline/definitions/dense/setup.ts).
+ * `--replicates M` sizes a design of M fine-tunings per θ0, averaged per θ0 (`claimReplicates`):
+ * n then counts θ0s, each value's sd is divided by sqrt(M), and θ0's own variance is taken as 0
+ * (measured for the switch-turn claim; where it is not, the answer is a lower bound). A claim whose
+ * findings already average replicates (`units`) is pooled over its per-θ0 means as the rule sees them.
  *
- *   npx tsx scripts/claim-seeds.ts A/findings.json B/findings.json [--claims id,id] [--target 0.95] [--max 20] [--trials 20000]
+ *   npx tsx scripts/claim-seeds.ts A/findings.json B/findings.json [--claims id,id] [--replicates M] [--target 0.95] [--max 20] [--trials 20000]
  *
  * Without --claims: the claims whose verdicts differ between the files. Exits 2 on bad input.
  */
 import type { Claim } from "../steps/report/findings.ts";
 import { readClaims } from "./compare-findings.ts";
-import { pooledNoise, seedsFor, type Noise } from "../steps/findings/seed-power.ts";
+import { pooledNoise, seedsFor, type ClaimNoise, type Noise } from "../steps/findings/seed-power.ts";
 
 interface Run {
   readonly file: string;
@@ -49,8 +53,16 @@ function noiseOf(found: readonly { r: Run; c: Claim }[], d: NonNullable<Claim["d
   return { noise: { steps }, text: `each step simulated on its own (every step must hold), ${steps.map((s, i) => `step ${i + 1} -> ${i + 2}: ${show(s)}`).join("; ")}` };
 }
 
+/** The noise of a mean over `m` replicates whose own variance is all there is (see the module comment). */
+export function averaged(noise: Noise, m: number): Noise {
+  const one = (c: ClaimNoise): ClaimNoise => ({ ...c, sd: c.sd / Math.sqrt(m) });
+  return "steps" in noise ? { steps: noise.steps.map(one) } : one(noise);
+}
+
 export interface Options {
   readonly claims?: readonly string[];
+  /** Fine-tunings per θ0 of the simulated design (1: one per seed). */
+  readonly replicates?: number;
   readonly target: number;
   readonly max: number;
   readonly trials: number;
@@ -68,9 +80,11 @@ export function claimSeedsReport(runs: readonly Run[], o: Options): string {
     const first = found[0]!;
     const d = decisionOf(first.c!, first.r.file);
     const { noise, text } = noiseOf(found.map((f) => ({ r: f.r, c: f.c! })), d);
-    const { fewest, table } = seedsFor(noise, o.target, 3, o.max, o.trials, 1);
-    out.push(`## ${id}`, "", `${runs.length} runs pooled: ${text}; verdict rule ${d.direction} ${d.threshold}; verdicts ${found.map((f) => f.c!.verdict).join(" / ")}.`, "");
-    out.push("| seeds | P(two runs agree) | P(conclusive) |", "|---:|---:|---:|", ...table.map((a) => `| ${a.n} | ${a.agree.toFixed(2)} | ${a.conclusive.toFixed(2)} |`), "");
+    const m = o.replicates ?? 1;
+    const { fewest, table } = seedsFor(m === 1 ? noise : averaged(noise, m), o.target, 3, o.max, o.trials, 1);
+    const design = m === 1 ? "" : ` Simulated as ${m} fine-tunings per θ0, averaged (sd / sqrt(${m}); θ0's own variance taken as 0): n counts θ0s.`;
+    out.push(`## ${id}`, "", `${runs.length} runs pooled: ${text}; verdict rule ${d.direction} ${d.threshold}; verdicts ${found.map((f) => f.c!.verdict).join(" / ")}.${design}`, "");
+    out.push(`| ${m === 1 ? "seeds" : "θ0s"} | P(two runs agree) | P(conclusive) |`, "|---:|---:|---:|", ...table.map((a) => `| ${a.n} | ${a.agree.toFixed(2)} | ${a.conclusive.toFixed(2)} |`), "");
     out.push(fewest === null ? `No n up to ${o.max} reaches ${o.target}.` : `Fewest seeds with P(agree) >= ${o.target}: **${fewest}**.`, "");
   }
   return out.join("\n");
@@ -91,11 +105,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const target = numberArg(args, "--target", 0.95);
     const max = numberArg(args, "--max", 20);
     const trials = numberArg(args, "--trials", 20000);
+    const replicates = numberArg(args, "--replicates", 1);
+    if (!Number.isInteger(replicates)) throw new Error(`--replicates ${replicates}: not a whole number`);
     const ci = args.indexOf("--claims");
     const claims = ci >= 0 ? args.splice(ci, 2)[1]?.split(",") : undefined;
-    if (args.length < 2) throw new Error("usage: claim-seeds.ts A/findings.json B/findings.json [...] [--claims id,id] [--target 0.95] [--max 20] [--trials 20000]");
+    if (args.length < 2) throw new Error("usage: claim-seeds.ts A/findings.json B/findings.json [...] [--claims id,id] [--replicates M] [--target 0.95] [--max 20] [--trials 20000]");
     const runs = args.map((file) => ({ file, claims: readClaims(file) }));
-    process.stdout.write(claimSeedsReport(runs, { ...(claims === undefined ? {} : { claims }), target, max, trials }));
+    process.stdout.write(claimSeedsReport(runs, { ...(claims === undefined ? {} : { claims }), target, max, trials, replicates }));
   } catch (e) {
     process.stderr.write(`claim-seeds: ${(e as Error).message}\n`);
     process.exitCode = 2;

@@ -23,6 +23,15 @@ import { claimPaperTexts } from "./findings-paper.ts";
 
 type Metrics = OutputRef<"json:metrics">;
 
+/** The models behind one claim: its seeds, each with `replicates` fine-tunings from the seed's θ0. */
+interface Design {
+  readonly seeds: readonly number[];
+  readonly replicates: number;
+}
+
+/** A design's (seed, replicate) pairs, seed-major: the positions claims.ts pairs operands by. */
+const positions = (d: Design): { seed: number; replicate: number }[] => d.seeds.flatMap((seed) => Array.from({ length: d.replicates }, (_, i) => ({ seed, replicate: i + 1 })));
+
 /** The inputs of the findings step, collected while the claims are written. */
 class Inputs {
   readonly refs: Record<string, Metrics> = {};
@@ -42,31 +51,37 @@ const qtype = (value: string) => ({ by: "questionType" as const, value });
 export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
   const setup = setupOf(ctx);
   const inputs = new Inputs();
-  /** The seeds of a claim's models: `seeds`, and for the claims that need more also their `claimSeeds` (ascending). */
-  const seedsOf = (id: string): readonly number[] => {
-    const more = (SEED_HUNGRY_CLAIMS as readonly string[]).includes(id) ? setup.claimSeeds[id as SeedHungryClaim] : [];
-    return [...new Set([...setup.seeds, ...more])].sort((a, b) => a - b);
+  const plain: Design = { seeds: setup.seeds, replicates: 1 };
+  /** The models of a claim: `seeds` (and for the claims that need more also their `claimSeeds`, ascending), with their `claimReplicates`. */
+  const designOf = (id: string): Design => {
+    if (!(SEED_HUNGRY_CLAIMS as readonly string[]).includes(id)) return plain;
+    const c = id as SeedHungryClaim;
+    return { seeds: [...new Set([...setup.seeds, ...setup.claimSeeds[c]])].sort((a, b) => a - b), replicates: setup.claimReplicates[c] };
   };
-  /** One operand over the seeds of a variant family (`make(seed)`). */
-  const dense = (make: (seed: number) => DprVariant, metric: string, group?: string, seeds: readonly number[] = setup.seeds): Operand => {
-    const names = seeds.map((s) => {
-      const v = make(s);
-      return inputs.add(ident(`${v.dataset}_${variantLabel(v)}_s${s}`), `${DATASET_LABEL[v.dataset]} ${variantLabel(v)}, seed ${s}`, evaluation(ctx, v.dataset, v));
+  /** One operand over the seeds (and replicates, seed-major) of a variant family (`make(seed, replicate)`). */
+  const dense = (make: (seed: number, replicate: number) => DprVariant, metric: string, group?: string, design: Design = plain): Operand => {
+    const names = positions(design).map(({ seed, replicate }) => {
+      const v = make(seed, replicate);
+      const [tag, label] = replicate === 1 ? [`s${seed}`, `seed ${seed}`] : [`s${seed}_r${replicate}`, `seed ${seed}, fine-tuning ${replicate}`];
+      return inputs.add(ident(`${v.dataset}_${variantLabel(v)}_${tag}`), `${DATASET_LABEL[v.dataset]} ${variantLabel(v)}, ${label}`, evaluation(ctx, v.dataset, v));
     });
     return { inputs: names, metric, ...(group === undefined ? {} : { group: qtype(group) }) };
   };
+  /** The spec's `units` for a design with replicates: each position's θ0 seed (steps/findings/claims.ts). */
+  const unitsOf = (design: Design): { units?: number[] } => (design.replicates > 1 ? { units: positions(design).map((p) => p.seed) } : {});
   const bm25 = (dataset: DatasetName, form: QueryFormName, metric: string, group?: string): Operand => ({
     inputs: [inputs.add(ident(`${dataset}_bm25_${form}`), `${DATASET_LABEL[dataset]} BM25(${QUERY_FORMS[form].paper})`, bm25Metrics(dataset, form, ctx))],
     metric,
     ...(group === undefined ? {} : { group: qtype(group) }),
   });
   const last = (d: DatasetName) => setup.schedule[d].iterations;
-  const iteration = (d: DatasetName, i: number, metric: string, group?: string): Operand => {
-    if (i > 0) return dense((s) => ihn(d, i, s), metric, group);
+  const iteration = (d: DatasetName, i: number, metric: string, design: Design): Operand => {
+    if (i > 0) return dense((s, r) => ihn(d, i, s, r), metric, undefined, design);
     const id: ModelId = "theta0";
     const name = inputs.add(ident(`${d}_theta0`), `${DATASET_LABEL[d]} θ0 (no conversational training)`, evaluation(ctx, d, id, INPUT_FORM[d]));
-    return { inputs: [name], metric, ...(group === undefined ? {} : { group: qtype(group) }) };
+    return { inputs: [name], metric };
   };
+  const [switchTurns, everyIteration] = [designOf("shortcut-collapses-on-switch"), designOf("ihn-iterations-improve")];
 
   const claims: ClaimSpec[] = [
     {
@@ -80,8 +95,8 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
       id: "shortcut-collapses-on-switch", title: "DPR without q_t collapses on switch turns (QReCC)",
       paper: "DPR^shortcut R@10: 26.0 on switch vs 73.5 on no-switch turns (0.35); first turns have no input",
       measure: "R@10 of DPR^shortcut on switch turns over its R@10 on no-switch turns, QReCC test",
-      rule: { kind: "ratio", num: dense((s) => shortcut("qrecc", s), "recall@10", "switch", seedsOf("shortcut-collapses-on-switch")), den: dense((s) => shortcut("qrecc", s), "recall@10", "no-switch", seedsOf("shortcut-collapses-on-switch")) },
-      threshold: 0.5, direction: "at-most", unit: "ratio",
+      rule: { kind: "ratio", num: dense((s, r) => shortcut("qrecc", s, r), "recall@10", "switch", switchTurns), den: dense((s, r) => shortcut("qrecc", s, r), "recall@10", "no-switch", switchTurns) },
+      threshold: 0.5, direction: "at-most", unit: "ratio", ...unitsOf(switchTurns),
     },
     {
       id: "bm25-history-keeps-recall", title: "BM25 without q_t keeps most of BM25's recall (QReCC)",
@@ -93,11 +108,12 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
     ...DATASET_DESCRIPTORS.map((desc): ClaimSpec => {
       const [d, metric] = [desc.name, desc.claimMetric];
       const id = `hard-negatives-help-${d}`;
+      const design = designOf(id);
       return {
         id, title: `Iterative hard negatives beat in-batch negatives (${DATASET_LABEL[d]})`, paper: claimPaperTexts(desc).hardNegatives,
         measure: `${metric} of DPR (IHN, iteration ${last(d)}) minus DPR (IBN), paired by seed`,
-        rule: { kind: "gain", better: dense((s) => ihn(d, last(d), s), metric, undefined, seedsOf(id)), worse: dense((s) => ihn(d, 1, s), metric, undefined, seedsOf(id)) },
-        threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points",
+        rule: { kind: "gain", better: dense((s, r) => ihn(d, last(d), s, r), metric, undefined, design), worse: dense((s, r) => ihn(d, 1, s, r), metric, undefined, design) },
+        threshold: 0, direction: "at-least", unit: metric === "mrr" ? "fraction" : "points", ...unitsOf(design),
       };
     }),
     {
@@ -115,8 +131,8 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
       id: "ihn-iterations-improve", title: "Each IHN iteration improves recall (TopiOCQA)",
       paper: "TopiOCQA R@5 rises at every iteration up to i = 3 (Figures 3 and 4)",
       measure: `R@5 of iteration ${last("topiocqa")} minus iteration 1 (and each iteration's gain over the one before, paired by seed, must hold on its own), TopiOCQA dev`,
-      rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => iteration("topiocqa", i + 1, "recall@5")) },
-      threshold: 0, direction: "at-least", unit: "points",
+      rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => iteration("topiocqa", i + 1, "recall@5", everyIteration)) },
+      threshold: 0, direction: "at-least", unit: "points", ...unitsOf(everyIteration),
     },
     ...DATASET_DESCRIPTORS.map((desc): ClaimSpec => {
       const [d, metric, form] = [desc.name, desc.claimMetric, desc.inputForm];

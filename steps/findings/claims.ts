@@ -9,6 +9,11 @@
  *   does not hold    mean + m <  threshold   (for "at most": mean - m >  threshold)
  *   inconclusive     otherwise: the seeds do not settle which side the claim is on.
  * A "rise" over several steps must hold at every step on its own (see everyStep).
+ * Units: a claim may train several models from one θ0 (replicates that differ only in the order of
+ * their examples). Its `units` name the θ0 seed of each paired value; the values of one unit are
+ * averaged first, and the rule runs over the units, so n counts θ0s and θ0's own variance is never
+ * left out of the spread (a test over every replicate would treat fine-tunings that share a θ0 as
+ * independent). Without `units` each value is its own unit.
  * "Above" is "at least" made strict (a claim that one thing beats another: a tie does not hold):
  *   holds if mean - m > threshold, does not hold if mean + m <= threshold.
  * Why not mean ± sd (the rule before 2026-11-28): for 3 seeds it is a one-sided t-test at
@@ -60,9 +65,12 @@ export const claimSpecSchema = z
     unit: z.enum(["ratio", "points", "fraction"]),
     /** A gain claim's ceilings: the most each side could reach (paired by seed with the rule's operands), and what they are in words. */
     ceiling: z.object({ better: operandSchema, worse: operandSchema, label: z.string().min(1) }).strict().optional(),
+    /** The unit (θ0 seed) of each paired value, in the operands' order: one unit's values are averaged before the rule (see the module comment). */
+    units: z.array(z.number().int()).min(1).optional(),
   })
   .strict()
-  .refine((c) => c.ceiling === undefined || c.rule.kind === "gain", { message: "only a gain claim can have a ceiling", path: ["ceiling"] });
+  .refine((c) => c.ceiling === undefined || c.rule.kind === "gain", { message: "only a gain claim can have a ceiling", path: ["ceiling"] })
+  .refine((c) => c.units === undefined || c.ceiling === undefined, { message: "a claim over units cannot have a ceiling", path: ["units"] });
 export type ClaimSpec = z.infer<typeof claimSpecSchema>;
 
 export type Verdict = "holds" | "does-not-hold" | "inconclusive";
@@ -80,8 +88,12 @@ export interface Finding {
   readonly measure: string;
   readonly value: number | null;
   readonly sd: number | null;
+  /** How many values the rule ran over: seeds, or units (θ0s) where the claim has `units`. */
   readonly seeds: number;
+  /** One value per seed (per unit: the mean of its replicates). */
   readonly perSeed: readonly number[];
+  /** A claim over units: each unit's θ0 seed and its replicates' values (perSeed holds their means). */
+  readonly units?: readonly { readonly seed: number; readonly values: readonly number[] }[];
   /** A rise's gain per step (step i: iteration i+1 over i), one value per seed each, so the every-step rule can be recomputed and simulated (seed-power.ts). */
   readonly steps?: readonly (readonly number[])[];
   readonly unit: ClaimSpec["unit"];
@@ -169,6 +181,22 @@ function statistic(spec: ClaimSpec, look: Lookup): { perSeed: (number | undefine
   }
 }
 
+/** Positions grouped by unit, in order of first appearance (every position its own unit without `units`). */
+function unitGroups(n: number, units: readonly number[] | undefined): { seed: number | null; at: number[] }[] {
+  if (units === undefined) return Array.from({ length: n }, (_, i) => ({ seed: null, at: [i] }));
+  if (units.length !== n) throw new Error(`the claim names ${units.length} units for ${n} values`);
+  const groups = new Map<number, number[]>();
+  units.forEach((u, i) => groups.set(u, [...(groups.get(u) ?? []), i]));
+  return [...groups].map(([seed, at]) => ({ seed, at }));
+}
+
+/** Each unit's mean over its values that are defined and finite (undefined when none is). */
+function perUnit(xs: readonly (number | undefined)[], groups: readonly { at: readonly number[] }[]): (number | undefined)[] {
+  return groups.map((g) => mean(finite(g.at.map((i) => xs[i]))) ?? undefined);
+}
+
+const finite = (xs: readonly (number | undefined)[]): number[] => xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+
 export function mean(xs: readonly number[]): number | null {
   return xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
 }
@@ -254,8 +282,11 @@ function ceilingOf(spec: ClaimSpec, look: Lookup, gainSd: number | null, n: numb
 
 /** One claim checked against the numbers; `evidence` lists the evaluations it read. */
 export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evidence[]): Finding {
-  const { perSeed, steps } = statistic(spec, look);
-  const finite = (xs: readonly (number | undefined)[]): number[] => xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  const raw = statistic(spec, look);
+  const groups = unitGroups(raw.perSeed.length, spec.units);
+  const perSeed = perUnit(raw.perSeed, groups);
+  const steps = raw.steps.map((xs) => perUnit(xs, groups));
+  const units = spec.units === undefined ? undefined : groups.map((g) => ({ seed: g.seed!, values: finite(g.at.map((i) => raw.perSeed[i])) }));
   const defined = finite(perSeed);
   const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
   const decision = { rule: spec.rule.kind, threshold: spec.threshold, direction: spec.direction };
@@ -269,7 +300,7 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   if (steps.length > 1) ({ verdict, note } = everyStep(spec, verdict, stepValues));
   if (defined.length < perSeed.length) note = `${perSeed.length - defined.length} seed(s) without a value`;
   const ceiling = ceilingOf(spec, look, sd, defined.length);
-  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, ...(steps.length > 1 ? { steps: stepValues } : {}), verdict, ...(note === undefined ? {} : { note }), ...(ceiling === null ? {} : { ceiling }) };
+  return { ...base, value: m, sd, seeds: defined.length, perSeed: defined, ...(units === undefined ? {} : { units }), ...(steps.length > 1 ? { steps: stepValues } : {}), verdict, ...(note === undefined ? {} : { note }), ...(ceiling === null ? {} : { ceiling }) };
 }
 
 /** Every input a claim reads (for the step's wiring and the evidence list). */
@@ -284,11 +315,18 @@ export function inputsOf(spec: Pick<ClaimSpec, "rule" | "ceiling">): string[] {
   return [...new Set([...ops, ...ceiling].flatMap((o) => o.inputs))];
 }
 
+/** "3 seeds", or for a claim over units "10 θ0s × 3 fine-tunings" (the largest count, where a unit lacks values). */
+export function seedCount(c: { readonly seeds: number; readonly units?: Finding["units"] | undefined }): string {
+  if (c.units === undefined) return `${c.seeds} seed${c.seeds === 1 ? "" : "s"}`;
+  const most = Math.max(0, ...c.units.map((u) => u.values.length));
+  return `${c.seeds} θ0${c.seeds === 1 ? "" : "s"} × ${most} fine-tuning${most === 1 ? "" : "s"}, averaged per θ0`;
+}
+
 export function findingsMarkdown(f: FindingsFile): string {
   const lines = [`# Findings (${f.data} data)`, "", "Each of the paper's claims checked against this run's numbers: mean ± sd over training seeds; the verdict uses the spread (see steps/findings/claims.ts).", ""];
   lines.push("| claim | paper | measured | threshold | verdict |", "|---|---|---|---|---|");
   for (const c of f.claims) {
-    const value = c.value === null ? "-" : `${fmt(c.value, c.unit)}${c.sd === null ? "" : ` ± ${fmt(c.sd, c.unit).replace(" points", "")}`} (${c.seeds} seed${c.seeds === 1 ? "" : "s"})`;
+    const value = c.value === null ? "-" : `${fmt(c.value, c.unit)}${c.sd === null ? "" : ` ± ${fmt(c.sd, c.unit).replace(" points", "")}`} (${seedCount(c)})`;
     const notes = [c.note, c.ceiling?.text].filter((x) => x !== undefined);
     lines.push(`| ${c.title} | ${c.paper} | ${value}: ${c.measure} | ${c.threshold} | ${c.verdict}${notes.length === 0 ? "" : ` (${notes.join("; ")})`} |`);
   }

@@ -10,7 +10,7 @@ import { InputError } from "../../pipeline/engine/errors.ts";
 import { formatNumber } from "./format.ts";
 import { el, raw, type Html } from "./html.ts";
 import { labelHtml, labelMarkdown } from "./label.ts";
-import { directionSchema } from "../findings/claims.ts";
+import { directionSchema, seedCount } from "../findings/claims.ts";
 
 export const VERDICTS = ["holds", "does-not-hold", "inconclusive"] as const;
 
@@ -33,6 +33,8 @@ export const findingsSchema = z
           verdict: z.enum(VERDICTS),
           /** One value per seed (claims.ts Finding.perSeed); older files may lack it. */
           perSeed: z.array(z.number().finite()).optional(),
+          /** A claim over units (θ0s with several fine-tunings each): each unit's seed and its replicates' values (claims.ts Finding.units). */
+          units: z.array(z.object({ seed: z.number().int(), values: z.array(z.number().finite()) }).strict()).optional(),
           /** A rise's gain per step, one value per seed each (claims.ts Finding.steps); older files lack it. */
           steps: z.array(z.array(z.number().finite())).optional(),
           /** The rule in numbers (claims.ts Finding.decision); files written before it lack it. */
@@ -78,13 +80,13 @@ export const UNIT_FORMAT: Readonly<Record<Claim["unit"], { digits: number; suffi
   points: { digits: 1, suffix: " points", scale: 1 },
 };
 
-/** "0.69 ± 0.03 (3 seeds)", "58.3%", or "no value". */
+/** "0.69 ± 0.03 (3 seeds)", "0.55 ± 0.04 (10 θ0s × 3 fine-tunings, averaged per θ0)", "58.3%", or "no value". */
 export function claimValue(c: Claim): string {
   if (c.value === null) return "no value";
   const u = UNIT_FORMAT[c.unit];
   const f = (v: number): string => formatNumber(v * u.scale, { kind: "fixed", digits: u.digits });
   const sd = c.sd === null ? "" : ` ± ${f(c.sd)}`;
-  const seeds = c.seeds > 1 ? ` (${c.seeds} seeds)` : "";
+  const seeds = c.seeds > 1 ? ` (${seedCount(c)})` : "";
   return `${f(c.value)}${sd}${u.suffix}${seeds}`;
 }
 

@@ -18,25 +18,44 @@ import { wiredInputs } from "../../pipeline/engine/wiring.ts";
 
 const mini = { data: "mini" } as const;
 
-test("claimSeeds: the models of the two claims that may need more seeds train with them, the tables and other claims keep seeds", () => {
-  const ten = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
-  assert.deepEqual(DENSE_SETUPS.mini.paper.claimSeeds, { "shortcut-collapses-on-switch": ten, "hard-negatives-help-orquac": ten });
-  const five = [1, 2, 3, 4, 5];
-  const g = graphOf(buildTargets().get("report")!.steps({ ...mini, overrides: { "claimSeeds.shortcut-collapses-on-switch": [5, 4], "claimSeeds.hard-negatives-help-orquac": five } }));
+test("claimSeeds and claimReplicates: the claims' models train with their seeds and fine-tunings per θ0, the tables and other claims keep seeds", () => {
+  const upTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+  const paper = DENSE_SETUPS.mini.paper;
+  assert.deepEqual(paper.claimSeeds, { "shortcut-collapses-on-switch": upTo(10), "hard-negatives-help-orquac": upTo(6), "ihn-iterations-improve": upTo(14) });
+  assert.deepEqual(paper.claimReplicates, { "shortcut-collapses-on-switch": 3, "hard-negatives-help-orquac": 1, "ihn-iterations-improve": 1 });
+  const five = upTo(5);
+  const overrides = { "claimSeeds.shortcut-collapses-on-switch": [5, 4], "claimReplicates.shortcut-collapses-on-switch": 2, "claimSeeds.hard-negatives-help-orquac": five, "claimSeeds.ihn-iterations-improve": upTo(4) };
+  const g = graphOf(buildTargets().get("report")!.steps({ ...mini, overrides }));
   const findings = g.order.find((s) => s.def.id === "check-findings")!;
   const claims = (findings.params as { claims: ClaimSpec[] }).claims;
+  const claim = (id: string): ClaimSpec => claims.find((c) => c.id === id)!;
   const inputsOf = (id: string): string[][] => {
-    const r = claims.find((c) => c.id === id)!.rule;
-    return r.kind === "ratio" ? [r.num.inputs, r.den.inputs] : r.kind === "gain" ? [r.better.inputs, r.worse.inputs] : [];
+    const r = claim(id).rule;
+    return r.kind === "ratio" ? [r.num.inputs, r.den.inputs] : r.kind === "gain" ? [r.better.inputs, r.worse.inputs] : r.kind === "rise" ? r.steps.map((o) => o.inputs) : [];
   };
-  // seeds and claimSeeds together, ascending
-  assert.deepEqual(inputsOf("shortcut-collapses-on-switch")[0], five.map((s) => `qrecc_shortcut_s${s}`));
+  // seeds and claimSeeds together, ascending; replicates seed-major, each named by its θ0's seed in `units`
+  assert.deepEqual(inputsOf("shortcut-collapses-on-switch")[0], five.flatMap((s) => [`qrecc_shortcut_s${s}`, `qrecc_shortcut_s${s}_r2`]));
+  assert.deepEqual(claim("shortcut-collapses-on-switch").units, five.flatMap((s) => [s, s]));
   assert.deepEqual(inputsOf("hard-negatives-help-orquac"), [five.map((s) => `orquac_ihn_2_s${s}`), five.map((s) => `orquac_ibn_s${s}`)]);
+  assert.equal(claim("hard-negatives-help-orquac").units, undefined);
+  assert.deepEqual(inputsOf("ihn-iterations-improve"), ["ibn", "ihn_2", "ihn_3"].map((m) => upTo(4).map((s) => `topiocqa_${m}_s${s}`)));
   assert.deepEqual(inputsOf("shortcut-keeps-recall")[0], [1, 2, 3].map((s) => `qrecc_shortcut_s${s}`));
   assert.deepEqual(inputsOf("dense-beats-bm25-orquac")[0], [1, 2, 3].map((s) => `orquac_ihn_2_s${s}`));
-  const names = new Set(g.order.map((s) => s.name));
-  for (const s of ["pretrain-dpr.mini.theta0.s5", "train-dpr.mini-qrecc.shortcut.s5", "train-dpr.mini-orquac.ihn-2.s4"]) assert.ok(names.has(s), s);
-  for (const s of ["train-dpr.mini-qrecc.ibn.s4", "train-dpr.mini-topiocqa.shortcut.s4", "train-dpr.mini-qrecc.shortcut.s6"]) assert.ok(!names.has(s), s);
+  assert.deepEqual(inputsOf("hard-negatives-help-topiocqa")[0], [1, 2, 3].map((s) => `topiocqa_ihn_3_s${s}`));
+  const byName = new Map(g.order.map((s) => [s.name, s]));
+  for (const s of ["pretrain-dpr.mini.theta0.s5", "train-dpr.mini-qrecc.shortcut.s5", "train-dpr.mini-orquac.ihn-2.s4", "train-dpr.mini-topiocqa.ihn-3.s4"]) assert.ok(byName.has(s), s);
+  for (const s of ["train-dpr.mini-qrecc.ibn.s4", "train-dpr.mini-topiocqa.shortcut.s4", "train-dpr.mini-qrecc.shortcut.s6", "train-dpr.mini-qrecc.shortcut.s5.r3", "train-dpr.mini-orquac.ibn.s1.r2"]) assert.ok(!byName.has(s), s);
+  // A replicate: the seed's θ0, its own trainer seed (the study seed + 1000 per replicate after the first).
+  const [first, second] = ["train-dpr.mini-qrecc.shortcut.s5", "train-dpr.mini-qrecc.shortcut.s5.r2"].map((n) => byName.get(n)!);
+  assert.equal(producer(second!, "init"), producer(first!, "init"));
+  assert.deepEqual([(first!.params as { seed: number }).seed, (second!.params as { seed: number }).seed], [5, 1005]);
+});
+
+test("a replicate's trainer seed must stay clear of the study seeds: seeds of 1000 or more with replicates are refused", () => {
+  const space = buildTargets().get("report")!.parameters!;
+  const refused = space.parse(["claimSeeds.shortcut-collapses-on-switch=1,1000", "claimReplicates.shortcut-collapses-on-switch=2"], mini);
+  assert.ok(!refused.ok && refused.errors.some((e) => /seeds must be below 1000/.test(e.message)), JSON.stringify(refused));
+  assert.equal(space.parse(["claimSeeds.shortcut-collapses-on-switch=1,1000", "claimReplicates.shortcut-collapses-on-switch=1"], mini).ok, true);
 });
 
 test("model selection: the mini trainings keep their last epoch, real data DPR's best dev Recall@5", () => {
@@ -53,15 +72,19 @@ test("the default target is the report of the whole reproduction and analyzes cl
   assert.equal(targets.default, "report");
   // θ0 per seed, and per seed QReCC (shortcut, IBN, IHN-2) + TopiOCQA (shortcut, IBN, IHN-2, IHN-3) + OR-QuAC (IBN, IHN-2),
   // plus QReCC's BM25 / CQR / BM25-rewrite negatives and the released-code ablation with the first seed only;
-  // the claims' extra seeds add their θ0, QReCC's shortcut (switch collapse) and OR-QuAC's IBN and IHN-2.
+  // the claims' extra seeds add their θ0 and their models (QReCC's shortcut for the switch collapse, OR-QuAC's IBN and
+  // IHN-2, TopiOCQA's IBN, IHN-2 and IHN-3 for the rise), and each replicate after the first its models again.
   for (const [name, profile] of [["report", "paper"], ["report-smoke", "smoke"]] as const) {
     const setup = DENSE_SETUPS.mini[profile];
-    const extra = (claim: SeedHungryClaim): number[] => setup.claimSeeds[claim].filter((s) => !setup.seeds.includes(s));
-    const [shortcuts, orquac] = [extra("shortcut-collapses-on-switch"), extra("hard-negatives-help-orquac")];
+    const all = (claim: SeedHungryClaim): number[] => [...new Set([...setup.seeds, ...setup.claimSeeds[claim]])];
+    const extra = (claim: SeedHungryClaim): number[] => all(claim).filter((s) => !setup.seeds.includes(s));
+    const models = (claim: SeedHungryClaim, perChain: number): number => perChain * (extra(claim).length + (setup.claimReplicates[claim] - 1) * all(claim).length);
+    const theta0s = new Set([...setup.seeds, ...Object.values(setup.claimSeeds).flat()]).size;
     const seeds = setup.seeds.length;
     const g = graphOf(targets.get(name)!.steps(mini));
     const trains = g.order.filter((s) => s.def.id === "train-dpr" || s.def.id === "pretrain-dpr").map((s) => s.name);
-    assert.equal(trains.length, seeds + 9 * seeds + 4 + new Set([...shortcuts, ...orquac]).size + shortcuts.length + 2 * orquac.length, trains.join(", "));
+    const claims = models("shortcut-collapses-on-switch", 1) + models("hard-negatives-help-orquac", 2) + models("ihn-iterations-improve", 3);
+    assert.equal(trains.length, theta0s + 9 * seeds + 4 + claims, trains.join(", "));
     assert.ok(g.order.some((s) => s.def.id === "write-report"));
     assert.ok(g.order.some((s) => s.def.id === "check-findings"));
   }

@@ -8,7 +8,7 @@
  * not overridable), read by `params`, by `--set` validation and by the application of overrides.
  *
  * The DCSR tables train every row, DPR and DCSR alike, with `dcsr.seeds`, so the dense setup's
- * `seeds`, `secondarySeeds` and `claimSeeds.*` reach nothing here: they are listed as unavailable, and a
+ * `seeds`, `secondarySeeds`, `claimSeeds.*` and `claimReplicates.*` reach nothing here: they are listed as unavailable, and a
  * `--set seeds=...` is refused with the path to use instead.
  *
  * The overrides travel in the context: the dense ones in `overrides` (DenseContext, so DPR's
@@ -59,7 +59,7 @@ export function dcsrOwnParamDefs(setup: DcsrSetup): ParamDef[] {
 
 /** Every parameter of a DCSR target, in listing order: the dense setup's, then `dcsr.*`. */
 export function dcsrParamDefs(data: DataSource, profile: Profile): ParamDef[] {
-  const dense = denseParamDefs(DENSE_SETUPS[data][profile], data).map((d): ParamDef => (d.path === "seeds" || d.path === "secondarySeeds" || d.path.startsWith("claimSeeds.") ? { ...d, unavailable: ROW_SEEDS } : d));
+  const dense = denseParamDefs(DENSE_SETUPS[data][profile], data).map((d): ParamDef => (d.path === "seeds" || d.path === "secondarySeeds" || d.path.startsWith("claimSeeds.") || d.path.startsWith("claimReplicates.") ? { ...d, unavailable: ROW_SEEDS } : d));
   const own = dcsrOwnParamDefs(DCSR_SETUPS[data][profile]).map((d) => ({ ...d, path: `${DCSR_PREFIX}${d.path}` }));
   return [...dense, ...denseSharedDefs(data), ...own];
 }

@@ -23,7 +23,7 @@ import { baseOf, devEvaluationOf, hasOwnTheta0, releasedDevIds, setupOf, tagOf, 
 import { DENSE_METRICS, HAS_TITLES, INPUT_FORM, selectionOf } from "./setup.ts";
 import { RETRIEVAL_PATHS } from "./retrieval.ts";
 import { buildDevCollectionStep } from "../../../steps/data/dev-collection.ts";
-import { iterationOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
+import { iterationOf, seedTag, trainerSeedOf, variantLabel, type DprVariant, type MinedSource } from "./variants.ts";
 import { profiled } from "../resources.ts";
 
 export type { DenseContext } from "./base.ts";
@@ -45,7 +45,7 @@ export const theta0Id = (ctx: DenseContext, seed: number): ModelId => (hasOwnThe
 
 const isTheta0 = (id: ModelId): id is "theta0" | { readonly theta0: number } => id === "theta0" || "theta0" in id;
 const datasetTag = (ctx: DenseContext, dataset: DatasetName): string => `${tagOf(ctx)}-${dataset}`;
-const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : "theta0" in id ? `theta0.s${id.theta0}` : `${variantLabel(id)}.s${id.seed}`);
+const modelLabel = (id: ModelId): string => (id === "theta0" ? "theta0" : "theta0" in id ? `theta0.s${id.theta0}` : `${variantLabel(id)}.${seedTag(id)}`);
 
 /** The dataset's evaluation split (QReCC and OR-QuAC test, TopiOCQA dev). */
 export const evalSplit = (dataset: DatasetName): string => EVAL_SETUP[dataset].split;
@@ -182,7 +182,7 @@ function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
       turns: tables(ctx, v.dataset).turns,
     };
     const negs = mined === undefined ? undefined : negatives(ctx, v, mined.keepGold);
-    const label = mined === undefined ? variantLabel(v) : `${variantLabel(v)}.s${v.seed}`;
+    const label = mined === undefined ? variantLabel(v) : `${variantLabel(v)}.${seedTag(v)}`;
     const name = `assemble-dpr-examples.${datasetTag(ctx, v.dataset)}.${label}`;
     const dev = s.devPassages[v.dataset];
     const devCollection = "sample" in dev ? undefined : "released" in dev ? releasedDevIds(dev.released) : bm25DevCollection(ctx, v.dataset, dev);
@@ -192,7 +192,7 @@ function examples(ctx: DenseContext, v: DprVariant): OutputRef<"dpr:examples"> {
   });
 }
 
-/** A variant trained from its seed's θ0 (the paper's schedule for its dataset; the last IHN iteration trains longest). */
+/** A variant trained from its seed's θ0 (every replicate of the seed from the same one; the paper's schedule for its dataset; the last IHN iteration trains longest). */
 function train(ctx: DenseContext, v: DprVariant): Model {
   return memo(["train", ctx, v], () => {
     const s = setupOf(ctx);
@@ -201,7 +201,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
     const last = v.negatives.kind === "model" && i === sched.iterations;
     const hard = v.negatives.kind !== "in-batch";
     return use(trainDprDef(ctx.data === "real"), {
-      name: `train-dpr.${datasetTag(ctx, v.dataset)}.${variantLabel(v)}.s${v.seed}`,
+      name: `train-dpr.${datasetTag(ctx, v.dataset)}.${variantLabel(v)}.${seedTag(v)}`,
       ...profiled(ctx.data, "train-dpr"),
       params: {
         epochs: last || (v.asReleased && sched.iterations === 2) ? sched.lastEpochs : sched.epochs,
@@ -212,7 +212,7 @@ function train(ctx: DenseContext, v: DprVariant): Model {
         batch_size: hard ? Math.max(1, Math.floor(sched.batch / 2)) : sched.batch,
         lr: sched.lr,
         n_hard_negatives: hard ? sched.n : 0,
-        seed: v.seed,
+        seed: trainerSeedOf(v),
         ...devEvaluationOf(s),
         ...(v.asReleased ? { filter_gold_negatives: false, mask_false_negatives: false } : {}),
       },

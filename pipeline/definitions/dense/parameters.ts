@@ -9,6 +9,7 @@ import type { DataSource, OverrideValue, ParameterSpace, TargetContext } from ".
 import { applyOverrides, getPath, parseSets, type Described, type Field, type FieldFor, type ParamDef, type Violation } from "../overrides.ts";
 import { describeDefs, ownOverrides, sharedParamDefs } from "../shared-parameters.ts";
 import { DATASETS } from "../../../steps/data/steps.ts";
+import { REPLICATE_SEED_STRIDE } from "./variants.ts";
 import { DENSE_SETUPS, type DenseSetup, type DevCollection, type MiniBert, type Profile, type TrainSchedule } from "./setup.ts";
 
 /** Per dataset: `schedule.<dataset>.<field>`. */
@@ -26,7 +27,7 @@ export const SCHEDULE_FIELDS: Described<TrainSchedule> = {
 };
 
 /** `retrieval` (the encode/search path: CPU ONNX or GPU shards) follows the data source and is not a hyperparameter: no override. */
-type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0" | "retrieval" | "claimSeeds">;
+type TopLevel = Omit<DenseSetup, "schedule" | "devPassages" | "model" | "theta0" | "retrieval" | "claimSeeds" | "claimReplicates">;
 
 export const TOP_FIELDS: Described<TopLevel> = {
   seeds: { kind: "ints", min: 0, doc: "seeds of the models behind the paper's claims (mean ± sd over them)" },
@@ -43,6 +44,14 @@ export const TOP_FIELDS: Described<TopLevel> = {
 export const CLAIM_SEEDS_FIELDS: Described<DenseSetup["claimSeeds"]> = {
   "shortcut-collapses-on-switch": { kind: "ints", min: 0, doc: "seeds of DPR^shortcut on QReCC for the claim that it collapses on switch turns (its verdict is over these)" },
   "hard-negatives-help-orquac": { kind: "ints", min: 0, doc: "seeds of DPR (IBN) and DPR (IHN, last iteration) on OR-QuAC for the claim that hard negatives help there" },
+  "ihn-iterations-improve": { kind: "ints", min: 0, doc: "seeds of the IHN chain on TopiOCQA (every iteration) for the claim that each iteration improves recall" },
+};
+
+/** Per claim: `claimReplicates.<claim id>`. */
+export const CLAIM_REPLICATES_FIELDS: Described<DenseSetup["claimReplicates"]> = {
+  "shortcut-collapses-on-switch": { kind: "int", min: 1, max: 20, doc: "fine-tunings of DPR^shortcut per seed's θ0 (in other example orders) for the switch-turn claim, averaged per θ0" },
+  "hard-negatives-help-orquac": { kind: "int", min: 1, max: 20, doc: "OR-QuAC IBN-to-IHN chains per seed's θ0 for its hard-negatives claim, averaged per θ0" },
+  "ihn-iterations-improve": { kind: "int", min: 1, max: 20, doc: "TopiOCQA IHN chains per seed's θ0 for the every-iteration claim, averaged per θ0" },
 };
 
 export const MODEL_FIELDS: Described<MiniBert> = {
@@ -87,6 +96,7 @@ export function denseParamDefs(setup: DenseSetup, data: DataSource): ParamDef[] 
   };
   for (const [k, f] of Object.entries(TOP_FIELDS)) add(k, f);
   for (const [k, f] of Object.entries(CLAIM_SEEDS_FIELDS)) add(`claimSeeds.${k}`, f);
+  for (const [k, f] of Object.entries(CLAIM_REPLICATES_FIELDS)) add(`claimReplicates.${k}`, f);
   for (const ds of Object.keys(setup.schedule).sort()) for (const [k, f] of Object.entries(SCHEDULE_FIELDS)) add(`schedule.${ds}.${k}`, f);
   for (const ds of Object.keys(setup.devPassages).sort()) for (const [k, f] of Object.entries(DEV_FIELDS)) add(`devPassages.${ds}.${k}`, f);
   // On real data `model` is null: its paths are listed as unavailable, from the mini setup's shape.
@@ -108,6 +118,12 @@ export function denseChecks(value: (path: string) => OverrideValue | undefined):
     const bm25 = value(`devPassages.${ds}.bm25`);
     const size = value(`devPassages.${ds}.size`);
     if (typeof bm25 === "number" && typeof size === "number" && bm25 > size) out.push({ message: "a dev collection cannot hold more BM25 negatives per query than passages in all", paths: [`devPassages.${ds}.bm25`, `devPassages.${ds}.size`] });
+  }
+  for (const claim of Object.keys(CLAIM_REPLICATES_FIELDS)) {
+    const [seeds, replicates] = [value(`claimSeeds.${claim}`), value(`claimReplicates.${claim}`)];
+    if (Array.isArray(seeds) && typeof replicates === "number" && replicates > 1 && seeds.some((x) => x >= REPLICATE_SEED_STRIDE)) {
+      out.push({ message: `replicates train with seed + ${REPLICATE_SEED_STRIDE} per replicate, so their seeds must be below ${REPLICATE_SEED_STRIDE}`, paths: [`claimSeeds.${claim}`, `claimReplicates.${claim}`] });
+    }
   }
   for (const group of [...DATASETS.map((d) => `schedule.${d}`), "theta0"]) {
     const patience = value(`${group}.patience`);
