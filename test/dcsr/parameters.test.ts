@@ -44,10 +44,10 @@ async function params(target: string): Promise<ParamsDocument> {
   return JSON.parse(out) as ParamsDocument;
 }
 
-test("params table-dcsr: the dense setup's paths but seeds and secondarySeeds, then the DCSR setup's own under dcsr.", async () => {
+test("params table-dcsr: the dense setup's paths but the seeds (seeds, secondarySeeds, claimSeeds, claimReplicates), then the DCSR setup's own under dcsr.", async () => {
   const doc = await params("table-dcsr");
   assert.equal(doc.space, "the dense and DCSR setups (paper profile)");
-  const dense = denseParameters("paper").describe({ data: "mini" }).filter((d) => d.path !== "seeds" && d.path !== "secondarySeeds" && !d.path.startsWith("claimSeeds."));
+  const dense = denseParameters("paper").describe({ data: "mini" }).filter((d) => d.path !== "seeds" && d.path !== "secondarySeeds" && !d.path.startsWith("claimSeeds.") && !d.path.startsWith("claimReplicates."));
   assert.deepEqual(doc.parameters.slice(0, dense.length), JSON.parse(JSON.stringify(dense)));
   const own = DCSR_SETUPS.mini.paper;
   assert.deepEqual(doc.parameters.slice(dense.length).map((d) => [d.path, d.type, formatValue(d.value)]), [

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyOverrides, nearestPaths, parseValue, typeText } from "../../pipeline/definitions/overrides.ts";
 import { editDistance } from "../../pipeline/engine/nearest.ts";
-import { CLAIM_SEEDS_FIELDS, DEV_FIELDS, MODEL_FIELDS, SCHEDULE_FIELDS, THETA0_FIELDS, TOP_FIELDS, denseParamDefs, denseParameters, denseSetup } from "../../pipeline/definitions/dense/parameters.ts";
+import { CLAIM_REPLICATES_FIELDS, CLAIM_SEEDS_FIELDS, DEV_FIELDS, MODEL_FIELDS, SCHEDULE_FIELDS, THETA0_FIELDS, TOP_FIELDS, denseParamDefs, denseParameters, denseSetup } from "../../pipeline/definitions/dense/parameters.ts";
 import { BM25_FIELDS, DATA_FIELDS } from "../../pipeline/definitions/shared-parameters.ts";
 import { DENSE_SETUPS } from "../../pipeline/definitions/dense/setup.ts";
 import type { DataSource } from "../../pipeline/engine/targets.ts";
@@ -165,9 +165,9 @@ test("the description covers the setup: every listed path exists with a value of
   const mini = denseParameters("paper").describe({ data: "mini" });
   // then the shared ones: BM25's k1 and b on the three datasets and mini-nq, and each dataset's preprocessing option
   const shared = 4 * Object.keys(BM25_FIELDS).length + 3 * Object.keys(DATA_FIELDS).length;
-  const groups = Object.keys(TOP_FIELDS).length + Object.keys(CLAIM_SEEDS_FIELDS).length + 3 * Object.keys(SCHEDULE_FIELDS).length + 4 * 2 + Object.keys(MODEL_FIELDS).length + Object.keys(THETA0_FIELDS).length + shared;
+  const groups = Object.keys(TOP_FIELDS).length + Object.keys(CLAIM_SEEDS_FIELDS).length + Object.keys(CLAIM_REPLICATES_FIELDS).length + 3 * Object.keys(SCHEDULE_FIELDS).length + 4 * 2 + Object.keys(MODEL_FIELDS).length + Object.keys(THETA0_FIELDS).length + shared;
   assert.equal(mini.length, groups);
-  assert.equal(mini.length, 71);
+  assert.equal(mini.length, 75);
   assert.deepEqual(mini.slice(-11).map((p) => `${p.path}=${String(p.value)}`), [
     "bm25.qrecc.k1=0.82", "bm25.qrecc.b=0.68", "bm25.topiocqa.k1=0.9", "bm25.topiocqa.b=0.4", "bm25.orquac.k1=0.9", "bm25.orquac.b=0.4", "bm25.nq.k1=0.9", "bm25.nq.b=0.4",
     "data.qrecc.allowMissingGold=false", "data.topiocqa.allowMissingGold=false", "data.orquac.allowMissingGold=false",
@@ -176,7 +176,7 @@ test("the description covers the setup: every listed path exists with a value of
   assert.deepEqual(Object.keys(DEV_FIELDS).sort(), ["bm25", "sample", "size"]);
   // Real: no θ0 or vocabulary rows, sampled dev collections (OR-QuAC's is released: nothing to set).
   const real = denseParameters("smoke").describe({ data: "real" }).map((p) => p.path);
-  assert.equal(real.length, 41 + 3 * 2 + 3, "no BM25 on mini-nq: real data has no mini-nq");
+  assert.equal(real.length, 45 + 3 * 2 + 3, "no BM25 on mini-nq: real data has no mini-nq");
   assert.ok(real.includes("devPassages.qrecc.sample") && !real.some((p) => p.startsWith("model.") || p.startsWith("theta0.") || p.startsWith("devPassages.orquac")));
   assert.equal(denseParameters("smoke").describe({ data: "mini" }).find((p) => p.path === "seeds")?.value.toString(), "1");
 });

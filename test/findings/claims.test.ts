@@ -122,6 +122,28 @@ test("rise over iterations: last - first, and every step must hold on its own", 
   assert.deepEqual(inputsOf({ rule: { kind: "rise", steps: [op("a"), { inputs: ["bm25"], metric: "recall@10" }] } }), [...seeds("a"), "bm25"]);
 });
 
+test("units: one θ0's fine-tunings are averaged first, and the rule runs over the θ0s", () => {
+  // better per position (points over BM25's 0.58): 2, -8 | 4, 2 | 6, -3 -> per θ0 -3, 3, 1.5
+  const positions = ["ihn_1", "ibn_1", "ihn_2", "ibn_2", "ihn_3", "ibn_3"];
+  const gain = (units?: number[]) => ({ ...spec({ kind: "gain", better: { inputs: positions, metric: "recall@10" }, worse: { inputs: ["bm25"], metric: "recall@10" } }, 0), ...(units === undefined ? {} : { units }) });
+  const f = checkClaim(gain([1, 1, 2, 2, 3, 3]), look, []);
+  assert.deepEqual(f.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [-3, 3, 1.5]);
+  assert.equal(f.seeds, 3);
+  assert.equal(Math.round(f.value! * 1e9) / 1e9, 0.5);
+  assert.equal(Math.round(f.sd! * 1e4) / 1e4, 3.1225);
+  assert.deepEqual(f.units?.map((u) => [u.seed, u.values.map((x) => Math.round(x * 1e9) / 1e9)]), [[1, [2, -8]], [2, [4, 2]], [3, [6, -3]]]);
+  assert.match(findingsMarkdown({ schema: "cspipe.findings/1", data: "mini", claims: [f] }), /\(3 θ0s × 2 fine-tunings, averaged per θ0\)/);
+  // without units each value is its own seed
+  assert.equal(checkClaim(gain(), look, []).seeds, 6);
+  assert.throws(() => checkClaim(gain([1, 1, 2]), look, []), /names 3 units for 6 values/);
+  // a rise's steps are averaged per θ0 too: steps +10, +11 | +12 and +10, +11 | +10
+  const its = new Map<string, MetricsFile>([["a_1", metrics(0.5)], ["a_2", metrics(0.52)], ["a_3", metrics(0.54)], ["b_1", metrics(0.6)], ["b_2", metrics(0.63)], ["b_3", metrics(0.66)], ["c_1", metrics(0.7)], ["c_2", metrics(0.74)], ["c_3", metrics(0.76)]]);
+  const op = (p: string) => ({ inputs: seeds(p), metric: "recall@10" });
+  const rise = checkClaim({ ...spec({ kind: "rise", steps: [op("a"), op("b"), op("c")] }, 0), units: [1, 1, 2] }, lookupIn(its), []);
+  assert.deepEqual(rise.steps?.map((xs) => xs.map((x) => Math.round(x * 1e9) / 1e9)), [[10.5, 12], [10.5, 10]]);
+  assert.deepEqual(rise.perSeed.map((x) => Math.round(x * 1e9) / 1e9), [21, 22]);
+});
+
 test("a claim on a group without turns is not measured; the Markdown lists every claim", () => {
   const empty = checkClaim(spec({ kind: "gain", better: { inputs: ["bm25"], metric: "recall@10", group: { by: "questionType", value: "first" } }, worse: { inputs: ["bm25"], metric: "recall@10" } }, 0), look, []);
   assert.equal(empty.verdict, "not-measured");

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agreementAt, pooledNoise, seedsFor } from "../../steps/findings/seed-power.ts";
-import { claimSeedsReport } from "../../scripts/claim-seeds.ts";
+import { averaged, claimSeedsReport } from "../../scripts/claim-seeds.ts";
 import { parseFindings, type Claim } from "../../steps/report/findings.ts";
 import { compareFindings, readClaims } from "../../scripts/compare-findings.ts";
 import { writeFileSync } from "node:fs";
@@ -76,6 +76,20 @@ test("claim-seeds sizes the claims whose verdicts differ, and names a file witho
   const old = run("old.json", [claim("flips", [0.6, 0.7], "inconclusive")]);
   assert.throws(() => claimSeedsReport([old, b], { target: 0.95, max: 5, trials: 10 }), /old\.json: claim flips has no "decision".*Fix: rerun its check-findings step/);
   assert.match(claimSeedsReport([b, b], { target: 0.95, max: 5, trials: 10 }), /No claim's verdict differs/);
+});
+
+test("claim-seeds --replicates: M fine-tunings per θ0 divide each value's sd by sqrt(M), and n counts θ0s", () => {
+  const noise = { mean: 0.56, sd: 0.08, threshold: 0.5, direction: "at-most" as const };
+  assert.deepEqual(averaged(noise, 4), { ...noise, sd: 0.04 });
+  assert.deepEqual(averaged({ steps: [noise, { ...noise, sd: 2 }] }, 4), { steps: [{ ...noise, sd: 0.04 }, { ...noise, sd: 1 }] });
+  const a = run("a.json", [claim("flips", [0.62, 0.68, 0.5], "inconclusive", atMost)]);
+  const b = run("b.json", [claim("flips", [0.59, 0.66, 0.6], "does-not-hold", atMost)]);
+  const agreeAt = (md: string, n: number): number => Number(new RegExp(`\\| ${n} \\| ([0-9.]+) \\|`).exec(md)![1]);
+  const one = claimSeedsReport([a, b], { target: 0.95, max: 6, trials: 4000 });
+  const three = claimSeedsReport([a, b], { target: 0.95, max: 6, trials: 4000, replicates: 3 });
+  assert.match(three, /Simulated as 3 fine-tunings per θ0, averaged \(sd \/ sqrt\(3\); θ0's own variance taken as 0\): n counts θ0s\./);
+  assert.match(three, /\| θ0s \| P\(two runs agree\) \|/);
+  assert.ok(agreeAt(three, 4) > agreeAt(one, 4), `${agreeAt(three, 4)} > ${agreeAt(one, 4)}`);
 });
 
 test("a findings file whose rule is malformed is refused by the findings schema, naming the file and the field", () => {
