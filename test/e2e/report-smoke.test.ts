@@ -47,13 +47,16 @@ test("report-smoke: the whole mini reproduction runs, writes the report, and rer
       for (const key of cell.stepKeys) assert.match(key, /^[0-9a-f]{64}$/);
     }
   }
-  // The tables train with `seeds` (one in the smoke run); the two seed-hungry claims with their
+  // The tables train with `seeds` (one in the smoke run); two seed-hungry claims with their
   // `claimSeeds` (two): exactly their findings cite a seed 2, and a mean ± sd over two seeds is
   // printed where both seeds give a value (a one-epoch model may give none, e.g. a ratio over 0).
+  // The switch claim has two fine-tunings per θ0 (`claimReplicates`): its evidence names both.
   assert.equal(t2.rows.find((r) => r.id === "dpr-ibn")!.cells["qrecc-r10"]!.seeds, 1);
   const claims = readFileSync(join(report, "index.md"), "utf8").split("\n### ").slice(1);
   assert.deepEqual(claims.filter((c) => c.includes(", seed 2](")).map((c) => c.split(":")[0]), ["DPR without q<sub>t</sub> collapses on switch turns (QReCC)", "Iterative hard negatives beat in-batch negatives (OR-QuAC)"]);
   assert.ok(claims.some((c) => /\n- Ours: .* = \*\*-?[\d.]+ ± [\d.]+ .*\(2 seeds\)\*\*\n/.test(c)), "a mean ± sd over two seeds");
+  const switchTurns = claims.find((c) => c.startsWith("DPR without q<sub>t</sub> collapses on switch turns"))!;
+  for (const s of [1, 2]) assert.ok(switchTurns.includes(`, seed ${s}, fine-tuning 2](`), `the switch claim's evidence names seed ${s}'s second fine-tuning`);
   // X_t \ {q_t} has no query on first turns: "-" with a footnote, not 0.
   const t4 = JSON.parse(readFileSync(join(report, "tables", "table4-smoke.json"), "utf8")) as RenderedTableJson;
   assert.equal(t4.rows.find((r) => r.id === "first/dpr-shortcut-ibn")!.cells.r10!.status, "no-input");
