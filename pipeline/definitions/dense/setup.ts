@@ -59,6 +59,12 @@ export type Profile = "paper" | "smoke";
  * chain's noise. Earlier choices by the same rule: eight for the switch claim and ten for OR-QuAC
  * from the three-seed runs of 2026-11-29, both taken as ten; two ten-seed runs then agreed (at
  * 28776d6) and disagreed (at 3d099bf) on the switch claim, as the simulation gave them 0.69.
+ * Outcome, pinned (2026-12-01, README "Seeds and fine-tunings per claim"): switch turns 0.55 ±
+ * 0.06 over the ten θ0 means, does not hold (edge 0.520); OR-QuAC +0.028 ± 0.024, holds (edge
+ * +0.008); each iteration improves, holds, its step 2 -> 3 +0.98 ± 1.70 (edge +0.18). Every pilot
+ * estimate was too hopeful: θ0's own sd is about 0.047 (not 0), and the same rule on these models
+ * alone asks 17 θ0s x 3, 12 seeds, and more than 30 chains. Not re-chosen on them: the Prescott
+ * run of this design decides whether it is enough.
  */
 export const SEED_HUNGRY_CLAIMS = ["shortcut-collapses-on-switch", "hard-negatives-help-orquac", "ihn-iterations-improve"] as const;
 export type SeedHungryClaim = (typeof SEED_HUNGRY_CLAIMS)[number];
