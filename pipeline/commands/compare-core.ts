@@ -52,13 +52,17 @@ export interface CompareOptions {
   readonly all?: boolean;
   /**
    * One row per model over its seeds: evaluations whose step names differ only in a `.s<seed>.`
-   * segment become `...s*...` with each metric's mean over the seeds (N: the summed query count;
-   * a metric missing from one seed is missing from the mean).
+   * segment (or a replicate's `.s<seed>.r<n>.`: another fine-tuning from the seed's θ0) become
+   * `...s*...` with each metric's mean over the models (N: the summed query count; a metric
+   * missing from one model is missing from the mean).
    */
   readonly meanSeeds?: boolean;
 }
 
-const SEED = /\.s\d+(?=\.|$)/;
+const SEED = /\.s\d+(?:\.r\d+)?(?=\.|$)/;
+
+/** "3 seeds", or "30 models" where replicates of a seed are among them. */
+const countLabel = (members: readonly RunEvaluation[]): string => (members.some((m) => /\.s\d+\.r\d+(?=\.|$)/.test(m.step)) ? `${members.length} models` : `${members.length} seeds`);
 
 /** A run's evaluations with seeds merged into their mean (see `meanSeeds`), in name order. */
 export function meanOverSeeds(evals: readonly RunEvaluation[]): RunEvaluation[] {
@@ -77,13 +81,13 @@ export function meanOverSeeds(evals: readonly RunEvaluation[]): RunEvaluation[] 
     const present = members.filter((m) => m.metrics !== null);
     // A seed that gc removed makes the mean incomplete: the group counts as gone.
     if (present.length < members.length) {
-      out.push({ step: `${step} (${members.length} seeds)`, key, metrics: null });
+      out.push({ step: `${step} (${countLabel(members)})`, key, metrics: null });
       continue;
     }
     const names = Object.keys(present[0]!.metrics!.values).filter((m) => present.every((p) => typeof p.metrics!.values[m] === "number"));
     const values: Record<string, number> = {};
     for (const m of names) values[m] = present.reduce((a, p) => a + p.metrics!.values[m]!, 0) / present.length;
-    out.push({ step: `${step} (${members.length} seeds)`, key, metrics: { n: present.reduce((a, p) => a + p.metrics!.n, 0), values } });
+    out.push({ step: `${step} (${countLabel(members)})`, key, metrics: { n: present.reduce((a, p) => a + p.metrics!.n, 0), values } });
   }
   return out;
 }

@@ -113,6 +113,9 @@ test("--mean-seeds: one row per model, each metric's mean over its seeds; a seed
   ]);
   const c = buildComparison([{ file: "r.json", record: record({ time: "2026-11-24T09:00:00.000Z" }), evaluations: [e("evaluate.x.s1.y", "a", 0.2), e("evaluate.x.s2.y", "b", 0.4)] }], { metrics: ["mrr"], meanSeeds: true });
   assert.deepEqual(c.rows.map((r) => [r.evaluation, r.n, r.metrics]), [["evaluate.x.s*.y (2 seeds)", 200, [0.30000000000000004]]]);
+  // a seed's other fine-tunings (claimReplicates) join its model's row
+  const replicas = meanOverSeeds([e("evaluate.x.s1.y", "a", 0.2), e("evaluate.x.s1.r2.y", "b", 0.4), e("evaluate.x.s2.y", "c", 0.6)]);
+  assert.deepEqual(replicas.map((r) => [r.step, r.metrics?.values.mrr]), [["evaluate.x.s*.y (3 models)", (0.2 + 0.4 + 0.6) / 3]]);
 });
 
 test("an overridden run computes only what the override reaches, records what it was built with, and exports elsewhere", async () => {
