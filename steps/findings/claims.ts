@@ -288,7 +288,7 @@ export function checkClaim(spec: ClaimSpec, look: Lookup, evidence: readonly Evi
   const steps = raw.steps.map((xs) => perUnit(xs, groups));
   const units = spec.units === undefined ? undefined : groups.map((g) => ({ seed: g.seed!, values: finite(g.at.map((i) => raw.perSeed[i])) }));
   const defined = finite(perSeed);
-  const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over seeds)`;
+  const threshold = `${THRESHOLD_SIGN[spec.direction]} ${fmt(spec.threshold, spec.unit)} (mean ${spec.direction === "at-most" ? "+" : "-"} t-margin over ${spec.units === undefined ? "seeds" : "θ0s"})`;
   const decision = { rule: spec.rule.kind, threshold: spec.threshold, direction: spec.direction };
   const base = { id: spec.id, title: spec.title, paper: spec.paper, measure: spec.measure, unit: spec.unit, threshold, decision, evidence };
   if (defined.length === 0) return { ...base, value: null, sd: null, seeds: 0, perSeed: [], verdict: "not-measured", note: "no turns of the groups this claim reads" };

@@ -132,7 +132,7 @@ test("units: one θ0's fine-tunings are averaged first, and the rule runs over t
   assert.equal(Math.round(f.value! * 1e9) / 1e9, 0.5);
   assert.equal(Math.round(f.sd! * 1e4) / 1e4, 3.1225);
   assert.deepEqual(f.units?.map((u) => [u.seed, u.values.map((x) => Math.round(x * 1e9) / 1e9)]), [[1, [2, -8]], [2, [4, 2]], [3, [6, -3]]]);
-  assert.match(findingsMarkdown({ schema: "cspipe.findings/1", data: "mini", claims: [f] }), /\(3 θ0s × 2 fine-tunings, averaged per θ0\)/);
+  assert.match(findingsMarkdown({ schema: "cspipe.findings/1", data: "mini", claims: [f] }), /\(3 θ0s × 2 fine-tunings, averaged per θ0\).*\| >= 0\.0 points \(mean - t-margin over θ0s\) \|/);
   // without units each value is its own seed
   assert.equal(checkClaim(gain(), look, []).seeds, 6);
   assert.throws(() => checkClaim(gain([1, 1, 2]), look, []), /names 3 units for 6 values/);
