@@ -56,6 +56,7 @@ test("a replicate's trainer seed must stay clear of the study seeds: seeds of 10
   const refused = space.parse(["claimSeeds.shortcut-collapses-on-switch=1,1000", "claimReplicates.shortcut-collapses-on-switch=2"], mini);
   assert.ok(!refused.ok && refused.errors.some((e) => /seeds must be below 1000/.test(e.message)), JSON.stringify(refused));
   assert.equal(space.parse(["claimSeeds.shortcut-collapses-on-switch=1,1000", "claimReplicates.shortcut-collapses-on-switch=1"], mini).ok, true);
+  assert.equal(space.parse(["seeds=1,2000", "claimReplicates.shortcut-collapses-on-switch=3"], mini).ok, false, "the claim's models include those of `seeds`");
 });
 
 test("model selection: the mini trainings keep their last epoch, real data DPR's best dev Recall@5", () => {

@@ -120,9 +120,11 @@ export function denseChecks(value: (path: string) => OverrideValue | undefined):
     if (typeof bm25 === "number" && typeof size === "number" && bm25 > size) out.push({ message: "a dev collection cannot hold more BM25 negatives per query than passages in all", paths: [`devPassages.${ds}.bm25`, `devPassages.${ds}.size`] });
   }
   for (const claim of Object.keys(CLAIM_REPLICATES_FIELDS)) {
-    const [seeds, replicates] = [value(`claimSeeds.${claim}`), value(`claimReplicates.${claim}`)];
-    if (Array.isArray(seeds) && typeof replicates === "number" && replicates > 1 && seeds.some((x) => x >= REPLICATE_SEED_STRIDE)) {
-      out.push({ message: `replicates train with seed + ${REPLICATE_SEED_STRIDE} per replicate, so their seeds must be below ${REPLICATE_SEED_STRIDE}`, paths: [`claimSeeds.${claim}`, `claimReplicates.${claim}`] });
+    // The claim's models are those of `seeds` and of its `claimSeeds` (findings.ts).
+    const replicates = value(`claimReplicates.${claim}`);
+    const seeds = [value("seeds"), value(`claimSeeds.${claim}`)].flatMap((v) => (Array.isArray(v) ? v : []));
+    if (typeof replicates === "number" && replicates > 1 && seeds.some((x) => x >= REPLICATE_SEED_STRIDE)) {
+      out.push({ message: `replicates train with seed + ${REPLICATE_SEED_STRIDE} per replicate, so their seeds must be below ${REPLICATE_SEED_STRIDE}`, paths: ["seeds", `claimSeeds.${claim}`, `claimReplicates.${claim}`] });
     }
   }
   for (const group of [...DATASETS.map((d) => `schedule.${d}`), "theta0"]) {
