@@ -61,8 +61,8 @@ export interface CompareOptions {
 
 const SEED = /\.s\d+(?:\.r\d+)?(?=\.|$)/;
 
-/** "3 seeds", or "30 models" where replicates of a seed are among them. */
-const countLabel = (members: readonly RunEvaluation[]): string => (members.some((m) => /\.s\d+\.r\d+(?=\.|$)/.test(m.step)) ? `${members.length} models` : `${members.length} seeds`);
+/** "3 seeds", or "30 models" where replicates of a seed (a `.r<n>` in the seed segment) are among them. */
+const countLabel = (members: readonly RunEvaluation[]): string => (members.some((m) => SEED.exec(m.step)?.[0].includes(".r")) ? `${members.length} models` : `${members.length} seeds`);
 
 /** A run's evaluations with seeds merged into their mean (see `meanSeeds`), in name order. */
 export function meanOverSeeds(evals: readonly RunEvaluation[]): RunEvaluation[] {

@@ -14,10 +14,10 @@ import { QUERY_FORMS, type QueryFormName } from "../../steps/encoding/format/que
 import { checkFindingsStep } from "../../steps/findings/steps.ts";
 import type { ClaimSpec, Operand } from "../../steps/findings/claims.ts";
 import { bm25Metrics } from "./lexical.ts";
-import { evaluation, setupOf, type DenseContext, type ModelId } from "./dense/models.ts";
+import { evaluation, setupOf, type DenseContext } from "./dense/models.ts";
 import { theta0VsBm25 } from "./dense/base.ts";
-import { INPUT_FORM, SEED_HUNGRY_CLAIMS, type SeedHungryClaim } from "./dense/setup.ts";
-import { ihn, shortcut, variantLabel, type DprVariant } from "./dense/variants.ts";
+import { SEED_HUNGRY_CLAIMS, type SeedHungryClaim } from "./dense/setup.ts";
+import { ihn, seedTag, shortcut, variantLabel, type DprVariant } from "./dense/variants.ts";
 import { DATASET_DESCRIPTORS, perDataset } from "../../steps/data/datasets/registry.ts";
 import { claimPaperTexts } from "./findings-paper.ts";
 
@@ -62,8 +62,8 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
   const dense = (make: (seed: number, replicate: number) => DprVariant, metric: string, group?: string, design: Design = plain): Operand => {
     const names = positions(design).map(({ seed, replicate }) => {
       const v = make(seed, replicate);
-      const [tag, label] = replicate === 1 ? [`s${seed}`, `seed ${seed}`] : [`s${seed}_r${replicate}`, `seed ${seed}, fine-tuning ${replicate}`];
-      return inputs.add(ident(`${v.dataset}_${variantLabel(v)}_${tag}`), `${DATASET_LABEL[v.dataset]} ${variantLabel(v)}, ${label}`, evaluation(ctx, v.dataset, v));
+      const label = replicate === 1 ? `seed ${seed}` : `seed ${seed}, fine-tuning ${replicate}`;
+      return inputs.add(ident(`${v.dataset}_${variantLabel(v)}_${seedTag(v)}`), `${DATASET_LABEL[v.dataset]} ${variantLabel(v)}, ${label}`, evaluation(ctx, v.dataset, v));
     });
     return { inputs: names, metric, ...(group === undefined ? {} : { group: qtype(group) }) };
   };
@@ -75,12 +75,6 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
     ...(group === undefined ? {} : { group: qtype(group) }),
   });
   const last = (d: DatasetName) => setup.schedule[d].iterations;
-  const iteration = (d: DatasetName, i: number, metric: string, design: Design): Operand => {
-    if (i > 0) return dense((s, r) => ihn(d, i, s, r), metric, undefined, design);
-    const id: ModelId = "theta0";
-    const name = inputs.add(ident(`${d}_theta0`), `${DATASET_LABEL[d]} θ0 (no conversational training)`, evaluation(ctx, d, id, INPUT_FORM[d]));
-    return { inputs: [name], metric };
-  };
   const [switchTurns, everyIteration] = [designOf("shortcut-collapses-on-switch"), designOf("ihn-iterations-improve")];
 
   const claims: ClaimSpec[] = [
@@ -131,7 +125,7 @@ export function findingsStep(ctx: DenseContext): OutputRef<"json:findings"> {
       id: "ihn-iterations-improve", title: "Each IHN iteration improves recall (TopiOCQA)",
       paper: "TopiOCQA R@5 rises at every iteration up to i = 3 (Figures 3 and 4)",
       measure: `R@5 of iteration ${last("topiocqa")} minus iteration 1 (and each iteration's gain over the one before, paired by seed, must hold on its own), TopiOCQA dev`,
-      rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => iteration("topiocqa", i + 1, "recall@5", everyIteration)) },
+      rule: { kind: "rise", steps: Array.from({ length: last("topiocqa") }, (_, i) => dense((s, r) => ihn("topiocqa", i + 1, s, r), "recall@5", undefined, everyIteration)) },
       threshold: 0, direction: "at-least", unit: "points", ...unitsOf(everyIteration),
     },
     ...DATASET_DESCRIPTORS.map((desc): ClaimSpec => {
