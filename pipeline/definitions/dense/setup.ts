@@ -63,8 +63,10 @@ export type Profile = "paper" | "smoke";
  * 0.06 over the ten θ0 means, does not hold (edge 0.520); OR-QuAC +0.028 ± 0.024, holds (edge
  * +0.008); each iteration improves, holds, its step 2 -> 3 +0.98 ± 1.70 (edge +0.18). Every pilot
  * estimate was too hopeful: θ0's own sd is about 0.047 (not 0), and the same rule on these models
- * alone asks 17 θ0s x 3, 12 seeds, and more than 30 chains. Not re-chosen on them: the Prescott
- * run of this design decides whether it is enough.
+ * alone asks 17 θ0s x 3, 12 seeds, and more than 30 chains. Not re-chosen on them: the whole
+ * default under Prescott's kernels (767241c, 2026-12-01, README "Under Prescott's kernels") gave
+ * all twelve verdicts the same, these three further from their edges than pinned: 0.59 ± 0.05
+ * (edge 0.564), +0.048 ± 0.019 (edge +0.033), step 2 -> 3 +1.71 ± 2.55 (edge +0.50).
  */
 export const SEED_HUNGRY_CLAIMS = ["shortcut-collapses-on-switch", "hard-negatives-help-orquac", "ihn-iterations-improve"] as const;
 export type SeedHungryClaim = (typeof SEED_HUNGRY_CLAIMS)[number];
